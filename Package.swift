@@ -1,0 +1,35 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+let package = Package(
+    name: "E2EECore",
+    platforms: [.macOS(.v14), .iOS(.v17)],
+    products: [
+        .library(name: "E2EECrypto", targets: ["E2EECrypto"]),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CSodium",
+            pkgConfig: "libsodium",
+            providers: [.apt(["libsodium-dev"]), .brew(["libsodium"])]
+        ),
+        .target(
+            name: "E2EECrypto",
+            dependencies: ["CSodium"]
+        ),
+        .target(
+            name: "E2EETestSupport",
+            dependencies: ["E2EECrypto"],
+            path: "Tests/TestSupport"
+        ),
+        .testTarget(
+            name: "E2EECryptoTests",
+            dependencies: ["E2EECrypto", "E2EETestSupport"]
+        ),
+        .testTarget(
+            name: "ConformanceTests",
+            dependencies: ["E2EECrypto", "E2EETestSupport"]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,70 @@
+import CSodium
+
+/// Why a base64 string was refused.
+public enum Base64Error: Error, Sendable, Equatable {
+    /// The string is longer than the caller's limit (checked before decoding).
+    case tooLong(length: Int, limit: Int)
+    /// The length is not a multiple of 4 (padding is required).
+    case invalidLength(Int)
+    /// A character outside the standard alphabet, whitespace, or misplaced padding.
+    case invalidCharacters
+    /// The string decodes, but is not the canonical encoding of its bytes (non-zero padding bits).
+    case nonCanonical
+}
+
+/// Strict standard base64 (RFC 4648 §4): padding required, no whitespace, no url-safe alphabet,
+/// and only the canonical encoding of each byte string is accepted.
+public enum Base64 {
+    /// The padded standard base64 encoding of `bytes`.
+    public static func encode(_ bytes: some ByteView) -> String {
+        bytes.withByteView { input in
+            let capacity = sodium_base64_encoded_len(input.count, sodium_base64_VARIANT_ORIGINAL)
+            return String(unsafeUninitializedCapacity: capacity) { output in
+                guard let base = output.baseAddress else { return 0 }
+                let raw = UnsafeMutableRawPointer(base).assumingMemoryBound(to: CChar.self)
+                _ = sodium_bin2base64(raw, capacity, input.cBase, input.count, sodium_base64_VARIANT_ORIGINAL)
+                return capacity - 1 // drop the terminating NUL
+            }
+        }
+    }
+
+    /// Decodes `string`, refusing anything but the canonical padded standard encoding.
+    /// - Parameter maxEncodedLength: the longest string accepted; checked before any decoding.
+    /// - Throws: ``Base64Error``.
+    public static func decode(_ string: String, maxEncodedLength: Int) throws(Base64Error) -> [UInt8] {
+        let utf8 = Array(string.utf8)
+        guard utf8.count <= maxEncodedLength else { throw .tooLong(length: utf8.count, limit: maxEncodedLength) }
+        guard utf8.count % 4 == 0 else { throw .invalidLength(utf8.count) }
+        var output = [UInt8](repeating: 0, count: utf8.count / 4 * 3)
+        var decodedLength = 0
+        let status = utf8.withUnsafeBytes { input in
+            output.withUnsafeMutableBytes { out in
+                sodium_base642bin(
+                    out.cBase, out.count,
+                    UnsafeRawPointer(input.cBase).assumingMemoryBound(to: CChar.self), input.count,
+                    nil, &decodedLength, nil, sodium_base64_VARIANT_ORIGINAL
+                )
+            }
+        }
+        guard status == 0 else {
+            // libsodium refuses both stray characters and non-zero padding bits; tell them apart.
+            throw isAlphabetWithTrailingPadding(utf8) ? .nonCanonical : .invalidCharacters
+        }
+        output.removeSubrange(decodedLength...)
+        guard encode(output).utf8.elementsEqual(utf8) else { throw .nonCanonical }
+        return output
+    }
+
+    /// `true` when `text` is standard-alphabet characters followed by at most two `=`.
+    private static func isAlphabetWithTrailingPadding(_ text: [UInt8]) -> Bool {
+        let padding = text.reversed().prefix { $0 == UInt8(ascii: "=") }.count
+        guard padding <= 2 else { return false }
+        return text.dropLast(padding).allSatisfy { byte in
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "+"), UInt8(ascii: "/"): true
+            default: false
+            }
+        }
+    }
+}

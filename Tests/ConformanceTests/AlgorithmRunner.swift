@@ -1,0 +1,66 @@
+/// What running one vector produced, before it is judged against the expected result.
+enum Attempt {
+    /// The implementation accepted the input and its output equals the vector's.
+    case matched
+    /// The implementation accepted the input but produced something else.
+    case mismatched(String)
+    /// The implementation refused the input with this error.
+    case rejected(any Error)
+    /// The vector uses parameters this implementation does not offer (for instance an AES-GCM
+    /// nonce that is not 96 bits); counted and reported, never judged.
+    case unsupported(String)
+}
+
+/// The verdict on one vector.
+enum Verdict {
+    case passed, failed(String), skipped(String)
+
+    /// Wycheproof's rule: `valid` must be accepted with the expected output, `invalid` must be
+    /// refused (or produce something else), `acceptable` may go either way.
+    init(attempt: Attempt, expected: ExpectedResult) {
+        switch (attempt, expected) {
+        case (.unsupported(let why), _):
+            self = .skipped(why)
+        case (_, .acceptable), (.matched, .valid), (.rejected, .invalid), (.mismatched, .invalid):
+            self = .passed
+        case (.matched, .invalid):
+            self = .failed("an invalid vector was accepted")
+        case (.mismatched(let detail), .valid):
+            self = .failed("wrong output: \(detail)")
+        case (.rejected(let error), .valid):
+            self = .failed("a valid vector was refused: \(error)")
+        }
+    }
+}
+
+/// Runs vectors of the algorithms it names.
+protocol AlgorithmRunner: Sendable {
+    /// The Wycheproof `algorithm` names this runner understands.
+    var algorithms: Set<String> { get }
+    /// Runs one vector; throwing means the vector itself is malformed.
+    func attempt(_ vector: VectorCase) throws -> Attempt
+}
+
+extension AlgorithmRunner {
+    /// `.matched` when `actual == expected`, else a readable mismatch.
+    func compare(_ actual: [UInt8], _ expected: [UInt8]) -> Attempt {
+        actual == expected ? .matched : .mismatched("got \(actual.count) bytes that differ from the \(expected.count) expected")
+    }
+
+    /// Runs `body`, turning a thrown implementation error into `.rejected`.
+    func refusing(_ body: () throws -> Attempt) -> Attempt {
+        do { return try body() } catch { return .rejected(error) }
+    }
+}
+
+/// Every runner, keyed by algorithm name.
+enum Runners {
+    static let all: [any AlgorithmRunner] = [
+        XDHRunner(), XDHIteratedRunner(), EdDSARunner(), HKDFRunner(), HMACRunner(),
+        AEADRunner(), Argon2idRunner(), HashRunner(),
+    ]
+
+    static func runner(for algorithm: String) -> (any AlgorithmRunner)? {
+        all.first { $0.algorithms.contains(algorithm) }
+    }
+}
