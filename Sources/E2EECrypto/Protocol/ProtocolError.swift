@@ -1,0 +1,58 @@
+/// Where in a structure a malformed input was found.
+public enum WireLocation: String, Sendable, Equatable {
+    case identityBlob, signedPrekey, oneTimePrekey, bundle, prekeyMessage, normalMessage, header
+    case dmEnvelope, groupEnvelope, skdEnvelope, skdPlaintext, recipientEntry, pairwisePlaintext
+    case payload, sessionState, senderKeyState, uuid, content
+}
+
+/// Every protocol outcome that is not success (PROTOCOL.md §9). Each leaves all state unchanged.
+public enum ProtocolError: Error, Sendable, Equatable {
+    /// The bytes do not parse: `reason` says what, `location` where.
+    case malformed(WireLocation, reason: String)
+    /// Input shorter than its structure requires.
+    case truncated(WireLocation, expected: Int, actual: Int)
+    /// Bytes left over after a structure that must end there.
+    case trailingBytes(WireLocation, count: Int)
+    /// An unknown version or type byte.
+    case unsupportedVersion(WireLocation, value: UInt8)
+    /// A count or length outside ``ProtocolLimits``.
+    case limitExceeded(WireLocation, limit: Int, actual: Int)
+    /// A signature (signed prekey, group message) did not verify.
+    case badSignature
+    /// An AEAD tag did not verify.
+    case badTag
+    /// The DM key commitment does not match the wrapped key.
+    case keyCommitMismatch
+    /// A public key that is non-canonical, of low order, or otherwise unusable.
+    case invalidKey(WireLocation)
+    /// A Diffie-Hellman output was all zero.
+    case allZeroSharedSecret
+    /// A prekey message reused an accepted `EK_A` outside its own session.
+    case replay
+    /// Already processed; answer from the plaintext cache.
+    case duplicate
+    /// Older than the chain, with no stored key.
+    case tooOld
+    /// A skip or jump above the limits (§3, §4).
+    case tooFarAhead(jump: Int, limit: Int)
+    /// The identity blob differs from the pinned or listed one.
+    case identityMismatch
+    /// The envelope's or message's sender device does not match what authenticates it.
+    case senderMismatch
+    /// No session for the sending device: the message waits in the pending queue.
+    case unknownSession
+    /// No sender key for (channel, device, key id): the message waits in the pending queue.
+    case unknownSenderKey
+    /// No retained signed prekey or usable one-time prekey with the named id.
+    case unknownPrekey
+    /// `protocol_version` 1 content: never opened.
+    case unencrypted
+    /// The envelope type does not match the channel's `encryption_type` or `content_type`.
+    case wrongEnvelopeType
+    /// An entry addressed to the sender's own device, or the same recipient twice.
+    case invalidRecipients(reason: String)
+    /// The SKD names a channel other than the one it was posted in.
+    case channelMismatch
+    /// A primitive failed in a way the protocol does not map more precisely.
+    case crypto(CryptoError)
+}

@@ -1,0 +1,57 @@
+/// Every limit of the protocol in one place (PROTOCOL.md §2–§8), each with its reason.
+/// Code checks these *before* allocating or moving any state.
+public enum ProtocolLimits {
+    // MARK: Envelopes (§8)
+
+    /// Longest `content` accepted, in base64 characters, checked before decoding: bounds an
+    /// envelope to 384 KiB so a hostile server cannot make a receiver allocate more.
+    public static let maxContentBase64Length = 524_288
+    /// Recipients of a DM or SKD envelope: at least one (someone must be able to read it) and at
+    /// most 1,000 (bounds the work per message); the count is checked before any entry is read.
+    public static let recipientCountRange = 1...1_000
+    /// Largest payload in UTF-8 bytes (§6): a chat message, not a file transfer.
+    public static let maxPayloadBytes = 65_536
+    /// DM `payload_ct` and group `ct`: an AEAD tag at least, and at most a maximal payload plus tag.
+    public static let payloadCiphertextRange = 16...65_552
+    /// Shortest pairwise message: version byte, 40-byte header and a 16-byte tag.
+    public static let minPairwiseMessageBytes = 57
+
+    // MARK: Double Ratchet (§3)
+
+    /// Most message keys one incoming message may make a chain skip: bounds the work a single
+    /// forged-but-unverified header can demand.
+    public static let maxRatchetSkip = 1_000
+    /// Most skipped message keys kept per ratchet state; the oldest inserted are dropped first.
+    public static let maxStoredSkippedKeysPerState = 2_000
+    /// Archived states kept per remote device, most recently used first (simultaneous initiation).
+    public static let maxArchivedSessions = 5
+
+    // MARK: Sender keys (§4)
+
+    /// Largest forward jump in iterations a group message may make a receiver derive.
+    public static let maxSenderKeyJump = 2_000
+    /// Most skipped group message keys kept per sender key (the highest iterations are kept).
+    public static let maxStoredSenderKeySkippedKeys = 2_000
+    /// A sending device rotates its sender key after this many messages.
+    public static let senderKeyRotationMessageCount = 100
+
+    // MARK: Prekeys and retention (§1, §2, §4)
+
+    /// A new signed prekey is made this often.
+    public static let signedPrekeyRotationSeconds: Int64 = 7 * 24 * 3600
+    /// A replaced signed prekey is kept this long (late prekey messages), then wiped.
+    public static let signedPrekeyRetentionSeconds: Int64 = 30 * 24 * 3600
+    /// A consumed one-time prekey stays usable this long: the reference server may hand the
+    /// same one-time prekey to several initiators.
+    public static let oneTimePrekeyGraceSeconds: Int64 = 7 * 24 * 3600
+    /// A receiving sender-key state is wiped this long after its last use, once a newer key of
+    /// the same (channel, sender device) exists.
+    public static let senderKeyStateRetentionSeconds: Int64 = 7 * 24 * 3600
+    /// One-time prekeys made at bootstrap.
+    public static let initialOneTimePrekeyCount = 50
+
+    // MARK: Safety numbers (§7)
+
+    /// SHA-512 iterations of the safety-number fingerprint (1 initial + 5,199 repeats).
+    public static let safetyNumberIterations = 5_200
+}
