@@ -32,8 +32,9 @@ public enum Base64 {
     /// - Parameter maxEncodedLength: the longest string accepted; checked before any decoding.
     /// - Throws: ``Base64Error``.
     public static func decode(_ string: String, maxEncodedLength: Int) throws(Base64Error) -> [UInt8] {
+        let length = string.utf8.count
+        guard length <= maxEncodedLength else { throw .tooLong(length: length, limit: maxEncodedLength) }
         let utf8 = Array(string.utf8)
-        guard utf8.count <= maxEncodedLength else { throw .tooLong(length: utf8.count, limit: maxEncodedLength) }
         guard utf8.count % 4 == 0 else { throw .invalidLength(utf8.count) }
         var output = [UInt8](repeating: 0, count: utf8.count / 4 * 3)
         var decodedLength = 0
