@@ -53,6 +53,12 @@ public enum ProtocolError: Error, Sendable, Equatable {
     case invalidRecipients(reason: String)
     /// The SKD names a channel other than the one it was posted in.
     case channelMismatch
+    /// An SKD for a known (channel, device, key id) carries a different signing key.
+    case senderKeyConflict
+    /// The envelope holds no entry addressed to this device.
+    case notARecipient
+    /// An edit's `edit_of` does not name the message it replaces, or posted content carries one.
+    case editMismatch
     /// A primitive failed in a way the protocol does not map more precisely.
     case crypto(CryptoError)
 }

@@ -11,6 +11,9 @@ public enum ProtocolLimits {
     public static let recipientCountRange = 1...1_000
     /// Largest payload in UTF-8 bytes (§6): a chat message, not a file transfer.
     public static let maxPayloadBytes = 65_536
+    /// Deepest nesting of arrays and objects in a payload: the strict JSON parser recurses, and a
+    /// hostile sender must not be able to exhaust the stack (the payload itself is flat).
+    public static let maxPayloadNestingDepth = 32
     /// DM `payload_ct` and group `ct`: an AEAD tag at least, and at most a maximal payload plus tag.
     public static let payloadCiphertextRange = 16...65_552
     /// Shortest pairwise message: version byte, 40-byte header and a 16-byte tag.

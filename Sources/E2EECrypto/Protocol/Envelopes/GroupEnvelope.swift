@@ -1,0 +1,128 @@
+/// A group message's envelope (PROTOCOL.md §5, `content_type = "e2ee.group"`):
+/// `0x03 0x02 || sender_device_id(16) || key_id(u32) || iteration(u32) || ct || sig(64)`.
+///
+/// `ct` is AES-256-GCM under the sender key's iteration key with associated data
+/// `"e2ee-group-aad-v1" || channel_id || the 26 header bytes`; `sig` is Ed25519 by the sender
+/// key's signing key over `"e2ee-group-sig-v1" || channel_id || every byte before sig`.
+public struct GroupEnvelope: Sendable, Hashable {
+    /// The two leading bytes: envelope format `0x03`, type `0x02`.
+    public static let typeBytes: [UInt8] = [0x03, 0x02]
+    /// Bytes before `ct`: type bytes, sender device, key id and iteration.
+    public static let headerLength = 26
+    private static let aadLabel = Array("e2ee-group-aad-v1".utf8)
+    private static let signatureLabel = Array("e2ee-group-sig-v1".utf8)
+
+    /// The sending device.
+    public let senderDevice: WireUUID
+    /// The sender key that encrypted and signed it.
+    public let keyID: UInt32
+    /// The chain iteration whose key encrypted it.
+    public let iteration: UInt32
+    /// `ciphertext || tag` of the payload.
+    public let ciphertext: [UInt8]
+    /// The 64-byte Ed25519 signature.
+    public let signature: [UInt8]
+
+    /// Assembles an envelope, checking the field lengths.
+    /// - Throws: ``ProtocolError/limitExceeded(_:limit:actual:)`` for a ciphertext outside
+    ///   ``ProtocolLimits/payloadCiphertextRange``, ``ProtocolError/malformed(_:reason:)`` for a
+    ///   signature that is not 64 bytes.
+    public init(senderDevice: WireUUID, keyID: UInt32, iteration: UInt32, ciphertext: [UInt8], signature: [UInt8]) throws {
+        try Self.checkCiphertextLength(ciphertext.count)
+        guard signature.count == Ed25519.signatureLength else {
+            throw ProtocolError.malformed(.groupEnvelope, reason: "signature of \(signature.count) bytes")
+        }
+        self.senderDevice = senderDevice
+        self.keyID = keyID
+        self.iteration = iteration
+        self.ciphertext = ciphertext
+        self.signature = signature
+    }
+
+    /// The 26 bytes before `ct`.
+    public var header: [UInt8] {
+        Self.header(senderDevice: senderDevice, keyID: keyID, iteration: iteration)
+    }
+
+    /// The wire bytes.
+    public func encoded() -> [UInt8] { header + ciphertext + signature }
+
+    /// The message identity used to refuse different bytes claiming a used iteration (§6).
+    public func identity(channel: WireUUID) -> GroupMessageIdentity {
+        GroupMessageIdentity(channel: channel, senderDevice: senderDevice, keyID: keyID, iteration: iteration)
+    }
+
+    /// Strictly decodes group envelope bytes.
+    /// - Throws: ``ProtocolError/unsupportedVersion(_:value:)`` for other type bytes,
+    ///   ``ProtocolError/truncated(_:expected:actual:)`` when too short, and
+    ///   ``ProtocolError/limitExceeded(_:limit:actual:)`` for an oversized ciphertext.
+    public static func decode(_ bytes: [UInt8]) throws -> GroupEnvelope {
+        try EnvelopeTypeByte.require(bytes, type: typeBytes[1], at: .groupEnvelope)
+        let minimum = headerLength + ProtocolLimits.payloadCiphertextRange.lowerBound + Ed25519.signatureLength
+        guard bytes.count >= minimum else { throw ProtocolError.truncated(.groupEnvelope, expected: minimum, actual: bytes.count) }
+        let ciphertextLength = bytes.count - headerLength - Ed25519.signatureLength
+        try checkCiphertextLength(ciphertextLength)
+        var reader = WireReader(bytes, location: .groupEnvelope)
+        _ = try reader.readBytes(2)
+        let device = try reader.readUUID()
+        let keyID = try reader.readUInt32()
+        let iteration = try reader.readUInt32()
+        let ciphertext = try reader.readBytes(ciphertextLength)
+        let signature = try reader.readBytes(Ed25519.signatureLength)
+        try reader.requireEnd()
+        return try GroupEnvelope(senderDevice: device, keyID: keyID, iteration: iteration, ciphertext: ciphertext, signature: signature)
+    }
+
+    static func header(senderDevice: WireUUID, keyID: UInt32, iteration: UInt32) -> [UInt8] {
+        var writer = WireWriter()
+        writer.write(typeBytes)
+        writer.write(senderDevice)
+        writer.write(keyID)
+        writer.write(iteration)
+        return writer.bytes
+    }
+
+    /// `"e2ee-group-aad-v1" || channel_id || header`.
+    static func associatedData(channel: WireUUID, header: [UInt8]) -> [UInt8] {
+        aadLabel + channel.bytes + header
+    }
+
+    /// `"e2ee-group-sig-v1" || channel_id || header || ct`.
+    static func signedBytes(channel: WireUUID, header: [UInt8], ciphertext: [UInt8]) -> [UInt8] {
+        signatureLabel + channel.bytes + header + ciphertext
+    }
+
+    /// Verifies the signature for `channel` with the sender key's public signing key.
+    /// - Throws: ``ProtocolError/badSignature``.
+    func verifySignature(channel: WireUUID, signingKey: Ed25519.PublicKey) throws {
+        let message = Self.signedBytes(channel: channel, header: header, ciphertext: ciphertext)
+        guard signingKey.isValidSignature(signature, for: message) else { throw ProtocolError.badSignature }
+    }
+
+    private static func checkCiphertextLength(_ length: Int) throws {
+        let range = ProtocolLimits.payloadCiphertextRange
+        guard length >= range.lowerBound else { throw ProtocolError.truncated(.groupEnvelope, expected: range.lowerBound, actual: length) }
+        guard length <= range.upperBound else { throw ProtocolError.limitExceeded(.groupEnvelope, limit: range.upperBound, actual: length) }
+    }
+}
+
+/// What identifies a group message beyond its server id (PROTOCOL.md §6): different bytes
+/// claiming a used identity are refused.
+public struct GroupMessageIdentity: Sendable, Hashable {
+    /// The channel it was posted in.
+    public let channel: WireUUID
+    /// The sending device.
+    public let senderDevice: WireUUID
+    /// The sender key.
+    public let keyID: UInt32
+    /// The chain iteration.
+    public let iteration: UInt32
+
+    /// Creates an identity.
+    public init(channel: WireUUID, senderDevice: WireUUID, keyID: UInt32, iteration: UInt32) {
+        self.channel = channel
+        self.senderDevice = senderDevice
+        self.keyID = keyID
+        self.iteration = iteration
+    }
+}

@@ -1,0 +1,110 @@
+/// Writes a wire structure straight into ``SecretBytes``, so serialised secret state never passes
+/// through an ordinary array that would be released unwiped (``WireWriter`` grows an array).
+struct SecretWireWriter {
+    private let buffer: UnsafeMutableRawBufferPointer
+    private(set) var offset = 0
+
+    /// Builds exactly `count` bytes with `body`; a mismatch between `count` and what `body`
+    /// writes is a programming error in this module.
+    static func build(count: Int, _ body: (inout SecretWireWriter) -> Void) -> SecretBytes {
+        SecretBytes(count: count) { buffer in
+            var writer = SecretWireWriter(buffer: buffer)
+            body(&writer)
+            precondition(writer.offset == count, "serialised length does not match its computed size")
+        }
+    }
+
+    private init(buffer: UnsafeMutableRawBufferPointer) {
+        self.buffer = buffer
+    }
+
+    mutating func write(_ value: UInt8) {
+        buffer[offset] = value
+        offset += 1
+    }
+
+    mutating func write(_ value: UInt16) {
+        write(UInt8(value >> 8))
+        write(UInt8(truncatingIfNeeded: value))
+    }
+
+    mutating func write(_ value: UInt32) {
+        for shift in stride(from: 24, through: 0, by: -8) { write(UInt8(truncatingIfNeeded: value >> UInt32(shift))) }
+    }
+
+    mutating func write(_ value: Int64) {
+        let bits = UInt64(bitPattern: value)
+        for shift in stride(from: 56, through: 0, by: -8) { write(UInt8(truncatingIfNeeded: bits >> UInt64(shift))) }
+    }
+
+    mutating func write(_ bytes: some ByteView) {
+        bytes.withByteView { source in
+            UnsafeMutableRawBufferPointer(rebasing: buffer[offset..<(offset + source.count)]).copyMemory(from: source)
+            offset += source.count
+        }
+    }
+}
+
+/// Reads a wire structure out of secret bytes without copying secret fields into ordinary
+/// arrays: secret fields come out as ``SecretBytes``, public ones as `[UInt8]`.
+struct SecretWireReader {
+    private let bytes: SecretBytes
+    private let location: WireLocation
+    private(set) var offset = 0
+
+    init(_ bytes: SecretBytes, location: WireLocation) {
+        self.bytes = bytes
+        self.location = location
+    }
+
+    var remainingCount: Int { bytes.count - offset }
+
+    mutating func readUInt8() throws -> UInt8 {
+        try require(1)
+        defer { offset += 1 }
+        return bytes.withUnsafeBytes { $0[offset] }
+    }
+
+    mutating func readUInt16() throws -> UInt16 {
+        let high = try readUInt8()
+        return UInt16(high) << 8 | UInt16(try readUInt8())
+    }
+
+    mutating func readUInt32() throws -> UInt32 {
+        var value: UInt32 = 0
+        for _ in 0..<4 { value = value << 8 | UInt32(try readUInt8()) }
+        return value
+    }
+
+    mutating func readInt64() throws -> Int64 {
+        var value: UInt64 = 0
+        for _ in 0..<8 { value = value << 8 | UInt64(try readUInt8()) }
+        return Int64(bitPattern: value)
+    }
+
+    /// `count` secret bytes.
+    mutating func readSecret(_ count: Int) throws -> SecretBytes {
+        try require(count)
+        defer { offset += count }
+        return bytes.slice(offset..<(offset + count))
+    }
+
+    /// `count` public bytes (ids, public keys).
+    mutating func readPublic(_ count: Int) throws -> [UInt8] {
+        try require(count)
+        defer { offset += count }
+        return bytes.withUnsafeBytes { Array($0[offset..<(offset + count)]) }
+    }
+
+    mutating func readUUID() throws -> WireUUID { try WireUUID(bytes: readPublic(16)) }
+
+    func requireEnd() throws {
+        guard remainingCount == 0 else { throw ProtocolError.trailingBytes(location, count: remainingCount) }
+    }
+
+    private func require(_ count: Int) throws {
+        guard count >= 0, remainingCount >= count else {
+            throw ProtocolError.truncated(location, expected: offset + max(count, 0), actual: bytes.count)
+        }
+    }
+}
