@@ -212,3 +212,19 @@ struct DeviceKeysTests {
         #expect(throws: ProtocolError.malformed(.keyState, reason: "flag byte 2")) { try OneTimePrekey(serialized: opkRaw) }
     }
 }
+
+@Suite("Sessions: key upload body")
+struct KeyUploadTests {
+    @Test("the upload body carries the published forms under the API's field names, and parses back as a bundle")
+    func uploadBody() throws {
+        let device = try SessionTestDevice(seed: 9)
+        let spk = try #require(device.signedPrekeys.first)
+        let upload = KeyUploadJSON(deviceID: device.deviceID, identity: device.identity, signedPrekey: spk, oneTimePrekeys: device.oneTimePrekeys)
+        let object = try #require(try JSONSerialization.jsonObject(with: JSONEncoder().encode(upload)) as? [String: Any])
+        #expect(Set(object.keys) == ["device_id", "identity_key", "signed_pre_key", "signed_pre_key_signature", "one_time_pre_keys"])
+        #expect(upload.oneTimePreKeys.count == device.oneTimePrekeys.count)
+        let bundle = try PrekeyBundle(deviceID: upload.deviceID, identityKey: upload.identityKey, signedPreKey: upload.signedPreKey,
+                                      signedPreKeySignature: upload.signedPreKeySignature, oneTimePreKey: upload.oneTimePreKeys[2])
+        #expect(bundle.oneTimePrekey?.id == 3 && bundle.identity == device.blob)
+    }
+}

@@ -21,6 +21,9 @@ import Musl
 ///         out += hmac.new(seed, b"e2ee-drbg-v1" + i.to_bytes(8, "big"), hashlib.sha256).digest(); i += 1
 ///     return out[:n]
 /// ```
+///
+/// It holds a pthread mutex rather than being an actor because `RandomSource.fill` is
+/// synchronous; the mutex guards only the stream position.
 public final class DeterministicRandom: RandomSource, @unchecked Sendable {
     /// The label before each block counter.
     public static let label = Array("e2ee-drbg-v1".utf8)
