@@ -43,7 +43,8 @@ struct SessionRedactionTests {
         var texts: [String] = []
         let encryption = try record.encrypt([9, 9, 9])
         let initiated = try X3DH.initiate(localIdentity: pair.alice.identity, bundle: pair.bob.bundle(), pinnedIdentity: nil)
-        for value: Any in [identity, spk, opk, state, record, pending, pending.effects, encryption, initiated, pair.bob.random] {
+        let context = pair.bob.context(listed: nil, from: pair.alice.deviceID)
+        for value: Any in [identity, spk, opk, state, record, pending, pending.effects, encryption, initiated, pair.bob.random, context] {
             texts += Self.renderings(value)
         }
         // Errors raised while processing hostile input around these secrets.

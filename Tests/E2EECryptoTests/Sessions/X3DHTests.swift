@@ -105,4 +105,34 @@ struct X3DHTests {
         #expect(bob.oneTimePrekeys.allSatisfy { $0.consumedAt == nil })
         #expect(try bob.open(first, from: alice).plaintext == pending.plaintext)
     }
+
+    @Test("prekey and normal messages decode strictly: minimum sizes, spk_id 0, bad keys, type bytes")
+    func strictMessageDecoding() throws {
+        var alice = try SessionTestDevice(seed: 1)
+        let bob = try SessionTestDevice(seed: 2)
+        try alice.startSession(with: bob)
+        let prekey = try alice.send("x", to: bob)
+        #expect(prekey.count == PrekeyMessage.minimumLength + 1)
+        #expect(PrekeyMessage.minimumLength == 163)
+        #expect(throws: ProtocolError.truncated(.prekeyMessage, expected: 163, actual: 162)) { try PairwiseMessage(bytes: Array(prekey.prefix(162))) }
+        var zeroSPK = prekey
+        zeroSPK.replaceSubrange(98..<102, with: [0, 0, 0, 0])
+        #expect(throws: ProtocolError.malformed(.prekeyMessage, reason: "spk_id 0")) { try PairwiseMessage(bytes: zeroSPK) }
+        var lowOrderEK = prekey
+        lowOrderEK.replaceSubrange(66..<98, with: [UInt8](repeating: 0, count: 32))
+        #expect(throws: ProtocolError.invalidKey(.prekeyMessage)) { try PairwiseMessage(bytes: lowOrderEK) }
+        var lowOrderRatchet = prekey
+        lowOrderRatchet.replaceSubrange(107..<139, with: [1] + [UInt8](repeating: 0, count: 31))
+        #expect(throws: ProtocolError.invalidKey(.header)) { try PairwiseMessage(bytes: lowOrderRatchet) }
+        var innerType = prekey
+        innerType[106] = 0x02
+        #expect(throws: ProtocolError.unsupportedVersion(.normalMessage, value: 2)) { try PairwiseMessage(bytes: innerType) }
+        var blobVersion = prekey
+        blobVersion[1] = 0x05
+        #expect(throws: ProtocolError.unsupportedVersion(.identityBlob, value: 5)) { try PairwiseMessage(bytes: blobVersion) }
+        guard case .prekey(let parsed) = try PairwiseMessage(bytes: prekey) else { Issue.record("no prekey"); return }
+        #expect(parsed.bytes == prekey)
+        #expect(try NormalMessage(bytes: parsed.message.bytes) == parsed.message)
+        #expect(throws: ProtocolError.truncated(.normalMessage, expected: 57, actual: 56)) { try NormalMessage(bytes: Array(parsed.message.bytes.prefix(56))) }
+    }
 }
