@@ -3,6 +3,7 @@ public enum WireLocation: String, Sendable, Equatable {
     case identityBlob, signedPrekey, oneTimePrekey, bundle, prekeyMessage, normalMessage, header
     case dmEnvelope, groupEnvelope, skdEnvelope, skdPlaintext, recipientEntry, pairwisePlaintext
     case payload, sessionState, senderKeyState, uuid, content
+    case pairwiseMessage, keyState, sessionRecord
 }
 
 /// Every protocol outcome that is not success (PROTOCOL.md §9). Each leaves all state unchanged.
@@ -45,6 +46,8 @@ public enum ProtocolError: Error, Sendable, Equatable {
     case unknownSenderKey
     /// No retained signed prekey or usable one-time prekey with the named id.
     case unknownPrekey
+    /// The session has no sending chain yet: a responder sends only after it has received (§3).
+    case cannotSendYet
     /// `protocol_version` 1 content: never opened.
     case unencrypted
     /// The envelope type does not match the channel's `encryption_type` or `content_type`.

@@ -50,6 +50,10 @@ public enum ProtocolLimits {
     /// A receiving sender-key state is wiped this long after its last use, once a newer key of
     /// the same (channel, sender device) exists.
     public static let senderKeyStateRetentionSeconds: Int64 = 7 * 24 * 3600
+    /// Longest published key string (`identity_key`, `signed_pre_key`, signature, one-time
+    /// prekey) accepted from a bundle, in base64 characters, checked before decoding: the server
+    /// stores at most 255 characters per key field (API.md).
+    public static let maxPublishedKeyBase64Length = 255
     /// One-time prekeys made at bootstrap.
     public static let initialOneTimePrekeyCount = 50
 

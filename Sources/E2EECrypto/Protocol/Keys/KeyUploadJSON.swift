@@ -1,0 +1,31 @@
+/// The body of `POST /keys/upload` (API.md): every published key of this device as the strings
+/// PROTOCOL.md §1 defines. The upload replaces the whole server-side bundle, one-time list included.
+public struct KeyUploadJSON: Codable, Sendable, Hashable {
+    /// `device_id`.
+    public var deviceID: String
+    /// `identity_key`: the identity blob.
+    public var identityKey: String
+    /// `signed_pre_key`: the 37-byte public form.
+    public var signedPreKey: String
+    /// `signed_pre_key_signature`.
+    public var signedPreKeySignature: String
+    /// `one_time_pre_keys`: the public forms of the prekeys to offer (unconsumed ones only).
+    public var oneTimePreKeys: [String]
+
+    /// The upload for `identity`, its current signed prekey and the one-time prekeys to publish.
+    public init(deviceID: WireUUID, identity: IdentityKeyPair, signedPrekey: SignedPrekey, oneTimePrekeys: [OneTimePrekey]) {
+        self.deviceID = deviceID.text
+        identityKey = identity.publicIdentity.base64
+        signedPreKey = signedPrekey.published.base64
+        signedPreKeySignature = signedPrekey.signatureBase64
+        oneTimePreKeys = oneTimePrekeys.map(\.published.base64)
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case deviceID = "device_id"
+        case identityKey = "identity_key"
+        case signedPreKey = "signed_pre_key"
+        case signedPreKeySignature = "signed_pre_key_signature"
+        case oneTimePreKeys = "one_time_pre_keys"
+    }
+}
