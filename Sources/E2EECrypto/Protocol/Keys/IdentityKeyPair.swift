@@ -30,11 +30,11 @@ public struct IdentityKeyPair: Sendable, CustomStringConvertible, CustomDebugStr
 
     /// The stored form, `0x01 || IK scalar(32) || SIG seed(32)`, for the key store to seal.
     public func serialized() -> SecretBytes {
-        var encoder = SecretEncoder(capacity: Self.storageLength)
-        encoder.append(Self.storageVersion)
-        encoder.append(contentsOf: dhKey.rawRepresentation)
-        encoder.append(contentsOf: signingKey.seed)
-        return encoder.finish()
+        return SecretWireWriter.build(count: Self.storageLength) { encoder in
+            encoder.write(Self.storageVersion)
+            encoder.write(dhKey.rawRepresentation)
+            encoder.write(signingKey.seed)
+        }
     }
 
     /// Restores ``serialized()`` output.
@@ -42,8 +42,8 @@ public struct IdentityKeyPair: Sendable, CustomStringConvertible, CustomDebugStr
     ///   ``ProtocolError/truncated(_:expected:actual:)`` or ``ProtocolError/trailingBytes(_:count:)``
     ///   at ``WireLocation/keyState``.
     public init(serialized: some ByteView) throws {
-        self = try SecretDecoding.decode(serialized, location: .keyState) { reader in
-            try SecretDecoding.requireVersion(&reader, Self.storageVersion, at: .keyState)
+        self = try SecretWireReader.decode(serialized, location: .keyState) { reader in
+            try reader.requireVersion(Self.storageVersion)
             let dh = try X25519.PrivateKey(rawRepresentation: reader.readSecret(X25519.keyLength))
             let signing = try Ed25519.PrivateKey(seed: reader.readSecret(Ed25519.seedLength))
             return IdentityKeyPair(dhKey: dh, signingKey: signing)

@@ -53,13 +53,13 @@ public struct OneTimePrekey: Sendable, CustomStringConvertible, CustomDebugStrin
 
     /// The stored form: `0x01 || id || scalar(32) || consumed flag || consumedAt(i64)`.
     public func serialized() -> SecretBytes {
-        var encoder = SecretEncoder(capacity: Self.storageLength)
-        encoder.append(Self.storageVersion)
-        encoder.append(id)
-        encoder.append(contentsOf: keyPair.rawRepresentation)
-        encoder.append(consumedAt != nil)
-        encoder.append(consumedAt ?? 0)
-        return encoder.finish()
+        return SecretWireWriter.build(count: Self.storageLength) { encoder in
+            encoder.write(Self.storageVersion)
+            encoder.write(id)
+            encoder.write(keyPair.rawRepresentation)
+            encoder.write(consumedAt != nil)
+            encoder.write(consumedAt ?? 0)
+        }
     }
 
     /// Restores ``serialized()`` output.
@@ -67,12 +67,12 @@ public struct OneTimePrekey: Sendable, CustomStringConvertible, CustomDebugStrin
     ///   ``ProtocolError/truncated(_:expected:actual:)``, ``ProtocolError/trailingBytes(_:count:)``,
     ///   ``ProtocolError/malformed(_:reason:)`` for id 0 or a bad flag.
     public init(serialized: some ByteView) throws {
-        self = try SecretDecoding.decode(serialized, location: .keyState) { reader in
-            try SecretDecoding.requireVersion(&reader, Self.storageVersion, at: .keyState)
+        self = try SecretWireReader.decode(serialized, location: .keyState) { reader in
+            try reader.requireVersion(Self.storageVersion)
             let id = try reader.readUInt32()
             guard id != 0 else { throw ProtocolError.malformed(.keyState, reason: "opk_id 0") }
             let keyPair = try X25519.PrivateKey(rawRepresentation: reader.readSecret(X25519.keyLength))
-            let consumed = try reader.readFlag(at: .keyState)
+            let consumed = try reader.readFlag()
             let time = try reader.readInt64()
             guard consumed || time == 0 else { throw ProtocolError.malformed(.keyState, reason: "time without consumption") }
             return OneTimePrekey(id: id, keyPair: keyPair, consumedAt: consumed ? time : nil)

@@ -46,13 +46,13 @@ public struct SignedPrekey: Sendable, CustomStringConvertible, CustomDebugString
 
     /// The stored form: `0x01 || id || scalar(32) || signature(64) || createdAt(i64)`.
     public func serialized() -> SecretBytes {
-        var encoder = SecretEncoder(capacity: Self.storageLength)
-        encoder.append(Self.storageVersion)
-        encoder.append(id)
-        encoder.append(contentsOf: keyPair.rawRepresentation)
-        encoder.append(contentsOf: signature)
-        encoder.append(createdAt)
-        return encoder.finish()
+        return SecretWireWriter.build(count: Self.storageLength) { encoder in
+            encoder.write(Self.storageVersion)
+            encoder.write(id)
+            encoder.write(keyPair.rawRepresentation)
+            encoder.write(signature)
+            encoder.write(createdAt)
+        }
     }
 
     /// Restores ``serialized()`` output.
@@ -60,12 +60,12 @@ public struct SignedPrekey: Sendable, CustomStringConvertible, CustomDebugString
     ///   ``ProtocolError/truncated(_:expected:actual:)``, ``ProtocolError/trailingBytes(_:count:)``,
     ///   ``ProtocolError/malformed(_:reason:)`` for id 0.
     public init(serialized: some ByteView) throws {
-        self = try SecretDecoding.decode(serialized, location: .keyState) { reader in
-            try SecretDecoding.requireVersion(&reader, Self.storageVersion, at: .keyState)
+        self = try SecretWireReader.decode(serialized, location: .keyState) { reader in
+            try reader.requireVersion(Self.storageVersion)
             let id = try reader.readUInt32()
             guard id != 0 else { throw ProtocolError.malformed(.keyState, reason: "spk_id 0") }
             let keyPair = try X25519.PrivateKey(rawRepresentation: reader.readSecret(X25519.keyLength))
-            let signature = try reader.readBytes(Ed25519.signatureLength)
+            let signature = try reader.readPublic(Ed25519.signatureLength)
             return SignedPrekey(id: id, keyPair: keyPair, signature: signature, createdAt: try reader.readInt64())
         }
     }

@@ -5,14 +5,14 @@ extension SessionRecord {
     /// each state as `length(u32) || SessionState.serialized()`. For the key store to seal.
     public func serialized() -> SecretBytes {
         let states = allStates.map { $0.serialized() }
-        var encoder = SecretEncoder(capacity: 2 + states.reduce(0) { $0 + 4 + $1.count })
-        encoder.append(Self.storageVersion)
-        encoder.append(UInt8(archived.count))
-        for state in states {
-            encoder.append(UInt32(state.count))
-            encoder.append(contentsOf: state)
+        return SecretWireWriter.build(count: 2 + states.reduce(0) { $0 + 4 + $1.count }) { encoder in
+            encoder.write(Self.storageVersion)
+            encoder.write(UInt8(archived.count))
+            for state in states {
+                encoder.write(UInt32(state.count))
+                encoder.write(state)
+            }
         }
-        return encoder.finish()
     }
 
     /// Restores ``serialized()`` output.
@@ -21,8 +21,8 @@ extension SessionRecord {
     ///   ``ProtocolError/limitExceeded(_:limit:actual:)`` (archived count); each state's errors
     ///   as ``SessionState/init(serialized:)``.
     public init(serialized: some ByteView) throws {
-        self = try SecretDecoding.decode(serialized, location: .sessionRecord) { reader in
-            try SecretDecoding.requireVersion(&reader, Self.storageVersion, at: .sessionRecord)
+        self = try SecretWireReader.decode(serialized, location: .sessionRecord) { reader in
+            try reader.requireVersion(Self.storageVersion)
             let archivedCount = Int(try reader.readUInt8())
             guard archivedCount <= ProtocolLimits.maxArchivedSessions else {
                 throw ProtocolError.limitExceeded(.sessionRecord, limit: ProtocolLimits.maxArchivedSessions, actual: archivedCount)

@@ -1,4 +1,4 @@
-/// Writes a wire structure straight into ``SecretBytes``, so serialised secret state never passes
+/// Writes a binary structure straight into ``SecretBytes``, so serialised secret state never passes
 /// through an ordinary array that would be released unwiped (``WireWriter`` grows an array).
 struct SecretWireWriter {
     private let buffer: UnsafeMutableRawBufferPointer
@@ -35,6 +35,16 @@ struct SecretWireWriter {
     mutating func write(_ value: Int64) {
         let bits = UInt64(bitPattern: value)
         for shift in stride(from: 56, through: 0, by: -8) { write(UInt8(truncatingIfNeeded: bits >> UInt64(shift))) }
+    }
+
+    /// A flag byte: 1 for `true`, 0 for `false`.
+    mutating func write(_ flag: Bool) { write(flag ? UInt8(1) : UInt8(0)) }
+
+    /// `0` for `nil`, else `1 || value`.
+    mutating func writeOptional(_ value: (some ByteView)?) {
+        guard let value else { return write(false) }
+        write(true)
+        write(value)
     }
 
     mutating func write(_ bytes: some ByteView) {
@@ -97,6 +107,41 @@ struct SecretWireReader {
     }
 
     mutating func readUUID() throws -> WireUUID { try WireUUID(bytes: readPublic(16)) }
+
+    /// A flag byte: 0 or 1.
+    /// - Throws: ``ProtocolError/malformed(_:reason:)`` for any other value.
+    mutating func readFlag() throws -> Bool {
+        switch try readUInt8() {
+        case 0: return false
+        case 1: return true
+        case let other: throw ProtocolError.malformed(location, reason: "flag byte \(other)")
+        }
+    }
+
+    /// A 32-byte value behind a presence flag, as written by ``SecretWireWriter/writeOptional(_:)``.
+    mutating func readOptional() throws -> SecretBytes? {
+        try readFlag() ? try readSecret(32) : nil
+    }
+
+    /// The version byte of a stored form.
+    /// - Throws: ``ProtocolError/unsupportedVersion(_:value:)`` unless it is `expected`.
+    mutating func requireVersion(_ expected: UInt8) throws {
+        let version = try readUInt8()
+        guard version == expected else { throw ProtocolError.unsupportedVersion(location, value: version) }
+    }
+
+    /// Runs `body` over a reader of `serialized` and requires that it consumed everything. The
+    /// bytes are read in place when they already are ``SecretBytes``, else copied into one.
+    /// - Throws: whatever `body` throws, or ``ProtocolError/trailingBytes(_:count:)``.
+    static func decode<T>(_ serialized: some ByteView, location: WireLocation, _ body: (inout SecretWireReader) throws -> T) throws -> T {
+        let secret = serialized as? SecretBytes ?? serialized.withByteView { raw in
+            SecretBytes(count: raw.count) { $0.copyMemory(from: raw) }
+        }
+        var reader = SecretWireReader(secret, location: location)
+        let value = try body(&reader)
+        try reader.requireEnd()
+        return value
+    }
 
     func requireEnd() throws {
         guard remainingCount == 0 else { throw ProtocolError.trailingBytes(location, count: remainingCount) }
