@@ -1,9 +1,9 @@
 /// The public form of a one-time prekey: `0x01 || opk_id(u32) || OPK_pub(32)` (PROTOCOL.md §1).
 public struct PublishedOneTimePrekey: Sendable, Hashable {
     /// The version byte.
-    public static let version: UInt8 = 0x01
+    public static let version: UInt8 = PrekeyPublicForm.version
     /// The length in bytes.
-    public static let length = 37
+    public static let length = PrekeyPublicForm.length
 
     /// `opk_id`, never 0.
     public let id: UInt32
@@ -21,13 +21,7 @@ public struct PublishedOneTimePrekey: Sendable, Hashable {
     ///   ``ProtocolError/trailingBytes(_:count:)``, ``ProtocolError/unsupportedVersion(_:value:)``,
     ///   ``ProtocolError/malformed(_:reason:)`` for id 0, ``ProtocolError/invalidKey(_:)``.
     public init(bytes: [UInt8]) throws {
-        var reader = WireReader(bytes, location: .oneTimePrekey)
-        let version = try reader.readUInt8()
-        guard version == Self.version else { throw ProtocolError.unsupportedVersion(.oneTimePrekey, value: version) }
-        id = try reader.readUInt32()
-        guard id != 0 else { throw ProtocolError.malformed(.oneTimePrekey, reason: "opk_id 0") }
-        publicKey = try X25519.PublicKey.received(reader.readBytes(X25519.keyLength), at: .oneTimePrekey)
-        try reader.requireEnd()
+        (id, publicKey) = try PrekeyPublicForm.parse(bytes, at: .oneTimePrekey, idName: "opk_id")
     }
 
     /// Parses a published one-time prekey string.
@@ -39,11 +33,7 @@ public struct PublishedOneTimePrekey: Sendable, Hashable {
 
     /// The 37 bytes.
     public var bytes: [UInt8] {
-        var writer = WireWriter()
-        writer.write(Self.version)
-        writer.write(id)
-        writer.write(publicKey.rawRepresentation)
-        return writer.bytes
+        PrekeyPublicForm.encode(id: id, publicKey: publicKey)
     }
 
     /// The published string.

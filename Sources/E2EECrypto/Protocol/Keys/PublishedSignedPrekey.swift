@@ -2,9 +2,9 @@
 /// (PROTOCOL.md §1). Its signature covers ``signedMessage``.
 public struct PublishedSignedPrekey: Sendable, Hashable {
     /// The version byte.
-    public static let version: UInt8 = 0x01
+    public static let version: UInt8 = PrekeyPublicForm.version
     /// The length in bytes.
-    public static let length = 37
+    public static let length = PrekeyPublicForm.length
     /// The label prefixed to the 37 bytes before signing.
     public static let signatureLabel = Array("e2ee-spk-v1".utf8)
 
@@ -24,13 +24,7 @@ public struct PublishedSignedPrekey: Sendable, Hashable {
     ///   ``ProtocolError/trailingBytes(_:count:)``, ``ProtocolError/unsupportedVersion(_:value:)``,
     ///   ``ProtocolError/malformed(_:reason:)`` for id 0, ``ProtocolError/invalidKey(_:)``.
     public init(bytes: [UInt8]) throws {
-        var reader = WireReader(bytes, location: .signedPrekey)
-        let version = try reader.readUInt8()
-        guard version == Self.version else { throw ProtocolError.unsupportedVersion(.signedPrekey, value: version) }
-        id = try reader.readUInt32()
-        guard id != 0 else { throw ProtocolError.malformed(.signedPrekey, reason: "spk_id 0") }
-        publicKey = try X25519.PublicKey.received(reader.readBytes(X25519.keyLength), at: .signedPrekey)
-        try reader.requireEnd()
+        (id, publicKey) = try PrekeyPublicForm.parse(bytes, at: .signedPrekey, idName: "spk_id")
     }
 
     /// Parses the published `signed_pre_key` string.
@@ -42,11 +36,7 @@ public struct PublishedSignedPrekey: Sendable, Hashable {
 
     /// The 37 bytes.
     public var bytes: [UInt8] {
-        var writer = WireWriter()
-        writer.write(Self.version)
-        writer.write(id)
-        writer.write(publicKey.rawRepresentation)
-        return writer.bytes
+        PrekeyPublicForm.encode(id: id, publicKey: publicKey)
     }
 
     /// The published `signed_pre_key` string.
