@@ -16,21 +16,21 @@ from pathlib import Path
 
 import cryptography
 
-import sample_cases
+import samples
 
 FILES = [
-    ("x3dh_test.json", "E2EE-X3DH", "e2ee_x3dh_schema.json", sample_cases.x3dh_cases,
+    ("x3dh_test.json", "E2EE-X3DH", "e2ee_x3dh_schema.json", samples.x3dh_cases,
      "X3DH: published forms, SPK signature, SK and AD; altered bundles the initiator refuses"),
     ("double_ratchet_test.json", "E2EE-DOUBLE-RATCHET", "e2ee_double_ratchet_schema.json",
-     sample_cases.ratchet_cases, "Double Ratchet conversations as send/receive events"),
+     samples.ratchet_cases, "Double Ratchet conversations as send/receive events"),
     ("sender_key_chain_test.json", "E2EE-SENDER-KEY", "e2ee_sender_key_schema.json",
-     sample_cases.sender_key_cases, "Sender-key chain: message keys, AES keys, nonces, chain keys"),
-    ("envelopes_test.json", "E2EE-ENVELOPE", "e2ee_envelope_schema.json", sample_cases.envelope_cases,
+     samples.sender_key_cases, "Sender-key chain: message keys, AES keys, nonces, chain keys"),
+    ("envelopes_test.json", "E2EE-ENVELOPE", "e2ee_envelope_schema.json", samples.envelope_cases,
      "DM, group and SKD envelopes; altered and malformed contents"),
-    ("payload_test.json", "E2EE-PAYLOAD", "e2ee_payload_schema.json", sample_cases.payload_cases,
+    ("payload_test.json", "E2EE-PAYLOAD", "e2ee_payload_schema.json", samples.payload_cases,
      "Strict payload parsing and canonical encoding"),
     ("safety_numbers_test.json", "E2EE-SAFETY-NUMBER", "e2ee_safety_number_schema.json",
-     sample_cases.safety_number_cases, "Safety-number fingerprints"),
+     samples.safety_number_cases, "Safety-number fingerprints"),
 ]
 
 
@@ -51,7 +51,7 @@ def build_file(algorithm: str, schema: str, builder, description: str) -> dict:
                    "implementation; NOT a published vector (those come from the Swift generator)."],
         "notes": notes,
         "source": {"document": "PROTOCOL.md version 1", "package": "cryptography",
-                   "version": cryptography.__version__, "file": "Scripts/interop/sample_cases.py"},
+                   "version": cryptography.__version__, "file": "Scripts/interop/samples/"},
         "testGroups": groups,
     }
 

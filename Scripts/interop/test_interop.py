@@ -32,7 +32,8 @@ import make_sample_vectors  # noqa: E402
 import verify_protocol_vectors  # noqa: E402
 from e2ee_interop import edwards, keys, primitives, ratchet  # noqa: E402
 from e2ee_interop.errors import ProtocolError  # noqa: E402
-from sample_cases import Conversation, secret  # noqa: E402
+from samples import Conversation  # noqa: E402
+from samples.common import secret  # noqa: E402
 
 PUBLISHED = HERE.parents[1] / "TestVectors"
 
@@ -243,6 +244,50 @@ def test_kdf_building_blocks_follow_the_spec():
     assert mk == primitives.hmac_sha256(ck, b"\x01") and next_ck == primitives.hmac_sha256(ck, b"\x02")
     root, chain = ratchet.kdf_rk(secret("rk"), secret("dh"))
     assert root + chain == primitives.hkdf(secret("rk"), secret("dh"), b"e2ee-ratchet-v1", 64)
+
+
+def test_replay_after_the_session_left_the_archive():
+    """EK_A stays in the accepted set after its session is dropped (5 archived): replay."""
+    from samples import x3dh_inputs
+    from e2ee_interop.checks.double_ratchet import _parties
+    from e2ee_interop import keys as k
+    inputs = x3dh_inputs("t-replay", 9)
+    inputs["aliceInitialRatchetPrivate"] = secret("t-replay/r0").hex()
+    bob = _parties(inputs)["bob"]
+    first = None
+    for number in range(7):  # seven sessions from the same Alice device, fresh EK_A each
+        alice = _parties(dict(inputs, ephemeralPrivate=secret(f"t-replay/ek/{number}").hex(),
+                              aliceInitialRatchetPrivate=secret(f"t-replay/r/{number}").hex()))["alice"]
+        message = alice.send(b"m%d" % number)
+        first = first or message
+        assert bob.receive(message, _key(f"b{number}"))[0] == b"m%d" % number
+        if number == 0:
+            assert _refused(lambda: bob.receive(message, _key("x"))) == "duplicate"
+    assert len(bob.state.archived) == 5
+    assert _refused(lambda: bob.receive(first, _key("x"))) == "replay"
+    assert k.identity_blob(bytes.fromhex(inputs["initiatorIdentityPrivate"]),
+                           bytes.fromhex(inputs["initiatorSigningSeed"])) == bob.state.pinned_peer
+
+
+def test_sender_key_jump_limits():
+    from e2ee_interop import sender_key
+    ck = secret("t-sk")
+    chain = ck
+    for _ in range(2000):
+        _, chain = sender_key.chain_step(chain)
+    assert sender_key.derive(ck, 0, 2000) == sender_key.chain_step(chain)
+    assert _refused(lambda: sender_key.derive(ck, 0, 2001)) == "tooFarAhead"
+    assert _refused(lambda: sender_key.derive(ck, 5, 4)) == "tooOld"
+
+
+def test_canonical_payload_encoding_known_answer():
+    from e2ee_interop.payload import encode_payload, parse_payload
+    mid = "0a1b2c3d-0000-4000-8000-00000000abcd"
+    fields = {"id": mid, "ts": 7, "text": 'a"\\\n\u2028\u00e9\U0001F600\x01/', "reply_to": mid, "edit_of": mid}
+    expected = ('{"v":1,"id":"' + mid + '","ts":7,"text":"a\\"\\\\\\n\u2028\u00e9\U0001F600\\u0001/",'
+                '"edit_of":"' + mid + '","reply_to":"' + mid + '"}').encode("utf-8")
+    assert encode_payload(fields) == expected
+    assert parse_payload(expected, "edit", mid) == fields
 
 
 # 3. The verifier on samples --------------------------------------------------------------------

@@ -8,6 +8,7 @@ leave the receiver's state untouched. The test's own ``result`` must be ``valid`
 """
 
 from .. import keys
+from ..errors import ProtocolError
 from ..session import Device
 from .common import (VectorFailure, expect_bytes, expect_group_type, expect_refused, field,
                      hexfield, intfield)
@@ -51,7 +52,10 @@ def _receive(party: Device, event: dict, where: str, message: bytes) -> None:
         return _PLACEHOLDER_RATCHET_PRIVATE
 
     if valid:
-        plaintext, stepped = party.receive(message, new_ratchet_private)
+        try:
+            plaintext, stepped = party.receive(message, new_ratchet_private)
+        except ProtocolError as error:
+            raise VectorFailure(f"{where}: refused ({error.case}) although the event is valid") from error
         expect_bytes(f"{where}.plaintext", hexfield(event, "plaintext"), plaintext)
         if supplied and not stepped:
             raise VectorFailure(f"{where}: newRatchetPrivate given but no DH ratchet step happens")
@@ -88,7 +92,11 @@ def check(group: dict, test: dict) -> None:
             if index != len(sends):
                 raise VectorFailure(f"{where}: send index {index}, expected {len(sends)}")
             message = hexfield(event, "message")
-            expect_bytes(f"{where}.message", message, party.send(hexfield(event, "plaintext")))
+            try:
+                sent = party.send(hexfield(event, "plaintext"))
+            except ProtocolError as error:
+                raise VectorFailure(f"{where}: cannot send ({error.case})") from error
+            expect_bytes(f"{where}.message", message, sent)
             sends.append(message)
         elif kind == "receive":
             if "message" in event:
