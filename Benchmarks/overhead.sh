@@ -7,11 +7,12 @@
 #   ./overhead.sh --filter 'SHA-256.*'     # extra arguments go to `benchmark run`
 #   ./overhead.sh --table-only             # re-print the table of the last run
 #
-# The raw export stays in .build/overhead/ (ignored by git).
+# The raw export stays in .build/overhead/ (ignored by git); set OVERHEAD_OUT to use another
+# directory (for instance with --table-only on an export made by hand).
 set -euo pipefail
 cd "$(dirname "$0")"
 
-out=.build/overhead
+out="${OVERHEAD_OUT:-.build/overhead}"
 if [[ "${1:-}" != "--table-only" ]]; then
     rm -rf "$out"
     mkdir -p "$out"

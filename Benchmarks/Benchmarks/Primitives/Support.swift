@@ -1,4 +1,5 @@
 import Benchmark
+import CSodium
 import E2EECrypto
 
 /// Inputs shared by every pair, made once before any benchmark runs.
@@ -67,7 +68,8 @@ extension Benchmark {
     }
 }
 
-/// A C buffer for the direct calls, allocated before measurement and freed after.
+/// A C buffer for the direct calls, allocated before measurement, wiped (it may hold a copy of
+/// a key) and freed after.
 final class CBuffer {
     let pointer: UnsafeMutablePointer<UInt8>
     let count: Int
@@ -95,6 +97,7 @@ final class CBuffer {
     var readOnly: UnsafePointer<UInt8> { UnsafePointer(pointer) }
 
     deinit {
+        sodium_memzero(pointer, max(count, 1))
         pointer.deallocate()
     }
 }
