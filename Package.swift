@@ -6,6 +6,7 @@ let package = Package(
     platforms: [.macOS(.v14), .iOS(.v17)],
     products: [
         .library(name: "E2EECrypto", targets: ["E2EECrypto"]),
+        .library(name: "CSodium", targets: ["CSodium"]),
     ],
     targets: [
         .systemLibrary(

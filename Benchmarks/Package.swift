@@ -1,0 +1,29 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+// The benchmark suite lives in its own package so the library never depends on
+// package-benchmark. Run from this directory:
+//   swift package --allow-writing-to-package-directory benchmark
+let package = Package(
+    name: "E2EECoreBenchmarks",
+    platforms: [.macOS(.v14), .iOS(.v17)],
+    dependencies: [
+        .package(name: "E2EECore", path: ".."),
+        .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
+    ],
+    targets: [
+        .executableTarget(
+            name: "Primitives",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "E2EECrypto", package: "E2EECore"),
+                .product(name: "CSodium", package: "E2EECore"),
+            ],
+            path: "Benchmarks/Primitives",
+            plugins: [
+                .plugin(name: "BenchmarkPlugin", package: "benchmark"),
+            ]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)
