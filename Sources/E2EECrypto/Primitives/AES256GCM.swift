@@ -12,7 +12,7 @@ public enum AES256GCM {
     /// Tag length in bytes.
     public static let tagLength = Int(crypto_aead_aes256gcm_ABYTES)
 
-    private static let aead = SodiumAEAD(
+    @usableFromInline static let aead = SodiumAEAD(
         keyLength: keyLength, nonceLength: nonceLength, tagLength: tagLength,
         encrypt: crypto_aead_aes256gcm_encrypt, decrypt: crypto_aead_aes256gcm_decrypt
     )
@@ -32,17 +32,50 @@ public enum AES256GCM {
     /// Encrypts `plaintext`; returns `ciphertext || tag`.
     /// - Throws: ``CryptoError/aesGCMUnavailable``, or
     ///   ``CryptoError/invalidLength(_:expected:actual:)`` for a wrong key or nonce length.
+    @inlinable
     public static func seal(_ plaintext: some ByteView, key: some ByteView, nonce: some ByteView, authenticating aad: some ByteView) throws -> [UInt8] {
         try requireAvailable()
-        return try aead.seal(plaintext, key: key, nonce: nonce, aad: aad)
+        return try plaintext.withByteView { m in
+            try key.withByteView { k in
+                try nonce.withByteView { n in try aad.withByteView { a in try aead.seal(m, key: k, nonce: n, aad: a) } }
+            }
+        }
+    }
+
+    /// Encrypts `plaintext` into `output`, which must hold exactly `plaintext.count + tagLength`
+    /// bytes: for callers that assemble a message in a buffer of their own, with no allocation.
+    /// - Throws: as ``seal(_:key:nonce:authenticating:)``, or
+    ///   ``CryptoError/invalidLength(_:expected:actual:)`` for an output of the wrong size.
+    @inlinable
+    public static func seal(_ plaintext: UnsafeRawBufferPointer, key: some ByteView, nonce: some ByteView,
+                            authenticating aad: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer) throws {
+        try requireAvailable()
+        try key.withByteView { k in try nonce.withByteView { n in try aead.seal(plaintext, key: k, nonce: n, aad: aad, into: output) } }
     }
 
     /// Decrypts and verifies `ciphertext || tag`.
     /// - Throws: ``CryptoError/authenticationFailed`` when anything was altered,
     ///   ``CryptoError/lengthOutOfRange(_:minimum:maximum:actual:)`` when shorter than a tag,
     ///   ``CryptoError/aesGCMUnavailable``, or a length error for key or nonce.
+    @inlinable
     public static func open(_ sealed: some ByteView, key: some ByteView, nonce: some ByteView, authenticating aad: some ByteView) throws -> SecretBytes {
         try requireAvailable()
-        return try aead.open(sealed, key: key, nonce: nonce, aad: aad)
+        return try sealed.withByteView { c in
+            try key.withByteView { k in
+                try nonce.withByteView { n in try aad.withByteView { a in try aead.open(c, key: k, nonce: n, aad: a) } }
+            }
+        }
+    }
+
+    /// Decrypts and verifies into `output`, which must hold exactly `sealed.count - tagLength`
+    /// bytes (for instance the buffer of a ``SecretBytes`` being initialised); nothing is written
+    /// unless the tag verifies.
+    /// - Throws: as ``open(_:key:nonce:authenticating:)``, or
+    ///   ``CryptoError/invalidLength(_:expected:actual:)`` for an output of the wrong size.
+    @inlinable
+    public static func open(_ sealed: UnsafeRawBufferPointer, key: some ByteView, nonce: some ByteView,
+                            authenticating aad: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer) throws {
+        try requireAvailable()
+        try key.withByteView { k in try nonce.withByteView { n in try aead.open(sealed, key: k, nonce: n, aad: aad, into: output) } }
     }
 }

@@ -34,26 +34,29 @@ public enum Base64 {
     public static func decode(_ string: String, maxEncodedLength: Int) throws(Base64Error) -> [UInt8] {
         let length = string.utf8.count
         guard length <= maxEncodedLength else { throw .tooLong(length: length, limit: maxEncodedLength) }
-        let utf8 = Array(string.utf8)
-        guard utf8.count % 4 == 0 else { throw .invalidLength(utf8.count) }
-        var output = [UInt8](repeating: 0, count: utf8.count / 4 * 3)
-        var decodedLength = 0
-        let status = utf8.withUnsafeBytes { input in
-            output.withUnsafeMutableBytes { out in
-                sodium_base642bin(
-                    out.cBase, out.count,
-                    UnsafeRawPointer(input.cBase).assumingMemoryBound(to: CChar.self), input.count,
+        guard length % 4 == 0 else { throw .invalidLength(length) }
+        // libsodium's decoder (original variant, nothing ignored) refuses every non-canonical
+        // string itself: padding required, no stray characters, non-zero padding bits.
+        var text = string
+        let decoded: [UInt8]? = text.withUTF8 { input in
+            var decodedLength = 0
+            var succeeded = false
+            let output = [UInt8](unsafeUninitializedCapacity: length / 4 * 3) { buffer, initialized in
+                let status = sodium_base642bin(
+                    UnsafeMutableRawBufferPointer(buffer).cBase, buffer.count,
+                    UnsafeRawPointer(UnsafeRawBufferPointer(input).cBase).assumingMemoryBound(to: CChar.self), input.count,
                     nil, &decodedLength, nil, sodium_base64_VARIANT_ORIGINAL
                 )
+                succeeded = status == 0
+                initialized = succeeded ? decodedLength : 0
             }
+            return succeeded ? output : nil
         }
-        guard status == 0 else {
-            // libsodium refuses both stray characters and non-zero padding bits; tell them apart.
-            throw isAlphabetWithTrailingPadding(utf8) ? .nonCanonical : .invalidCharacters
+        guard let decoded else {
+            // Tell non-zero padding bits apart from stray characters.
+            throw Self.isAlphabetWithTrailingPadding(Array(string.utf8)) ? .nonCanonical : .invalidCharacters
         }
-        output.removeSubrange(decodedLength...)
-        guard encode(output).utf8.elementsEqual(utf8) else { throw .nonCanonical }
-        return output
+        return decoded
     }
 
     /// `true` when `text` is standard-alphabet characters followed by at most two `=`.

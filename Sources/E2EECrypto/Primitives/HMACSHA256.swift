@@ -10,29 +10,29 @@ public enum HMACSHA256 {
     /// The result is returned as ``SecretBytes`` because the protocol uses HMAC outputs as keys
     /// (chain and message keys); copy it out for use as a public tag.
     public static func authenticationCode(for parts: [any ByteView], key: some ByteView) -> SecretBytes {
-        compute(key: key) { state in
-            for part in parts { update(&state, with: part) }
+        key.withByteView { k in
+            SecretBytes(count: tagLength) { out in
+                var state = HMACState(key: k)
+                for part in parts { part.withByteView { state.update($0) } }
+                state.finish(into: out)
+            }
         }
     }
 
     /// The HMAC of `message` under `key`.
+    @inlinable
     public static func authenticationCode(for message: some ByteView, key: some ByteView) -> SecretBytes {
-        compute(key: key) { state in update(&state, with: message) }
+        message.withByteView { m in key.withByteView { k in authenticationCode(message: m, key: k) } }
     }
 
-    /// Runs init, the caller's updates and final, then wipes the state (it holds the key pads).
-    private static func compute(key: some ByteView, feed: (inout crypto_auth_hmacsha256_state) -> Void) -> SecretBytes {
+    /// Non-generic core of ``authenticationCode(for:key:)``.
+    @usableFromInline
+    static func authenticationCode(message: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer) -> SecretBytes {
         SecretBytes(count: tagLength) { out in
-            var state = crypto_auth_hmacsha256_state()
-            key.withByteView { k in _ = crypto_auth_hmacsha256_init(&state, k.cBase, k.count) }
-            feed(&state)
-            _ = crypto_auth_hmacsha256_final(&state, out.cBase)
-            withUnsafeMutableBytes(of: &state) { sodium_memzero($0.baseAddress, $0.count) }
+            var state = HMACState(key: key)
+            state.update(message)
+            state.finish(into: out)
         }
-    }
-
-    private static func update(_ state: inout crypto_auth_hmacsha256_state, with part: some ByteView) {
-        part.withByteView { p in _ = crypto_auth_hmacsha256_update(&state, p.cBase, UInt64(p.count)) }
     }
 
     /// `true` when `tag` is the (possibly truncated, at least 16 bytes) HMAC of `message`
@@ -43,5 +43,25 @@ public enum HMACSHA256 {
             guard t.count >= 16, t.count <= tagLength else { return false }
             return full.withUnsafeBytes { f in ConstantTime.equals(t, UnsafeRawBufferPointer(rebasing: f[0..<t.count])) }
         }
+    }
+}
+
+/// A running HMAC-SHA256 computation; ``finish(into:)`` writes the tag and wipes the state,
+/// which holds the key pads.
+struct HMACState {
+    private var state = crypto_auth_hmacsha256_state()
+
+    init(key: UnsafeRawBufferPointer) {
+        _ = crypto_auth_hmacsha256_init(&state, key.cBase, key.count)
+    }
+
+    mutating func update(_ bytes: UnsafeRawBufferPointer) {
+        _ = crypto_auth_hmacsha256_update(&state, bytes.cBase, UInt64(bytes.count))
+    }
+
+    /// Writes the 32-byte tag to the start of `output` and wipes the state.
+    mutating func finish(into output: UnsafeMutableRawBufferPointer) {
+        _ = crypto_auth_hmacsha256_final(&state, output.cBase)
+        withUnsafeMutableBytes(of: &state) { sodium_memzero($0.baseAddress, $0.count) }
     }
 }

@@ -10,9 +10,10 @@ public protocol RandomSource: Sendable {
 extension RandomSource {
     /// `count` random bytes as an array (for public values such as nonces and ids).
     public func bytes(count: Int) -> [UInt8] {
-        var result = [UInt8](repeating: 0, count: count)
-        result.withUnsafeMutableBytes { fill($0) }
-        return result
+        [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+            fill(UnsafeMutableRawBufferPointer(buffer))
+            initialized = count
+        }
     }
 
     /// A random `UInt32`.

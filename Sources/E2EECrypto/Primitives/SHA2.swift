@@ -6,14 +6,18 @@ public enum SHA256 {
     public static let digestLength = Int(crypto_hash_sha256_BYTES)
 
     /// The SHA-256 digest of `data`.
+    @inlinable
     public static func hash(_ data: some ByteView) -> [UInt8] {
-        var digest = [UInt8](repeating: 0, count: digestLength)
-        data.withByteView { input in
-            digest.withUnsafeMutableBytes { out in
-                _ = crypto_hash_sha256(out.cBase, input.cBase, UInt64(input.count))
-            }
+        data.withByteView { hash(bytes: $0) }
+    }
+
+    /// Non-generic core of ``hash(_:)``.
+    @usableFromInline
+    static func hash(bytes input: UnsafeRawBufferPointer) -> [UInt8] {
+        [UInt8](unsafeUninitializedCapacity: digestLength) { buffer, initialized in
+            _ = crypto_hash_sha256(UnsafeMutableRawBufferPointer(buffer).cBase, input.cBase, UInt64(input.count))
+            initialized = digestLength
         }
-        return digest
     }
 }
 
@@ -23,13 +27,17 @@ public enum SHA512 {
     public static let digestLength = Int(crypto_hash_sha512_BYTES)
 
     /// The SHA-512 digest of `data`.
+    @inlinable
     public static func hash(_ data: some ByteView) -> [UInt8] {
-        var digest = [UInt8](repeating: 0, count: digestLength)
-        data.withByteView { input in
-            digest.withUnsafeMutableBytes { out in
-                _ = crypto_hash_sha512(out.cBase, input.cBase, UInt64(input.count))
-            }
+        data.withByteView { hash(bytes: $0) }
+    }
+
+    /// Non-generic core of ``hash(_:)``.
+    @usableFromInline
+    static func hash(bytes input: UnsafeRawBufferPointer) -> [UInt8] {
+        [UInt8](unsafeUninitializedCapacity: digestLength) { buffer, initialized in
+            _ = crypto_hash_sha512(UnsafeMutableRawBufferPointer(buffer).cBase, input.cBase, UInt64(input.count))
+            initialized = digestLength
         }
-        return digest
     }
 }
