@@ -75,21 +75,23 @@ struct SecretWireReader {
         return bytes.withUnsafeBytes { $0[offset] }
     }
 
-    mutating func readUInt16() throws -> UInt16 {
-        let high = try readUInt8()
-        return UInt16(high) << 8 | UInt16(try readUInt8())
-    }
+    mutating func readUInt16() throws -> UInt16 { try readInteger() }
 
-    mutating func readUInt32() throws -> UInt32 {
-        var value: UInt32 = 0
-        for _ in 0..<4 { value = value << 8 | UInt32(try readUInt8()) }
-        return value
-    }
+    mutating func readUInt32() throws -> UInt32 { try readInteger() }
 
-    mutating func readInt64() throws -> Int64 {
-        var value: UInt64 = 0
-        for _ in 0..<8 { value = value << 8 | UInt64(try readUInt8()) }
-        return Int64(bitPattern: value)
+    mutating func readInt64() throws -> Int64 { try readInteger() }
+
+    /// A big-endian integer of `T`'s width, read in place.
+    private mutating func readInteger<T: FixedWidthInteger>() throws -> T {
+        let width = T.bitWidth / 8
+        try require(width)
+        let start = offset
+        offset += width
+        return bytes.withUnsafeBytes { raw in
+            var value = T.zero
+            for index in start..<(start + width) { value = value << 8 | T(truncatingIfNeeded: raw[index]) }
+            return value
+        }
     }
 
     /// `count` secret bytes.
