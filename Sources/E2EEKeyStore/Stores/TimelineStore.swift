@@ -1,0 +1,93 @@
+import E2EECrypto
+import Foundation
+import GRDB
+
+/// The timeline: one row per server message id (the persisted dedupe set), ordered by
+/// `(created_at, message_id)`, with the plaintext cache sealed per row.
+public struct TimelineStore: Sendable {
+    static let table = "timeline"
+    let sealer: Sealer
+
+    /// A store sealing with `sealer`.
+    public init(sealer: Sealer) { self.sealer = sealer }
+
+    /// `true` when the server id is already in the timeline (a duplicate).
+    /// - Throws: GRDB's `DatabaseError`.
+    public func containsMessage(id: String, _ db: Database) throws -> Bool {
+        try db.count("SELECT COUNT(*) FROM timeline WHERE message_id = ?", [id]) > 0
+    }
+
+    /// The message with the server id `id`.
+    /// - Throws: ``KeyStoreError`` for a corrupt or tampered row, GRDB's `DatabaseError`.
+    public func loadMessage(id: String, _ db: Database) throws -> TimelineMessage? {
+        try db.row("SELECT * FROM timeline WHERE message_id = ?", [id]).map(decode)
+    }
+
+    /// Inserts the message, or replaces the row with the same server id.
+    /// - Throws: GRDB's `DatabaseError` (for instance a content hash that is not 32 bytes).
+    public func storeMessage(_ message: TimelineMessage, _ db: Database) throws {
+        let plaintext = try sealer.sealIfPresent(message.plaintext, table: Self.table, column: "plaintext", rowID: message.messageID)
+        try db.run(
+            """
+            INSERT INTO timeline (message_id, channel_id, sender_user_id, sender_device_id, created_at, content_hash, state, failure_reason, plaintext, is_own)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            ON CONFLICT (message_id) DO UPDATE SET
+                channel_id = excluded.channel_id, sender_user_id = excluded.sender_user_id, sender_device_id = excluded.sender_device_id,
+                created_at = excluded.created_at, content_hash = excluded.content_hash, state = excluded.state,
+                failure_reason = excluded.failure_reason, plaintext = excluded.plaintext, is_own = excluded.is_own
+            """,
+            [message.messageID, message.channelID, message.senderUserID, message.senderDeviceID, message.createdAt.microseconds,
+             Data(message.contentHash), message.state.columnValue, message.state.reason, plaintext, message.isOwn ? 1 : 0]
+        )
+    }
+
+    /// Marks a message deleted and wipes its plaintext (secure_delete clears the freed bytes).
+    /// - Throws: ``KeyStoreError/missingRecord(_:id:)`` for an unknown id.
+    public func markDeleted(id: String, _ db: Database) throws {
+        try db.run("UPDATE timeline SET state = 'deleted', failure_reason = NULL, plaintext = NULL WHERE message_id = ?", [id])
+        guard db.changesCount == 1 else { throw KeyStoreError.missingRecord(.timelineMessage, id: id) }
+    }
+
+    /// Up to `limit` messages of `channelID` strictly before `cursor` (or the newest ones when
+    /// `cursor` is nil), returned oldest → newest.
+    /// - Throws: ``KeyStoreError`` for a corrupt or tampered row, GRDB's `DatabaseError`.
+    public func loadPage(channelID: String, before cursor: TimelineCursor?, limit: Int, _ db: Database) throws -> [TimelineMessage] {
+        guard limit > 0 else { return [] }
+        let rows: [Row]
+        if let cursor {
+            rows = try db.rows(
+                "SELECT * FROM timeline WHERE channel_id = ? AND (created_at, message_id) < (?, ?) ORDER BY created_at DESC, message_id DESC LIMIT ?",
+                [channelID, cursor.createdAt.microseconds, cursor.messageID, limit])
+        } else {
+            rows = try db.rows("SELECT * FROM timeline WHERE channel_id = ? ORDER BY created_at DESC, message_id DESC LIMIT ?", [channelID, limit])
+        }
+        return try rows.reversed().map(decode)
+    }
+
+    /// How many messages `channelID` holds, in `state` when given (matching on the state's kind;
+    /// an `.undecryptable` reason is ignored).
+    /// - Throws: GRDB's `DatabaseError`.
+    public func countMessages(channelID: String, state: TimelineState? = nil, _ db: Database) throws -> Int {
+        if let state {
+            return try db.count("SELECT COUNT(*) FROM timeline WHERE channel_id = ? AND state = ?", [channelID, state.columnValue])
+        }
+        return try db.count("SELECT COUNT(*) FROM timeline WHERE channel_id = ?", [channelID])
+    }
+
+    private func decode(_ row: Row) throws -> TimelineMessage {
+        let t = Self.table
+        let id: String = try row.decode("message_id", table: t)
+        let stateText: String = try row.decode("state", table: t)
+        let reason: String? = try row.decodeIfPresent("failure_reason", table: t)
+        guard let state = TimelineState.from(column: stateText, reason: reason) else { throw KeyStoreError.corruptColumn(table: t, column: "state") }
+        let hash: Data = try row.decode("content_hash", table: t)
+        let isOwn: Int64 = try row.decode("is_own", table: t)
+        return TimelineMessage(
+            messageID: id, channelID: try row.decode("channel_id", table: t),
+            senderUserID: try row.decodeIfPresent("sender_user_id", table: t), senderDeviceID: try row.decodeIfPresent("sender_device_id", table: t),
+            createdAt: StoreTime(microseconds: try row.decode("created_at", table: t)), contentHash: [UInt8](hash), state: state,
+            plaintext: try sealer.openIfPresent(try row.decodeIfPresent("plaintext", table: t), table: t, column: "plaintext", rowID: id),
+            isOwn: isOwn == 1
+        )
+    }
+}
