@@ -11,8 +11,9 @@ public struct OneTimePrekeyStore: Sendable {
     /// A store sealing with `sealer`.
     public init(sealer: Sealer) { self.sealer = sealer }
 
-    /// Takes the next `count` ids from the counter (they are never handed out again, even if the
-    /// transaction that used them later rolls back, since the counter moves in the same one).
+    /// Takes the next `count` ids from the counter. The counter moves in the caller's
+    /// transaction: ids are never reused once that commits, and ids of a rolled-back
+    /// transaction were never stored or published, so handing them out again is safe.
     /// - Throws: ``KeyStoreError/invalidArgument(_:)`` for a negative count or when the 32-bit
     ///   id space would be exhausted.
     public func reserveIDs(count: Int, _ db: Database) throws -> [UInt32] {
