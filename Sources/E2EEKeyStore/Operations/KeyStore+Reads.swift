@@ -44,3 +44,12 @@ extension KeyStore {
         try await writer.read { db in try String.fetchAll(db, sql: "PRAGMA integrity_check") }
     }
 }
+
+extension KeyStore {
+    /// Copies the WAL into the main file and truncates it (for instance when the app goes to
+    /// the background); committed data is durable either way.
+    /// - Throws: GRDB's `DatabaseError` (for instance `SQLITE_BUSY` while readers hold snapshots).
+    public func checkpoint() async throws {
+        try await writer.writeWithoutTransaction { db in _ = try db.checkpoint(.truncate) }
+    }
+}
