@@ -41,7 +41,7 @@ let package = Package(
         ),
         .testTarget(
             name: "E2EEKeyStoreTests",
-            dependencies: ["E2EEKeyStore", "E2EECrypto", "E2EETestSupport"]
+            dependencies: ["E2EEKeyStore", "E2EECrypto", "E2EETestSupport", .product(name: "GRDB", package: "GRDB.swift")]
         ),
         .testTarget(
             name: "ConformanceTests",

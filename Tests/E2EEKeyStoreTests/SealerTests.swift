@@ -75,3 +75,27 @@ import Testing
         #expect(!String(reflecting: key).lowercased().contains("abab"))
     }
 }
+
+/// A random source that writes 0, 1, 2, … so sealed bytes are reproducible.
+struct CountingRandom: RandomSource {
+    func fill(_ buffer: UnsafeMutableRawBufferPointer) {
+        for index in 0..<buffer.count { buffer[index] = UInt8(truncatingIfNeeded: index) }
+    }
+}
+
+@Suite struct SealedFormatTests {
+    /// Pins the sealed layout and the associated data byte for byte, built here independently
+    /// of `Sealer` so a change to either breaks this test (stored files depend on it).
+    @Test func sealedLayoutAndAssociatedDataArePinned() throws {
+        let key = try StoreKey(SecretBytes(copying: (0..<32).map { UInt8($0) }))
+        let sealer = Sealer(key: key, random: CountingRandom())
+        let sealed = try sealer.seal(Fixtures.secret("secret"), table: "sessions", column: "state", rowID: "r1")
+        let nonce = (0..<24).map { UInt8($0) }
+        var ad = Array("E2EEKeyStore".utf8) + [1]
+        ad += [0, 0, 0, 8] + Array("sessions".utf8)
+        ad += [0, 0, 0, 5] + Array("state".utf8)
+        ad += [0, 0, 0, 2] + Array("r1".utf8)
+        let body = try XChaCha20Poly1305.seal(Array("secret".utf8), key: (0..<32).map { UInt8($0) }, nonce: nonce, authenticating: ad)
+        #expect([UInt8](sealed) == [1] + nonce + body)
+    }
+}
