@@ -41,7 +41,8 @@ let package = Package(
         ),
         .testTarget(
             name: "E2EEKeyStoreTests",
-            dependencies: ["E2EEKeyStore", "E2EECrypto", "E2EETestSupport", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: ["E2EEKeyStore", "E2EECrypto", "E2EETestSupport", .product(name: "GRDB", package: "GRDB.swift")],
+            exclude: ["Fixtures"]
         ),
         .testTarget(
             name: "ConformanceTests",
