@@ -1,8 +1,17 @@
 /// The kinds of stored record, named in ``KeyStoreError`` cases.
 public enum KeyStoreRecordKind: String, Sendable, Equatable {
-    case account, identityKeys, signedPrekey, oneTimePrekey, session, ownSenderKey
-    case receiverSenderKey, skippedSenderKey, remoteIdentity, timelineMessage
-    case pendingCiphertext, outboxMessage, syncCursor, metadata
+    /// The account row, this device's identity keys.
+    case account, identityKeys
+    /// Prekeys and pairwise sessions.
+    case signedPrekey, oneTimePrekey, session
+    /// Sender-key states and their skipped keys.
+    case ownSenderKey, receiverSenderKey, skippedSenderKey
+    /// Pinned identities of other devices.
+    case remoteIdentity
+    /// Timeline rows, pending ciphertexts, outbox rows, sync cursors.
+    case timelineMessage, pendingCiphertext, outboxMessage, syncCursor
+    /// The store's metadata row.
+    case metadata
 }
 
 /// Every failure of the key store that is not a plain SQLite error (those surface as GRDB's

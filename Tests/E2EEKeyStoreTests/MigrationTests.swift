@@ -69,3 +69,17 @@ import Testing
         #expect(!plan.contains { $0.contains("TEMP B-TREE") })
     }
 }
+
+@Suite struct MetadataLossTests {
+    @Test func whenMetadataRowIsMissingButDataIsPresent_thenNotAKeyStore() async throws {
+        let dir = try TemporaryDirectory()
+        let store = try KeyStore.open(at: dir.storeURL, key: .random())
+        try await store.storeAccount(Account(serverURL: "s", userID: "u", deviceID: "d", accessToken: Fixtures.secret("t"), refreshToken: nil, updatedAt: Fixtures.time(1)))
+        try store.close()
+        let queue = try DatabaseQueue(path: dir.storeURL.path)
+        try await queue.write { db in try db.execute(sql: "DELETE FROM store_metadata") }
+        try queue.close()
+        // Re-initialising under a new key would silently orphan the sealed data: refused.
+        #expect(throws: KeyStoreError.notAKeyStore) { try KeyStore.open(at: dir.storeURL, key: .random()) }
+    }
+}

@@ -38,6 +38,24 @@ extension KeyStore {
         try await writer.read { [self] db in try outboxStore.loadOutbox(states: states, db) }
     }
 
+    /// Every retained signed prekey, oldest first (for rotation and wiping).
+    /// - Throws: ``KeyStoreError`` for a tampered row, GRDB's `DatabaseError`.
+    public func signedPrekeys() async throws -> [SignedPrekey] {
+        try await writer.read { [self] db in try signedPrekeyStore.loadSignedPrekeys(db) }
+    }
+
+    /// The channel's sync cursor.
+    /// - Throws: ``KeyStoreError/corruptColumn(table:column:)``, GRDB's `DatabaseError`.
+    public func syncCursor(channelID: String) async throws -> SyncCursor? {
+        try await writer.read { db in try SyncCursorStore().loadCursor(channelID: channelID, db) }
+    }
+
+    /// Saves a channel's sync cursor.
+    /// - Throws: GRDB's `DatabaseError`.
+    public func storeSyncCursor(_ cursor: SyncCursor) async throws {
+        try await writer.write { db in try SyncCursorStore().storeCursor(cursor, db) }
+    }
+
     /// SQLite's `PRAGMA integrity_check` result lines (`["ok"]` for a sound file).
     /// - Throws: GRDB's `DatabaseError`.
     public func integrityCheck() async throws -> [String] {

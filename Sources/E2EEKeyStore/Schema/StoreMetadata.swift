@@ -32,7 +32,16 @@ struct StoreMetadata: Sendable {
             guard tables.isEmpty else { throw KeyStoreError.notAKeyStore }
             return .empty
         }
-        guard let row = try Row.fetchOne(db, sql: "SELECT * FROM store_metadata WHERE id = 1") else { return .empty }
+        guard let row = try Row.fetchOne(db, sql: "SELECT * FROM store_metadata WHERE id = 1") else {
+            // Tables without a metadata row: a creation interrupted before its metadata commit
+            // holds no data and may be finished; a file with data but no metadata is not ours.
+            let rows = try Int.fetchOne(db, sql: """
+                SELECT (SELECT COUNT(*) FROM account) + (SELECT COUNT(*) FROM identity_keys) + (SELECT COUNT(*) FROM sessions)
+                     + (SELECT COUNT(*) FROM timeline) + (SELECT COUNT(*) FROM outbox)
+                """) ?? 0
+            guard rows == 0 else { throw KeyStoreError.notAKeyStore }
+            return .empty
+        }
         let sourceText: String = try row.decode("key_source", table: table)
         guard let source = StoreKeySource(rawValue: sourceText) else { throw KeyStoreError.corruptColumn(table: table, column: "key_source") }
         var parameters: Argon2id.Parameters?
