@@ -73,6 +73,30 @@ import Testing
         #expect(try await store.messageCount(channelID: "channel-1") == 0)
     }
 
+    @Test func batchEndsInTheLastStateWithEverySkippedKeyChange() async throws {
+        let store = try await storeWithReceiverState()
+        // Three messages from one sender in one batch: 3 skips to 4, 2 uses a kept key, 5 follows.
+        try await store.storeDecryptions([
+            groupCommit("m3", state: "iter 4", used: nil, skipped: [1, 3]),
+            groupCommit("m2", state: "iter 4b", used: 2, skipped: []),
+            groupCommit("m5", state: "iter 6", used: 3, skipped: [7]),
+        ])
+        let (state, skipped) = try await store.read { [address] db in
+            (try store.receiverSenderKeyStore.loadReceiverSenderKey(address, db), try store.receiverSenderKeyStore.skippedIterations(address, db))
+        }
+        #expect(Fixtures.text(state?.state) == "iter 6")
+        #expect(state?.createdAt == Fixtures.time(1))
+        #expect(skipped == [1, 7])
+        #expect(try await store.messageCount(channelID: "channel-1", state: .decrypted) == 3)
+    }
+
+    @Test func batchCreatesANewSenderKeyStateBeforeItsSkippedKeys() async throws {
+        let store = try KeyStore.inMemory()
+        try await store.storeDecryptions([groupCommit("m1", state: "first", used: nil, skipped: [0]), groupCommit("m2", state: "second", used: 0, skipped: [9])])
+        let skipped = try await store.read { [address] db in try store.receiverSenderKeyStore.skippedIterations(address, db) }
+        #expect(skipped == [9])
+    }
+
     @Test func prekeyMessageConsumesPrekeyAcceptsEphemeralInstallsSessionAndPins() async throws {
         let store = try KeyStore.inMemory()
         try await store.rotateSignedPrekey(SignedPrekey(id: 7, publicKey: Fixtures.bytes(32, 1), privateKey: SecretBytes(copying: Fixtures.bytes(32, 2)),

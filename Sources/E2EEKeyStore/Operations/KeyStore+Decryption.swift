@@ -13,10 +13,19 @@ extension KeyStore {
     }
 
     /// Stores many decryptions in one transaction (all or none), as a catch-up batch does.
+    ///
+    /// Inside one transaction only the last state of each sender-key address survives, so each
+    /// final state is written once, first (skipped keys then find their row); everything else
+    /// is applied in order, exactly as ``storeDecryption(_:)`` would.
     /// - Throws: as ``storeDecryption(_:)``; on failure none of the batch is stored.
     public func storeDecryptions(_ commits: [DecryptionCommit]) async throws {
         try await writer.write { [self] db in
-            for commit in commits { try apply(commit, db) }
+            var finalStates: [SenderKeyAddress: ReceiverSenderKey] = [:]
+            for commit in commits {
+                if let state = commit.senderKey?.state { finalStates[state.address] = state }
+            }
+            for state in finalStates.values { try receiverSenderKeyStore.storeReceiverSenderKey(state, db) }
+            for commit in commits { try apply(commit, db, writeSenderKeyState: false) }
         }
     }
 
@@ -58,7 +67,7 @@ extension KeyStore {
         }
     }
 
-    func apply(_ commit: DecryptionCommit, _ db: Database) throws {
+    func apply(_ commit: DecryptionCommit, _ db: Database, writeSenderKeyState: Bool = true) throws {
         let now = commit.processedAt
         if let claim = commit.identity {
             let result = try remoteIdentityStore.recordIdentity(userID: claim.userID, deviceID: claim.deviceID, identityBlob: claim.identityBlob,
@@ -83,7 +92,7 @@ extension KeyStore {
         }
         if let advance = commit.senderKey {
             let store = receiverSenderKeyStore
-            try store.storeReceiverSenderKey(advance.state, db)
+            if writeSenderKeyState { try store.storeReceiverSenderKey(advance.state, db) }
             if let used = advance.usedSkippedIteration {
                 try store.removeSkippedKey(advance.state.address, iteration: used, db)
             }

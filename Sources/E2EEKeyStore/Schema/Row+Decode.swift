@@ -37,3 +37,25 @@ extension Row {
         return value
     }
 }
+
+extension Row {
+    /// The non-null value at `index` (for hot paths that select a fixed column list; a name
+    /// lookup costs a case-insensitive search per column).
+    /// - Throws: ``KeyStoreError/corruptColumn(table:column:)`` naming `column`.
+    func decode<T: DatabaseValueConvertible>(at index: Int, column: String, table: String) throws -> T {
+        guard index < count, let value = T.fromDatabaseValue(self[index] as DatabaseValue) else {
+            throw KeyStoreError.corruptColumn(table: table, column: column)
+        }
+        return value
+    }
+
+    /// The value at `index`: nil for NULL, a typed error for a wrong type.
+    /// - Throws: ``KeyStoreError/corruptColumn(table:column:)`` naming `column`.
+    func decodeIfPresent<T: DatabaseValueConvertible>(at index: Int, column: String, table: String) throws -> T? {
+        guard index < count else { throw KeyStoreError.corruptColumn(table: table, column: column) }
+        let raw: DatabaseValue = self[index]
+        if raw.isNull { return nil }
+        guard let value = T.fromDatabaseValue(raw) else { throw KeyStoreError.corruptColumn(table: table, column: column) }
+        return value
+    }
+}

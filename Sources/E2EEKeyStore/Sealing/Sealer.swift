@@ -69,14 +69,16 @@ public struct Sealer: Sendable {
         return try seal(secret, table: table, column: column, rowID: rowID)
     }
 
+    /// `"E2EEKeyStore" || version`, the start of every associated data.
+    private static let associatedDataPrefix = Array("E2EEKeyStore".utf8) + [version]
+
     static func associatedData(table: String, column: String, rowID: String) -> [UInt8] {
-        var ad = Array("E2EEKeyStore".utf8)
-        ad.append(version)
+        var ad = associatedDataPrefix
+        ad.reserveCapacity(ad.count + 12 + table.utf8.count + column.utf8.count + rowID.utf8.count)
         for part in [table, column, rowID] {
-            let utf8 = Array(part.utf8)
-            let length = UInt32(truncatingIfNeeded: utf8.count)
+            let length = UInt32(truncatingIfNeeded: part.utf8.count)
             ad.append(contentsOf: [UInt8(length >> 24), UInt8((length >> 16) & 0xff), UInt8((length >> 8) & 0xff), UInt8(length & 0xff)])
-            ad.append(contentsOf: utf8)
+            ad.append(contentsOf: part.utf8)
         }
         return ad
     }

@@ -6,6 +6,14 @@ import GRDB
 /// `(created_at, message_id)`, with the plaintext cache sealed per row.
 public struct TimelineStore: Sendable {
     static let table = "timeline"
+    /// The columns `decode` reads, in this order.
+    static let columns = "message_id, channel_id, sender_user_id, sender_device_id, created_at, content_hash, state, failure_reason, plaintext, is_own"
+    static let byIDSQL = "SELECT \(columns) FROM timeline WHERE message_id = ?"
+    static let pageBeforeSQL = """
+        SELECT \(columns) FROM timeline WHERE channel_id = ? AND (created_at, message_id) < (?, ?)
+        ORDER BY created_at DESC, message_id DESC LIMIT ?
+        """
+    static let newestPageSQL = "SELECT \(columns) FROM timeline WHERE channel_id = ? ORDER BY created_at DESC, message_id DESC LIMIT ?"
     let sealer: Sealer
 
     /// A store sealing with `sealer`.
@@ -20,7 +28,7 @@ public struct TimelineStore: Sendable {
     /// The message with the server id `id`.
     /// - Throws: ``KeyStoreError`` for a corrupt or tampered row, GRDB's `DatabaseError`.
     public func loadMessage(id: String, _ db: Database) throws -> TimelineMessage? {
-        try db.row("SELECT * FROM timeline WHERE message_id = ?", [id]).map(decode)
+        try db.row(Self.byIDSQL, [id]).map(decode)
     }
 
     /// Inserts the message, or replaces the row with the same server id.
@@ -56,10 +64,10 @@ public struct TimelineStore: Sendable {
         let rows: [Row]
         if let cursor {
             rows = try db.rows(
-                "SELECT * FROM timeline WHERE channel_id = ? AND (created_at, message_id) < (?, ?) ORDER BY created_at DESC, message_id DESC LIMIT ?",
+                Self.pageBeforeSQL,
                 [channelID, cursor.createdAt.microseconds, cursor.messageID, limit])
         } else {
-            rows = try db.rows("SELECT * FROM timeline WHERE channel_id = ? ORDER BY created_at DESC, message_id DESC LIMIT ?", [channelID, limit])
+            rows = try db.rows(Self.newestPageSQL, [channelID, limit])
         }
         return try rows.reversed().map(decode)
     }
@@ -76,17 +84,19 @@ public struct TimelineStore: Sendable {
 
     private func decode(_ row: Row) throws -> TimelineMessage {
         let t = Self.table
-        let id: String = try row.decode("message_id", table: t)
-        let stateText: String = try row.decode("state", table: t)
-        let reason: String? = try row.decodeIfPresent("failure_reason", table: t)
+        let id: String = try row.decode(at: 0, column: "message_id", table: t)
+        let stateText: String = try row.decode(at: 6, column: "state", table: t)
+        let reason: String? = try row.decodeIfPresent(at: 7, column: "failure_reason", table: t)
         guard let state = TimelineState.from(column: stateText, reason: reason) else { throw KeyStoreError.corruptColumn(table: t, column: "state") }
-        let hash: Data = try row.decode("content_hash", table: t)
-        let isOwn: Int64 = try row.decode("is_own", table: t)
+        let hash: Data = try row.decode(at: 5, column: "content_hash", table: t)
+        let isOwn: Int64 = try row.decode(at: 9, column: "is_own", table: t)
+        let sealed: Data? = try row.decodeIfPresent(at: 8, column: "plaintext", table: t)
         return TimelineMessage(
-            messageID: id, channelID: try row.decode("channel_id", table: t),
-            senderUserID: try row.decodeIfPresent("sender_user_id", table: t), senderDeviceID: try row.decodeIfPresent("sender_device_id", table: t),
-            createdAt: StoreTime(microseconds: try row.decode("created_at", table: t)), contentHash: [UInt8](hash), state: state,
-            plaintext: try sealer.openIfPresent(try row.decodeIfPresent("plaintext", table: t), table: t, column: "plaintext", rowID: id),
+            messageID: id, channelID: try row.decode(at: 1, column: "channel_id", table: t),
+            senderUserID: try row.decodeIfPresent(at: 2, column: "sender_user_id", table: t),
+            senderDeviceID: try row.decodeIfPresent(at: 3, column: "sender_device_id", table: t),
+            createdAt: StoreTime(microseconds: try row.decode(at: 4, column: "created_at", table: t)), contentHash: [UInt8](hash), state: state,
+            plaintext: try sealer.openIfPresent(sealed, table: t, column: "plaintext", rowID: id),
             isOwn: isOwn == 1
         )
     }
