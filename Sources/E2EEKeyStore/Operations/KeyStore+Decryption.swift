@@ -25,7 +25,9 @@ extension KeyStore {
                 if let state = commit.senderKey?.state { finalStates[state.address] = state }
             }
             for state in finalStates.values { try receiverSenderKeyStore.storeReceiverSenderKey(state, db) }
-            for commit in commits { try apply(commit, db, writeSenderKeyState: false) }
+            // A catch-up batch usually finds no pending ciphertexts: then there is none to remove.
+            let anyPending = try pendingStore.hasPending(db)
+            for commit in commits { try apply(commit, db, writeSenderKeyState: false, removePending: anyPending) }
         }
     }
 
@@ -67,7 +69,7 @@ extension KeyStore {
         }
     }
 
-    func apply(_ commit: DecryptionCommit, _ db: Database, writeSenderKeyState: Bool = true) throws {
+    func apply(_ commit: DecryptionCommit, _ db: Database, writeSenderKeyState: Bool = true, removePending: Bool = true) throws {
         let now = commit.processedAt
         if let claim = commit.identity {
             let result = try remoteIdentityStore.recordIdentity(userID: claim.userID, deviceID: claim.deviceID, identityBlob: claim.identityBlob,
@@ -99,6 +101,6 @@ extension KeyStore {
             try store.storeSkippedKeys(advance.newSkippedKeys, at: advance.state.updatedAt, db)
         }
         try timelineStore.storeMessage(commit.message, db)
-        try pendingStore.removePending(messageID: commit.message.messageID, db)
+        if removePending { try pendingStore.removePending(messageID: commit.message.messageID, db) }
     }
 }

@@ -15,18 +15,18 @@ public struct Sealer: Sendable {
     public static let overhead = 1 + 24 + 16
 
     private let key: StoreKey
-    private let random: any RandomSource
+    private let nonces: NonceSource
 
     /// A sealer for `key`, drawing nonces from `random`.
     public init(key: StoreKey, random: any RandomSource = SystemRandom()) {
         self.key = key
-        self.random = random
+        self.nonces = NonceSource(random: random)
     }
 
     /// Seals `secret` for the cell (`table`, `column`, `rowID`).
     /// - Throws: `CryptoError` only on an internal length error (never for valid input).
     public func seal(_ secret: SecretBytes, table: String, column: String, rowID: String) throws -> Data {
-        let nonce = random.bytes(count: XChaCha20Poly1305.nonceLength)
+        let nonce = nonces.next(XChaCha20Poly1305.nonceLength)
         let ad = Self.associatedData(table: table, column: column, rowID: rowID)
         let sealed = try XChaCha20Poly1305.seal(secret, key: key.bytes, nonce: nonce, authenticating: ad)
         var out = Data(capacity: 1 + nonce.count + sealed.count)

@@ -38,6 +38,12 @@ public struct PendingCiphertextStore: Sendable {
         }
     }
 
+    /// Whether any ciphertext is pending.
+    /// - Throws: GRDB's `DatabaseError`.
+    public func hasPending(_ db: Database) throws -> Bool {
+        try db.count("SELECT EXISTS (SELECT 1 FROM pending_ciphertexts)") == 1
+    }
+
     /// How many ciphertexts are pending.
     /// - Throws: GRDB's `DatabaseError`.
     public func countPending(_ db: Database) throws -> Int {
