@@ -97,6 +97,18 @@ import Testing
         #expect(skipped == [9])
     }
 
+    @Test func whenSkippedKeysExceedTheLimit_thenTheOldestAreDeleted() async throws {
+        let store = try await storeWithReceiverState()
+        let (removed, left) = try await store.write { [address] db in
+            let receivers = store.receiverSenderKeyStore
+            try receivers.storeSkippedKeys((3...9).map { SkippedSenderKey(address: address, iteration: $0, messageKey: Fixtures.secret("k\($0)")) }, at: Fixtures.time(2), db)
+            let removed = try receivers.trimSkippedKeys(address, keeping: 3, db)
+            return (removed, try receivers.skippedIterations(address, db))
+        }
+        #expect(removed == 5)
+        #expect(left == [7, 8, 9])
+    }
+
     @Test func prekeyMessageConsumesPrekeyAcceptsEphemeralInstallsSessionAndPins() async throws {
         let store = try KeyStore.inMemory()
         try await store.rotateSignedPrekey(SignedPrekey(id: 7, publicKey: Fixtures.bytes(32, 1), privateKey: SecretBytes(copying: Fixtures.bytes(32, 2)),

@@ -98,5 +98,22 @@ public struct ReceiverSenderKeyStore: Sendable {
                    [address.channelID, address.senderDeviceID, Int64(address.keyID), Int64(iteration)])
     }
 
+    /// Keeps the `limit` highest iterations of `address` and deletes older skipped keys (the
+    /// protocol's per-state bound evicts the oldest first); returns how many were deleted.
+    /// - Throws: ``KeyStoreError/invalidArgument(_:)`` for a negative limit, GRDB's `DatabaseError`.
+    @discardableResult
+    public func trimSkippedKeys(_ address: SenderKeyAddress, keeping limit: Int, _ db: Database) throws -> Int {
+        guard limit >= 0 else { throw KeyStoreError.invalidArgument("skipped-key limit must not be negative") }
+        try db.run(
+            """
+            DELETE FROM skipped_sender_keys WHERE channel_id = ? AND sender_device_id = ? AND key_id = ? AND iteration IN (
+                SELECT iteration FROM skipped_sender_keys WHERE channel_id = ? AND sender_device_id = ? AND key_id = ?
+                ORDER BY iteration DESC LIMIT -1 OFFSET ?)
+            """,
+            [address.channelID, address.senderDeviceID, Int64(address.keyID), address.channelID, address.senderDeviceID, Int64(address.keyID), limit]
+        )
+        return db.changesCount
+    }
+
     static func skippedRowID(_ address: SenderKeyAddress, _ iteration: UInt32) -> String { "\(address)/\(iteration)" }
 }
