@@ -199,6 +199,28 @@ import Testing
         #expect(try await store.pendingCount() == 0)
     }
 
+    @Test func readableMessagesAreNeverDowngradedAndDeletedOnesStayDeleted() async throws {
+        let store = try await storeWithReceiverState()
+        try await store.storeMessageOutcome(Fixtures.message("m1", at: 1, plaintext: "readable"))
+        #expect(try await !store.storeMessageOutcome(Fixtures.message("m1", at: 1, state: .undecryptable(reason: "duplicate, key gone"))))
+        #expect(Fixtures.text(try await store.message(id: "m1")?.plaintext) == "readable")
+
+        try await store.storeMessageOutcome(Fixtures.message("m2", at: 2, state: .undecryptable(reason: "bad tag")))
+        #expect(try await store.storeMessageOutcome(Fixtures.message("m2", at: 2, state: .unencrypted, plaintext: "v1 text")))
+        #expect(try await store.message(id: "m2")?.state == .unencrypted)
+
+        // A decryption of a message deleted meanwhile still advances the key state, but the
+        // row stays deleted with no plaintext.
+        try await store.storeMessageOutcome(Fixtures.message("m3", at: 3, plaintext: "soon gone"))
+        try await store.markMessageDeleted(messageID: "m3")
+        try await store.storeDecryption(groupCommit("m3", state: "iter 9", used: nil, skipped: []))
+        let m3 = try await store.message(id: "m3")
+        #expect(m3?.state == .deleted)
+        #expect(m3?.plaintext == nil)
+        let state = try await store.read { [address] db in try store.receiverSenderKeyStore.loadReceiverSenderKey(address, db) }
+        #expect(Fixtures.text(state?.state) == "iter 9")
+    }
+
     @Test func deletingWipesThePlaintextAndPendingRow() async throws {
         let store = try KeyStore.inMemory()
         try await store.storeMessageOutcome(Fixtures.message("m1", at: 1, plaintext: "secret words"))

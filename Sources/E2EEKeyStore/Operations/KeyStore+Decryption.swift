@@ -51,12 +51,23 @@ extension KeyStore {
     }
 
     /// Stores a message as it is, without key effects (undecryptable with its reason,
-    /// unencrypted with its plaintext), removing any pending row for it.
+    /// unencrypted with its plaintext), removing any pending row for it. A row already
+    /// decrypted, unencrypted or deleted is never downgraded to pending or undecryptable (a
+    /// late duplicate that fails must not hide a readable message): then nothing changes and
+    /// the result is `false`.
     /// - Throws: GRDB's `DatabaseError`.
-    public func storeMessageOutcome(_ message: TimelineMessage) async throws {
+    @discardableResult
+    public func storeMessageOutcome(_ message: TimelineMessage) async throws -> Bool {
         try await writer.write { [self] db in
-            try timelineStore.storeMessage(message, db)
-            try pendingStore.removePending(messageID: message.messageID, db)
+            switch (message.state, try timelineStore.loadState(id: message.messageID, db)) {
+            case (.pendingKey, .decrypted?), (.pendingKey, .unencrypted?), (.pendingKey, .deleted?),
+                 (.undecryptable, .decrypted?), (.undecryptable, .unencrypted?), (.undecryptable, .deleted?):
+                return false
+            default:
+                try timelineStore.storeMessage(message, db)
+                try pendingStore.removePending(messageID: message.messageID, db)
+                return true
+            }
         }
     }
 

@@ -31,7 +31,18 @@ public struct TimelineStore: Sendable {
         try db.row(Self.byIDSQL, [id]).map(decode)
     }
 
-    /// Inserts the message, or replaces the row with the same server id.
+    /// The state of the message with server id `id`.
+    /// - Throws: ``KeyStoreError/corruptColumn(table:column:)``, GRDB's `DatabaseError`.
+    public func loadState(id: String, _ db: Database) throws -> TimelineState? {
+        guard let row = try db.row("SELECT state, failure_reason FROM timeline WHERE message_id = ?", [id]) else { return nil }
+        let text: String = try row.decode(at: 0, column: "state", table: Self.table)
+        let reason: String? = try row.decodeIfPresent(at: 1, column: "failure_reason", table: Self.table)
+        guard let state = TimelineState.from(column: text, reason: reason) else { throw KeyStoreError.corruptColumn(table: Self.table, column: "state") }
+        return state
+    }
+
+    /// Inserts the message, or replaces the row with the same server id — except a `.deleted`
+    /// row, which stays deleted (a late copy never brings back a deleted message's plaintext).
     /// - Throws: GRDB's `DatabaseError` (for instance a content hash that is not 32 bytes).
     public func storeMessage(_ message: TimelineMessage, _ db: Database) throws {
         let plaintext = try sealer.sealIfPresent(message.plaintext, table: Self.table, column: "plaintext", rowID: message.messageID)
@@ -43,6 +54,7 @@ public struct TimelineStore: Sendable {
                 channel_id = excluded.channel_id, sender_user_id = excluded.sender_user_id, sender_device_id = excluded.sender_device_id,
                 created_at = excluded.created_at, content_hash = excluded.content_hash, state = excluded.state,
                 failure_reason = excluded.failure_reason, plaintext = excluded.plaintext, is_own = excluded.is_own
+            WHERE timeline.state != 'deleted'
             """,
             [message.messageID, message.channelID, message.senderUserID, message.senderDeviceID, message.createdAt.microseconds,
              Data(message.contentHash), message.state.columnValue, message.state.reason, plaintext, message.isOwn ? 1 : 0]
