@@ -6,7 +6,11 @@ let package = Package(
     platforms: [.macOS(.v14), .iOS(.v17)],
     products: [
         .library(name: "E2EECrypto", targets: ["E2EECrypto"]),
+        .library(name: "E2EEKeyStore", targets: ["E2EEKeyStore"]),
         .library(name: "CSodium", targets: ["CSodium"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
         .systemLibrary(
@@ -19,6 +23,15 @@ let package = Package(
             dependencies: ["CSodium"]
         ),
         .target(
+            name: "E2EEKeyStore",
+            dependencies: ["E2EECrypto", .product(name: "GRDB", package: "GRDB.swift")]
+        ),
+        .executableTarget(
+            name: "StoreCrashWorker",
+            dependencies: ["E2EEKeyStore", "E2EECrypto", "E2EETestSupport"],
+            path: "Tests/StoreCrashWorker"
+        ),
+        .target(
             name: "E2EETestSupport",
             dependencies: ["E2EECrypto"],
             path: "Tests/TestSupport"
@@ -26,6 +39,11 @@ let package = Package(
         .testTarget(
             name: "E2EECryptoTests",
             dependencies: ["E2EECrypto", "E2EETestSupport"]
+        ),
+        .testTarget(
+            name: "E2EEKeyStoreTests",
+            dependencies: ["E2EEKeyStore", "E2EECrypto", "E2EETestSupport", .product(name: "GRDB", package: "GRDB.swift")],
+            exclude: ["Fixtures"]
         ),
         .testTarget(
             name: "ConformanceTests",

@@ -1,0 +1,142 @@
+import E2EECrypto
+import Foundation
+import GRDB
+
+/// One account's store file: SQLite through GRDB (WAL, foreign keys, `secure_delete`), every
+/// secret column sealed under the store key, and named operations that each commit in one
+/// transaction.
+///
+/// Several accounts use several files. The type is `Sendable`; its async methods run on GRDB's
+/// writer (serialised) or readers (concurrent, WAL snapshots). Composite work the named
+/// operations do not cover can use ``write(_:)`` with the per-kind stores, which all take
+/// GRDB's `Database`.
+public final class KeyStore: Sendable {
+    /// The GRDB writer (a `DatabasePool` on disk, a `DatabaseQueue` in memory).
+    let writer: any DatabaseWriter
+    /// Seals and opens every secret column.
+    public let sealer: Sealer
+    /// Where the store lives (`nil` in memory).
+    public let path: String?
+
+    private init(writer: any DatabaseWriter, sealer: Sealer, path: String?) {
+        self.writer = writer
+        self.sealer = sealer
+        self.path = path
+    }
+
+    /// Opens (or creates) the store at `url` with a key the app supplies.
+    ///
+    /// On an existing store the key is checked against the sealed key-check value before
+    /// anything else is read or written; pending migrations run only after that.
+    /// - Throws: ``KeyStoreError/wrongKey`` (nothing touched),
+    ///   ``KeyStoreError/keySourceMismatch(storeUses:)`` for a passphrase store,
+    ///   ``KeyStoreError/notAKeyStore``, ``KeyStoreError/schemaFromNewerVersion``, or GRDB's
+    ///   `DatabaseError` when the file cannot be opened.
+    public static func open(at url: URL, key: StoreKey, random: any RandomSource = SystemRandom()) throws -> KeyStore {
+        let pool = try DatabasePool(path: url.path, configuration: configuration())
+        do {
+            return try prepare(writer: pool, path: url.path, random: random) { metadata in
+                if let metadata, metadata.keySource != .raw { throw KeyStoreError.keySourceMismatch(storeUses: metadata.keySource) }
+                return (key, .raw, nil, nil)
+            }
+        } catch {
+            try? pool.close()
+            throw error
+        }
+    }
+
+    /// Opens (or creates) the store at `url` with a passphrase: the key is derived with
+    /// Argon2id, using the salt and parameters kept in the file (or, for a new store, a random
+    /// salt and `parameters`).
+    /// - Throws: as ``open(at:key:random:)``, plus `CryptoError` when Argon2id cannot run.
+    public static func open(
+        at url: URL, passphrase: SecretBytes, parameters: Argon2id.Parameters = .moderate,
+        random: any RandomSource = SystemRandom()
+    ) throws -> KeyStore {
+        let pool = try DatabasePool(path: url.path, configuration: configuration())
+        do {
+            return try prepare(writer: pool, path: url.path, random: random) { metadata in
+                if let metadata {
+                    guard metadata.keySource == .passphrase, let salt = metadata.kdfSalt, let stored = metadata.kdfParameters else {
+                        throw KeyStoreError.keySourceMismatch(storeUses: metadata.keySource)
+                    }
+                    return (try StoreKey.derive(passphrase: passphrase, salt: salt, parameters: stored), .passphrase, salt, stored)
+                }
+                let salt = random.bytes(count: Argon2id.saltLength)
+                return (try StoreKey.derive(passphrase: passphrase, salt: salt, parameters: parameters), .passphrase, salt, parameters)
+            }
+        } catch {
+            try? pool.close()
+            throw error
+        }
+    }
+
+    /// A store in memory (for tests of the layers above), with the same schema and sealing.
+    /// - Throws: GRDB's `DatabaseError` if SQLite cannot create it.
+    public static func inMemory(key: StoreKey = .random(), random: any RandomSource = SystemRandom()) throws -> KeyStore {
+        let queue = try DatabaseQueue(configuration: configuration())
+        return try prepare(writer: queue, path: nil, random: random) { _ in (key, .raw, nil, nil) }
+    }
+
+    /// Closes the database connections; later calls throw GRDB's `DatabaseError`.
+    /// - Throws: GRDB's `DatabaseError` if a statement is still running.
+    public func close() throws {
+        if let pool = writer as? DatabasePool { try pool.close() }
+        if let queue = writer as? DatabaseQueue { try queue.close() }
+    }
+
+    /// Runs `body` in one write transaction (committed if it returns, rolled back if it throws).
+    /// - Throws: whatever `body` throws, or GRDB's `DatabaseError`.
+    public func write<T: Sendable>(_ body: @Sendable @escaping (Database) throws -> T) async throws -> T {
+        try await writer.write(body)
+    }
+
+    /// Runs `body` on a consistent read-only snapshot.
+    /// - Throws: whatever `body` throws, or GRDB's `DatabaseError`.
+    public func read<T: Sendable>(_ body: @Sendable @escaping (Database) throws -> T) async throws -> T {
+        try await writer.read(body)
+    }
+
+    private typealias KeyChoice = (StoreKey, StoreKeySource, [UInt8]?, Argon2id.Parameters?)
+
+    private static func prepare(
+        writer: any DatabaseWriter, path: String?, random: any RandomSource,
+        chooseKey: (StoreMetadata?) throws -> KeyChoice
+    ) throws -> KeyStore {
+        let inspection = try writer.read { db in try StoreMetadata.inspect(db) }
+        switch inspection {
+        case .store(let metadata):
+            let (key, _, _, _) = try chooseKey(metadata)
+            let sealer = Sealer(key: key, random: random)
+            try metadata.verify(with: sealer)
+            let migrator = StoreSchema.migrator
+            let superseded = try writer.read { db in try migrator.hasBeenSuperseded(db) }
+            guard !superseded else { throw KeyStoreError.schemaFromNewerVersion }
+            try migrator.migrate(writer)
+            return KeyStore(writer: writer, sealer: sealer, path: path)
+        case .empty:
+            let (key, source, salt, parameters) = try chooseKey(nil)
+            let sealer = Sealer(key: key, random: random)
+            try StoreSchema.migrator.migrate(writer)
+            try writer.write { db in
+                try StoreMetadata.create(db, source: source, salt: salt, parameters: parameters, sealer: sealer, now: StoreTime.now().microseconds)
+            }
+            return KeyStore(writer: writer, sealer: sealer, path: path)
+        }
+    }
+
+    /// WAL (by `DatabasePool`), foreign keys, and `secure_delete` on every connection; a larger
+    /// page cache on the writer.
+    static func configuration() -> Configuration {
+        var configuration = Configuration()
+        configuration.foreignKeysEnabled = true
+        configuration.label = "E2EEKeyStore"
+        configuration.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA secure_delete = ON")
+            // The writer gets an 8 MiB page cache (batched catch-up writes touch many index
+            // pages); readers keep SQLite's default 2 MiB.
+            if !db.configuration.readonly { try db.execute(sql: "PRAGMA cache_size = -8192") }
+        }
+        return configuration
+    }
+}

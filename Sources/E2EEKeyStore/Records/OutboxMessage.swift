@@ -1,0 +1,43 @@
+import E2EECrypto
+
+/// Delivery state of an outgoing message.
+public enum OutboxState: String, Sendable, Equatable, CaseIterable {
+    /// Encrypted and stored; not yet posted.
+    case queued
+    /// A POST is under way.
+    case sending
+    /// The server answered 201; its message id is recorded.
+    case sent
+    /// Our own echo (socket or REST page) showed the server id.
+    case delivered
+    /// Gave up after the retries; a manual retry moves it back to `.queued`.
+    case failed
+}
+
+/// An outgoing message: the exact `content` to (re)send and the plaintext we wrote.
+public struct OutboxMessage: Sendable, Equatable {
+    /// The store's id (a UUID string chosen when queued).
+    public var localID: String
+    /// The channel.
+    public var channelID: String
+    /// Per-channel order of sending (1, 2, …).
+    public var sequence: Int64
+    /// The exact `content` string; a retry resends these bytes, never a re-encryption.
+    public var content: String
+    /// SHA-256 of `content`, for reconciling an unknown POST outcome.
+    public var contentHash: [UInt8]
+    /// The plaintext (sealed at rest).
+    public var plaintext: SecretBytes
+    /// The delivery state.
+    public var state: OutboxState
+    /// POST attempts made.
+    public var attempts: Int
+    /// The last failure (public text).
+    public var lastError: String?
+    /// The server's id once sent.
+    public var serverMessageID: String?
+    /// When it was queued.
+    public var createdAt: StoreTime
+    /// When it last changed.
+    public var updatedAt: StoreTime
+}

@@ -1,0 +1,30 @@
+import E2EECrypto
+
+/// A signed prekey: the current one, or a previous one kept until its retention ends.
+public struct SignedPrekey: Sendable, Equatable {
+    /// The prekey id (`spk_id`).
+    public var id: UInt32
+    /// X25519 public key (32 bytes).
+    public var publicKey: [UInt8]
+    /// X25519 private key (sealed at rest).
+    public var privateKey: SecretBytes
+    /// Ed25519 signature over the public key (64 bytes).
+    public var signature: [UInt8]
+    /// `true` for the one current prekey.
+    public var isCurrent: Bool
+    /// When it was made.
+    public var createdAt: StoreTime
+    /// When a newer prekey replaced it (`nil` while current).
+    public var retiredAt: StoreTime?
+
+    /// Creates the value.
+    public init(id: UInt32, publicKey: [UInt8], privateKey: SecretBytes, signature: [UInt8], isCurrent: Bool, createdAt: StoreTime, retiredAt: StoreTime? = nil) {
+        self.id = id
+        self.publicKey = publicKey
+        self.privateKey = privateKey
+        self.signature = signature
+        self.isCurrent = isCurrent
+        self.createdAt = createdAt
+        self.retiredAt = retiredAt
+    }
+}

@@ -1,0 +1,199 @@
+import GRDB
+
+/// The store's migrations, registered in order. A shipped migration is never edited: a change
+/// to the schema is a new migration appended here.
+///
+/// - `v1`: every table (the rules — NOT NULL, UNIQUE, CHECK on states, foreign keys with
+///   cascades — are in SQL).
+/// - `v2`: the indexes the app's reads and the maintenance jobs use (timeline pages by
+///   `(channel_id, created_at, message_id)`, states, due dates).
+enum StoreSchema {
+    /// Migration identifiers, oldest first.
+    static let versions = ["v1", "v2"]
+
+    /// The migrator holding every migration.
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1") { db in try createTables(db) }
+        migrator.registerMigration("v2") { db in try createIndexes(db) }
+        return migrator
+    }
+
+    private static func createTables(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE TABLE store_metadata (
+                id INTEGER PRIMARY KEY CHECK (id = 1),
+                key_source TEXT NOT NULL CHECK (key_source IN ('raw', 'passphrase')),
+                kdf_salt BLOB,
+                kdf_iterations INTEGER,
+                kdf_memory_kib INTEGER,
+                key_check BLOB NOT NULL,
+                created_at INTEGER NOT NULL,
+                next_one_time_prekey_id INTEGER NOT NULL DEFAULT 1 CHECK (next_one_time_prekey_id BETWEEN 1 AND 4294967296),
+                CHECK ((key_source = 'passphrase') = (kdf_salt IS NOT NULL AND kdf_iterations IS NOT NULL AND kdf_memory_kib IS NOT NULL))
+            );
+            CREATE TABLE account (
+                id INTEGER PRIMARY KEY CHECK (id = 1),
+                server_url TEXT NOT NULL,
+                user_id TEXT NOT NULL,
+                device_id TEXT NOT NULL,
+                access_token BLOB,
+                refresh_token BLOB,
+                updated_at INTEGER NOT NULL
+            );
+            CREATE TABLE identity_keys (
+                id INTEGER PRIMARY KEY CHECK (id = 1),
+                identity_public BLOB NOT NULL CHECK (length(identity_public) = 32),
+                identity_private BLOB NOT NULL,
+                signing_public BLOB NOT NULL CHECK (length(signing_public) = 32),
+                signing_private BLOB NOT NULL,
+                created_at INTEGER NOT NULL
+            );
+            CREATE TABLE signed_prekeys (
+                id INTEGER PRIMARY KEY CHECK (id BETWEEN 0 AND 4294967295),
+                public_key BLOB NOT NULL CHECK (length(public_key) = 32),
+                private_key BLOB NOT NULL,
+                signature BLOB NOT NULL CHECK (length(signature) = 64),
+                is_current INTEGER NOT NULL CHECK (is_current IN (0, 1)),
+                created_at INTEGER NOT NULL,
+                retired_at INTEGER,
+                CHECK ((is_current = 1) = (retired_at IS NULL))
+            );
+            CREATE UNIQUE INDEX signed_prekeys_one_current ON signed_prekeys(is_current) WHERE is_current = 1;
+            CREATE TABLE one_time_prekeys (
+                id INTEGER PRIMARY KEY CHECK (id BETWEEN 1 AND 4294967295),
+                public_key BLOB NOT NULL CHECK (length(public_key) = 32),
+                private_key BLOB NOT NULL,
+                state TEXT NOT NULL CHECK (state IN ('pending_upload', 'published', 'consumed')),
+                created_at INTEGER NOT NULL,
+                consumed_at INTEGER,
+                CHECK ((state = 'consumed') = (consumed_at IS NOT NULL))
+            );
+            CREATE TABLE accepted_ephemeral_keys (
+                ephemeral_public BLOB PRIMARY KEY CHECK (length(ephemeral_public) = 32),
+                signed_prekey_id INTEGER NOT NULL REFERENCES signed_prekeys(id) ON DELETE CASCADE,
+                accepted_at INTEGER NOT NULL
+            );
+            CREATE TABLE sessions (
+                id TEXT PRIMARY KEY,
+                remote_user_id TEXT NOT NULL,
+                remote_device_id TEXT NOT NULL,
+                is_current INTEGER NOT NULL CHECK (is_current IN (0, 1)),
+                state BLOB NOT NULL,
+                created_at INTEGER NOT NULL,
+                updated_at INTEGER NOT NULL
+            );
+            CREATE UNIQUE INDEX sessions_one_current ON sessions(remote_user_id, remote_device_id) WHERE is_current = 1;
+            CREATE INDEX sessions_by_device ON sessions(remote_user_id, remote_device_id, updated_at);
+            CREATE TABLE own_sender_keys (
+                channel_id TEXT NOT NULL,
+                key_id INTEGER NOT NULL CHECK (key_id BETWEEN 0 AND 4294967295),
+                state BLOB NOT NULL,
+                is_current INTEGER NOT NULL CHECK (is_current IN (0, 1)),
+                messages_sent INTEGER NOT NULL DEFAULT 0 CHECK (messages_sent >= 0),
+                created_at INTEGER NOT NULL,
+                PRIMARY KEY (channel_id, key_id)
+            );
+            CREATE UNIQUE INDEX own_sender_keys_one_current ON own_sender_keys(channel_id) WHERE is_current = 1;
+            CREATE TABLE receiver_sender_keys (
+                channel_id TEXT NOT NULL,
+                sender_user_id TEXT NOT NULL,
+                sender_device_id TEXT NOT NULL,
+                key_id INTEGER NOT NULL CHECK (key_id BETWEEN 0 AND 4294967295),
+                state BLOB NOT NULL,
+                created_at INTEGER NOT NULL,
+                updated_at INTEGER NOT NULL,
+                PRIMARY KEY (channel_id, sender_device_id, key_id)
+            );
+            CREATE TABLE skipped_sender_keys (
+                channel_id TEXT NOT NULL,
+                sender_device_id TEXT NOT NULL,
+                key_id INTEGER NOT NULL,
+                iteration INTEGER NOT NULL CHECK (iteration BETWEEN 0 AND 4294967295),
+                message_key BLOB NOT NULL,
+                created_at INTEGER NOT NULL,
+                PRIMARY KEY (channel_id, sender_device_id, key_id, iteration),
+                FOREIGN KEY (channel_id, sender_device_id, key_id)
+                    REFERENCES receiver_sender_keys(channel_id, sender_device_id, key_id) ON DELETE CASCADE
+            );
+            CREATE TABLE remote_identities (
+                user_id TEXT NOT NULL,
+                device_id TEXT NOT NULL,
+                identity_blob BLOB NOT NULL,
+                first_seen_at INTEGER NOT NULL,
+                verification TEXT NOT NULL CHECK (verification IN ('unverified', 'verified')),
+                PRIMARY KEY (user_id, device_id)
+            );
+            CREATE TABLE identity_changes (
+                id INTEGER PRIMARY KEY AUTOINCREMENT,
+                user_id TEXT NOT NULL,
+                device_id TEXT NOT NULL,
+                previous_blob BLOB NOT NULL,
+                new_blob BLOB NOT NULL,
+                seen_at INTEGER NOT NULL,
+                accepted INTEGER NOT NULL DEFAULT 0 CHECK (accepted IN (0, 1)),
+                FOREIGN KEY (user_id, device_id) REFERENCES remote_identities(user_id, device_id) ON DELETE CASCADE
+            );
+            CREATE TABLE timeline (
+                message_id TEXT PRIMARY KEY,
+                channel_id TEXT NOT NULL,
+                sender_user_id TEXT,
+                sender_device_id TEXT,
+                created_at INTEGER NOT NULL,
+                content_hash BLOB NOT NULL CHECK (length(content_hash) = 32),
+                state TEXT NOT NULL CHECK (state IN ('pending_key', 'decrypted', 'undecryptable', 'unencrypted', 'deleted')),
+                failure_reason TEXT,
+                plaintext BLOB,
+                is_own INTEGER NOT NULL DEFAULT 0 CHECK (is_own IN (0, 1)),
+                CHECK ((state = 'undecryptable') = (failure_reason IS NOT NULL)),
+                CHECK (state IN ('decrypted', 'unencrypted') OR plaintext IS NULL)
+            );
+            CREATE TABLE pending_ciphertexts (
+                message_id TEXT PRIMARY KEY REFERENCES timeline(message_id) ON DELETE CASCADE,
+                channel_id TEXT NOT NULL,
+                sender_device_id TEXT,
+                content TEXT NOT NULL,
+                waiting_for TEXT NOT NULL,
+                received_at INTEGER NOT NULL
+            );
+            CREATE TABLE outbox (
+                local_id TEXT PRIMARY KEY,
+                channel_id TEXT NOT NULL,
+                sequence INTEGER NOT NULL,
+                content TEXT NOT NULL,
+                content_hash BLOB NOT NULL CHECK (length(content_hash) = 32),
+                plaintext BLOB NOT NULL,
+                state TEXT NOT NULL CHECK (state IN ('queued', 'sending', 'sent', 'delivered', 'failed')),
+                attempts INTEGER NOT NULL DEFAULT 0 CHECK (attempts >= 0),
+                last_error TEXT,
+                server_message_id TEXT UNIQUE,
+                created_at INTEGER NOT NULL,
+                updated_at INTEGER NOT NULL,
+                UNIQUE (channel_id, sequence),
+                CHECK ((state IN ('sent', 'delivered')) = (server_message_id IS NOT NULL))
+            );
+            CREATE TABLE sync_cursors (
+                channel_id TEXT PRIMARY KEY,
+                newest_created_at INTEGER,
+                newest_message_id TEXT,
+                oldest_created_at INTEGER,
+                oldest_message_id TEXT,
+                history_complete INTEGER NOT NULL DEFAULT 0 CHECK (history_complete IN (0, 1)),
+                updated_at INTEGER NOT NULL,
+                CHECK ((newest_created_at IS NULL) = (newest_message_id IS NULL)),
+                CHECK ((oldest_created_at IS NULL) = (oldest_message_id IS NULL))
+            );
+            """)
+    }
+
+    private static func createIndexes(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE INDEX timeline_page ON timeline(channel_id, created_at, message_id);
+            CREATE INDEX timeline_state ON timeline(channel_id, state);
+            CREATE INDEX pending_by_sender ON pending_ciphertexts(channel_id, sender_device_id, received_at);
+            CREATE INDEX outbox_by_state ON outbox(state, channel_id, sequence);
+            CREATE INDEX one_time_prekeys_by_state ON one_time_prekeys(state, consumed_at);
+            CREATE INDEX receiver_sender_keys_by_age ON receiver_sender_keys(updated_at);
+            """)
+    }
+}

@@ -1,0 +1,52 @@
+import Foundation
+import GRDB
+
+/// Ciphertexts waiting for a key. Each has a timeline row in state `.pendingKey` (and goes with
+/// it, by cascade). The content is an envelope already public on the server: not sealed.
+public struct PendingCiphertextStore: Sendable {
+    static let table = "pending_ciphertexts"
+
+    /// A store.
+    public init() {}
+
+    /// Adds (or replaces) a pending ciphertext; its timeline row must exist.
+    /// - Throws: GRDB's `DatabaseError` (a foreign-key failure without a timeline row).
+    public func storePending(_ pending: PendingCiphertext, _ db: Database) throws {
+        try db.run(
+            "INSERT OR REPLACE INTO pending_ciphertexts (message_id, channel_id, sender_device_id, content, waiting_for, received_at) VALUES (?, ?, ?, ?, ?, ?)",
+            [pending.messageID, pending.channelID, pending.senderDeviceID, pending.content, pending.waitingFor, pending.receivedAt.microseconds]
+        )
+    }
+
+    /// Removes the pending row of `messageID` (no error when absent).
+    /// - Throws: GRDB's `DatabaseError`.
+    public func removePending(messageID: String, _ db: Database) throws {
+        try db.run("DELETE FROM pending_ciphertexts WHERE message_id = ?", [messageID])
+    }
+
+    /// The ciphertexts waiting for `waitingFor` (all of them when nil), oldest first.
+    /// - Throws: ``KeyStoreError/corruptColumn(table:column:)``, GRDB's `DatabaseError`.
+    public func loadPending(waitingFor: String? = nil, _ db: Database) throws -> [PendingCiphertext] {
+        let rows = try waitingFor.map { try db.rows("SELECT * FROM pending_ciphertexts WHERE waiting_for = ? ORDER BY received_at, message_id", [$0]) }
+            ?? db.rows("SELECT * FROM pending_ciphertexts ORDER BY received_at, message_id")
+        let t = Self.table
+        return try rows.map { row in
+            PendingCiphertext(messageID: try row.decode("message_id", table: t), channelID: try row.decode("channel_id", table: t),
+                              senderDeviceID: try row.decodeIfPresent("sender_device_id", table: t), content: try row.decode("content", table: t),
+                              waitingFor: try row.decode("waiting_for", table: t),
+                              receivedAt: StoreTime(microseconds: try row.decode("received_at", table: t)))
+        }
+    }
+
+    /// Whether any ciphertext is pending.
+    /// - Throws: GRDB's `DatabaseError`.
+    public func hasPending(_ db: Database) throws -> Bool {
+        try db.count("SELECT EXISTS (SELECT 1 FROM pending_ciphertexts)") == 1
+    }
+
+    /// How many ciphertexts are pending.
+    /// - Throws: GRDB's `DatabaseError`.
+    public func countPending(_ db: Database) throws -> Int {
+        try db.count("SELECT COUNT(*) FROM pending_ciphertexts")
+    }
+}
