@@ -24,21 +24,6 @@ func registerCostBenchmarks(_ fixtures: Fixtures) {
         benchmark.measureLoop { blackHole(SecretBytes(count: 1024) { _ in }) }
     }
 
-    // What HKDF-Expand builds for every block before calling HMAC.
-    let previous = fixtures.key
-    let info = fixtures.info
-    cost("HKDF block parts [any ByteView]") { benchmark in
-        var counter: UInt8 = 1
-        benchmark.measureLoop {
-            var parts: [any ByteView] = []
-            parts.append(previous)
-            parts.append(info)
-            parts.append([counter])
-            blackHole(parts)
-            counter &+= 1
-        }
-    }
-
     // AES256GCM.seal/open call this on every operation.
     if AES256GCM.isAvailable {
         cost("AES-256-GCM availability check") { benchmark in
