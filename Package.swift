@@ -22,13 +22,18 @@ let package = Package(
             dependencies: ["E2EECrypto"],
             path: "Tests/TestSupport"
         ),
+        .target(
+            name: "E2EEProtocolVectorGenerator",
+            dependencies: ["E2EECrypto"],
+            path: "Tests/ProtocolVectorGenerator"
+        ),
         .testTarget(
             name: "E2EECryptoTests",
             dependencies: ["E2EECrypto", "E2EETestSupport"]
         ),
         .testTarget(
             name: "ConformanceTests",
-            dependencies: ["E2EECrypto", "E2EETestSupport"]
+            dependencies: ["E2EECrypto", "E2EETestSupport", "E2EEProtocolVectorGenerator"]
         ),
     ],
     swiftLanguageModes: [.v6]
