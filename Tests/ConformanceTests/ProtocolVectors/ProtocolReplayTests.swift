@@ -40,9 +40,17 @@ struct ProtocolReplayTests {
             #expect(random.requested == 64, "\(test.label)")
             #expect(try session.state.baseKey.rawRepresentation == test.hex("ephemeralPublic"), "\(test.label)")
             #expect(try session.state.associatedData == test.hex("associatedData"), "\(test.label)")
-            // SK is not public: Bob's side must derive the same key and open Alice's first message
-            // (the SK bytes themselves are pinned by the byte-equality test and the Python check).
-            #expect(try test.hex("sharedSecret").count == 32, "\(test.label)")
+            // SK is not public API: recompute it from §2 with the primitives, then require Bob's
+            // side to derive the same session and open Alice's first message.
+            let ephemeral = try X25519.PrivateKey(rawRepresentation: SecretBytes(copying: test.hex("ephemeralPrivate")))
+            var ikm = [UInt8](repeating: 0xFF, count: 32)
+            ikm += try alice.dhKey.sharedSecret(with: spk.keyPair.publicKey).unprotectedCopy()
+            ikm += try ephemeral.sharedSecret(with: bob.dhKey.publicKey).unprotectedCopy()
+            ikm += try ephemeral.sharedSecret(with: spk.keyPair.publicKey).unprotectedCopy()
+            if let opk { ikm += try ephemeral.sharedSecret(with: opk.keyPair.publicKey).unprotectedCopy() }
+            let sharedSecret = try HKDF.deriveKey(inputKeyMaterial: ikm, salt: [UInt8](repeating: 0, count: 32),
+                                                  info: Array("e2ee-x3dh-v1".utf8), outputLength: 32)
+            #expect(try sharedSecret.unprotectedCopy() == test.hex("sharedSecret"), "\(test.label): sharedSecret")
             let sent = try SessionRecord.installing(session.state, into: nil).encrypt([0x01, 0x02, 0x03])
             let bobDevice = PairwiseDevice(identity: bob, record: nil, signedPrekeys: [spk], oneTimePrekeys: opk.map { [$0] } ?? [],
                                            pinned: nil, listed: alice.publicIdentity, now: 1_764_000_000)
