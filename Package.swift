@@ -36,6 +36,11 @@ let package = Package(
             dependencies: ["E2EECrypto"],
             path: "Tests/TestSupport"
         ),
+        .target(
+            name: "E2EEProtocolVectorGenerator",
+            dependencies: ["E2EECrypto"],
+            path: "Tests/ProtocolVectorGenerator"
+        ),
         .testTarget(
             name: "E2EECryptoTests",
             dependencies: ["E2EECrypto", "E2EETestSupport"]
@@ -47,7 +52,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ConformanceTests",
-            dependencies: ["E2EECrypto", "E2EETestSupport"]
+            dependencies: ["E2EECrypto", "E2EETestSupport", "E2EEProtocolVectorGenerator"]
         ),
     ],
     swiftLanguageModes: [.v6]
