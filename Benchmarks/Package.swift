@@ -12,14 +12,51 @@ let package = Package(
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
     ],
     targets: [
-        .executableTarget(
-            name: "Primitives",
+        // Helpers shared by the suites (C buffers, the measured loop).
+        .target(
+            name: "BenchmarkSupport",
             dependencies: [
                 .product(name: "Benchmark", package: "benchmark"),
                 .product(name: "E2EECrypto", package: "E2EECore"),
                 .product(name: "CSodium", package: "E2EECore"),
             ],
+            path: "Benchmarks/Support"
+        ),
+        .executableTarget(
+            name: "Primitives",
+            dependencies: [
+                "BenchmarkSupport",
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "E2EECrypto", package: "E2EECore"),
+                .product(name: "CSodium", package: "E2EECore"),
+            ],
             path: "Benchmarks/Primitives",
+            plugins: [
+                .plugin(name: "BenchmarkPlugin", package: "benchmark"),
+            ]
+        ),
+        .executableTarget(
+            name: "Protocol",
+            dependencies: [
+                "BenchmarkSupport",
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "E2EECrypto", package: "E2EECore"),
+                .product(name: "CSodium", package: "E2EECore"),
+            ],
+            path: "Benchmarks/Protocol",
+            plugins: [
+                .plugin(name: "BenchmarkPlugin", package: "benchmark"),
+            ]
+        ),
+        .executableTarget(
+            name: "KeyStore",
+            dependencies: [
+                "BenchmarkSupport",
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "E2EECrypto", package: "E2EECore"),
+                .product(name: "E2EEKeyStore", package: "E2EECore"),
+            ],
+            path: "Benchmarks/KeyStore",
             plugins: [
                 .plugin(name: "BenchmarkPlugin", package: "benchmark"),
             ]

@@ -17,7 +17,7 @@ if [[ "${1:-}" != "--table-only" ]]; then
     rm -rf "$out"
     mkdir -p "$out"
     if ! swift package --allow-writing-to-package-directory benchmark run \
-        --format jmh --path "$out" --no-progress "$@" >"$out/run.log" 2>&1; then
+        --target Primitives --format jmh --path "$out" --no-progress "$@" >"$out/run.log" 2>&1; then
         tail -n 40 "$out/run.log" >&2
         echo "benchmark run failed; full log in Benchmarks/$out/run.log" >&2
         exit 1

@@ -1,4 +1,5 @@
 import Benchmark
+import BenchmarkSupport
 import E2EECrypto
 
 /// Single ingredients of the wrappers, measured alone so a pair's gap can be attributed.

@@ -1,4 +1,5 @@
 import Benchmark
+import BenchmarkSupport
 import CSodium
 import E2EECrypto
 
@@ -49,56 +50,4 @@ func pair(
 /// Registers a reference cost (not a pair), named "Cost: <what>", that helps explain a gap.
 func cost(_ what: String, _ body: @escaping (Benchmark) throws -> Void) {
     Benchmark("Cost: \(what)") { benchmark in try body(benchmark) }
-}
-
-/// Why a direct call failed during a benchmark (a bug in the benchmark, never expected).
-struct DirectCallFailed: Error {
-    let function: String
-}
-
-extension Benchmark {
-    /// Runs `operation` once per scaled iteration (once per sample in this suite) inside the
-    /// measured region, and only there.
-    @inline(__always)
-    func measureLoop(_ operation: () throws -> Void) rethrows {
-        startMeasurement()
-        for _ in scaledIterations {
-            try operation()
-        }
-        stopMeasurement()
-    }
-}
-
-/// A C buffer for the direct calls, allocated before measurement, wiped (it may hold a copy of
-/// a key) and freed after.
-final class CBuffer {
-    let pointer: UnsafeMutablePointer<UInt8>
-    let count: Int
-
-    init(count: Int) {
-        self.count = count
-        pointer = .allocate(capacity: max(count, 1))
-        pointer.initialize(repeating: 0, count: max(count, 1))
-    }
-
-    convenience init(copying bytes: [UInt8]) {
-        self.init(count: bytes.count)
-        bytes.withUnsafeBufferPointer { source in
-            if let base = source.baseAddress { pointer.update(from: base, count: bytes.count) }
-        }
-    }
-
-    convenience init(copying secret: SecretBytes) {
-        self.init(count: secret.count)
-        secret.withUnsafeBytes { source in
-            if let base = source.baseAddress { UnsafeMutableRawPointer(pointer).copyMemory(from: base, byteCount: source.count) }
-        }
-    }
-
-    var readOnly: UnsafePointer<UInt8> { UnsafePointer(pointer) }
-
-    deinit {
-        sodium_memzero(pointer, max(count, 1))
-        pointer.deallocate()
-    }
 }

@@ -28,11 +28,19 @@ public struct Sealer: Sendable {
     public func seal(_ secret: SecretBytes, table: String, column: String, rowID: String) throws -> Data {
         let nonce = nonces.next(XChaCha20Poly1305.nonceLength)
         let ad = Self.associatedData(table: table, column: column, rowID: rowID)
-        let sealed = try XChaCha20Poly1305.seal(secret, key: key.bytes, nonce: nonce, authenticating: ad)
-        var out = Data(capacity: 1 + nonce.count + sealed.count)
-        out.append(Self.version)
-        out.append(contentsOf: nonce)
-        out.append(contentsOf: sealed)
+        // Sealed straight into the result: no intermediate ciphertext array, no appends.
+        let boxStart = 1 + nonce.count
+        var out = Data(count: boxStart + secret.count + XChaCha20Poly1305.tagLength)
+        try out.withUnsafeMutableBytes { buffer in
+            buffer[0] = Self.version
+            UnsafeMutableRawBufferPointer(rebasing: buffer[1..<boxStart]).copyBytes(from: nonce)
+            try secret.withUnsafeBytes { plaintext in
+                try ad.withUnsafeBytes { ad in
+                    try XChaCha20Poly1305.seal(plaintext, key: key.bytes, nonce: nonce, authenticating: ad,
+                                               into: UnsafeMutableRawBufferPointer(rebasing: buffer[boxStart...]))
+                }
+            }
+        }
         return out
     }
 
@@ -75,11 +83,19 @@ public struct Sealer: Sendable {
     static func associatedData(table: String, column: String, rowID: String) -> [UInt8] {
         var ad = associatedDataPrefix
         ad.reserveCapacity(ad.count + 12 + table.utf8.count + column.utf8.count + rowID.utf8.count)
-        for part in [table, column, rowID] {
-            let length = UInt32(truncatingIfNeeded: part.utf8.count)
-            ad.append(contentsOf: [UInt8(length >> 24), UInt8((length >> 16) & 0xff), UInt8((length >> 8) & 0xff), UInt8(length & 0xff)])
-            ad.append(contentsOf: part.utf8)
-        }
+        appendLengthPrefixed(table, to: &ad)
+        appendLengthPrefixed(column, to: &ad)
+        appendLengthPrefixed(rowID, to: &ad)
         return ad
+    }
+
+    /// Appends `u32be(len) || utf8(part)` (no temporary arrays: this runs for every sealed cell).
+    private static func appendLengthPrefixed(_ part: String, to ad: inout [UInt8]) {
+        let length = UInt32(truncatingIfNeeded: part.utf8.count)
+        ad.append(UInt8(length >> 24))
+        ad.append(UInt8((length >> 16) & 0xff))
+        ad.append(UInt8((length >> 8) & 0xff))
+        ad.append(UInt8(length & 0xff))
+        ad.append(contentsOf: part.utf8)
     }
 }
