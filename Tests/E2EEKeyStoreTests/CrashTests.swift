@@ -62,20 +62,14 @@ import Testing
         var killedMidRun = 0
 
         for round in 0..<kills {
-            let process = Process()
-            process.executableURL = worker
-            process.arguments = [dir.storeURL.path]
-            process.environment = ["E2EE_WORKER_KEY": keyHex]
-            let output = Pipe()
-            process.standardOutput = output
-            process.standardError = FileHandle.nullDevice
-            try process.run()
+            let child = try KillableChild(
+                executable: worker.path, arguments: [dir.storeURL.path], environment: ["E2EE_WORKER_KEY": keyHex]
+            )
             try await Task.sleep(nanoseconds: UInt64.random(in: 20_000_000...120_000_000, using: &generator))
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-            let reported = Reported(String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))
-            #expect(process.terminationReason == .uncaughtSignal, "round \(round): worker exited by itself (status \(process.terminationStatus))")
-            if process.terminationReason == .uncaughtSignal { killedMidRun += 1 }
+            let (killed, output) = child.killAndReap()
+            let reported = Reported(output)
+            #expect(killed, "round \(round): worker exited by itself before the kill")
+            if killed { killedMidRun += 1 }
 
             let store = try KeyStore.open(at: dir.storeURL, key: key)
             #expect(try await store.integrityCheck() == ["ok"], "round \(round)")
