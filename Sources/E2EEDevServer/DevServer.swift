@@ -122,9 +122,18 @@ public final class RunningDevServer: Sendable {
         await state.hub.socketCount(of: userID)
     }
 
-    /// Stops the server gracefully and waits for it to finish.
-    public func shutdown() async {
+    /// Stops the server and waits for it to finish: closes every WebSocket (which would hold a
+    /// graceful shutdown forever), shuts down gracefully, and cancels the server if it is still
+    /// running after `grace`.
+    public func shutdown(grace: Duration = .seconds(5)) async {
+        await state.hub.closeAll()
         await serviceGroup.triggerGracefulShutdown()
+        let task = self.task
+        let watchdog = Task {
+            try await grace.sleep()
+            task.cancel()
+        }
         _ = await task.result
+        watchdog.cancel()
     }
 }

@@ -64,3 +64,15 @@ extension Duration {
         components.seconds * 1_000_000 + components.attoseconds / 1_000_000_000_000
     }
 }
+
+extension Duration {
+    /// Suspends the current task for this duration.
+    ///
+    /// Uses `Task.sleep(nanoseconds:)`: on Swift 6.3 for Linux, test processes that used
+    /// `Task.sleep(for:)` heavily (sockets, pollers and watchdogs cancelled mid-sleep) were seen to
+    /// stall with every thread idle and no timer pending.
+    /// - Throws: `CancellationError` when the task is cancelled.
+    func sleep() async throws {
+        try await Task.sleep(nanoseconds: UInt64(max(0, microseconds)) * 1_000)
+    }
+}

@@ -4,6 +4,11 @@ import Foundation
 // `swift run e2ee-devserver [--host H] [--port N] [--database FILE] [--no-quirks]
 //  [--no-rate-limit] [--log]`: a development server for a person, until Ctrl-C.
 
+/// Writes a line to standard output, unbuffered (so a log file sees it at once).
+func say(_ line: String) {
+    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+}
+
 let usage = """
     usage: e2ee-devserver [--host 127.0.0.1] [--port 8000] [--database FILE] [--no-quirks] [--no-rate-limit] [--log]
     """
@@ -12,13 +17,13 @@ var arguments = CommandLine.arguments.dropFirst().makeIterator()
 while let argument = arguments.next() {
     switch argument {
     case "--host":
-        guard let value = arguments.next() else { print(usage); exit(2) }
+        guard let value = arguments.next() else { say(usage); exit(2) }
         configuration.host = value
     case "--port":
-        guard let value = arguments.next().flatMap({ Int($0) }), (0...65535).contains(value) else { print(usage); exit(2) }
+        guard let value = arguments.next().flatMap({ Int($0) }), (0...65535).contains(value) else { say(usage); exit(2) }
         configuration.port = value
     case "--database":
-        guard let value = arguments.next() else { print(usage); exit(2) }
+        guard let value = arguments.next() else { say(usage); exit(2) }
         configuration.databasePath = value
     case "--no-quirks":
         configuration.quirks = .none
@@ -27,18 +32,17 @@ while let argument = arguments.next() {
     case "--log":
         configuration.logRequests = true
     case "--help", "-h":
-        print(usage)
+        say(usage)
         exit(0)
     default:
-        print("unknown argument: \(argument)\n\(usage)")
+        say("unknown argument: \(argument)\n\(usage)")
         exit(2)
     }
 }
 
 do {
     let server = try await DevServer.start(configuration: configuration)
-    print("e2ee-devserver listening on \(server.baseURL) (WebSocket \(server.webSocketURL)); Ctrl-C to stop")
-    fflush(stdout)
+    say("e2ee-devserver listening on \(server.baseURL) (WebSocket \(server.webSocketURL)); Ctrl-C to stop")
     let (signals, signalled) = AsyncStream.makeStream(of: Void.self)
     signal(SIGINT, SIG_IGN)
     signal(SIGTERM, SIG_IGN)
@@ -50,9 +54,9 @@ do {
     }
     for await _ in signals { break }
     sources.forEach { $0.cancel() }
-    print("stopping")
+    say("stopping")
     await server.shutdown()
 } catch {
-    print("e2ee-devserver failed to start: \(error)")
+    say("e2ee-devserver failed to start: \(error)")
     exit(1)
 }

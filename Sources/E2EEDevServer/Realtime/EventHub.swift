@@ -41,6 +41,11 @@ actor EventHub {
         }
     }
 
+    /// Ends every socket's writer, which closes the sockets (used at shutdown).
+    func closeAll() {
+        for socket in sockets.values { socket.sink.finish() }
+    }
+
     /// Adds `channelIDs` to `userID`'s subscriptions.
     func subscribe(userID: String, channelIDs: some Sequence<String>) {
         subscriptions[userID, default: []].formUnion(channelIDs)

@@ -37,13 +37,13 @@ struct SocketSession: Sendable {
     /// Subscribes after the connect gap (when that quirk is on), then pings until cancelled.
     private func backgroundLoop(sink: AsyncStream<SocketItem>.Continuation) async {
         if state.quirks.lateSubscribeAfterConnect {
-            try? await Task.sleep(for: state.quirks.subscribeGap)
+            try? await state.quirks.subscribeGap.sleep()
             if let channels = try? await state.channelIDs(ofUser: userID) {
                 await state.hub.subscribe(userID: userID, channelIDs: channels)
             }
         }
         while !Task.isCancelled {
-            do { try await Task.sleep(for: state.configuration.pingInterval) } catch { return }
+            do { try await state.configuration.pingInterval.sleep() } catch { return }
             sink.yield(.ping)
         }
     }
@@ -85,11 +85,11 @@ struct SocketSession: Sendable {
             case .flushHeld(let generation):
                 try await writer.flushHeld(generation: generation)
             case .event(let text):
-                if let delay = await state.faults.eventDelay { try await Task.sleep(for: delay) }
+                if let delay = await state.faults.eventDelay { try await delay.sleep() }
                 if let generation = try await writer.event(text, reorder: await state.faults.reorderEvents) {
                     let hold = state.faults.reorderHold
                     Task {
-                        try? await Task.sleep(for: hold)
+                        try? await hold.sleep()
                         sink.yield(.flushHeld(generation))
                     }
                 }

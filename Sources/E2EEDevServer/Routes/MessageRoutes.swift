@@ -118,7 +118,7 @@ extension ServerState {
     func publishAround(channelID: String, event: JSONValue, write: () async throws -> Void) async throws {
         if quirks.publishBeforeCommit {
             await hub.publish(toChannel: channelID, event)
-            try await Task.sleep(for: quirks.commitDelay)
+            try await quirks.commitDelay.sleep()
             try await write()
         } else {
             try await write()

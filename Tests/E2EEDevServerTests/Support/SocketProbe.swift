@@ -62,7 +62,7 @@ struct SocketProbe: Sendable {
         for _ in 0..<500 {
             if await inbox.opened { return probe }
             if await inbox.closed { throw HarnessError.handshakeFailed }
-            try await Task.sleep(for: .milliseconds(10))
+            try await pause(.milliseconds(10))
         }
         throw HarnessError.timedOut
     }
@@ -78,7 +78,7 @@ struct SocketProbe: Sendable {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if let value = await inbox.take(where: predicate) { return value }
-            try? await Task.sleep(for: .milliseconds(10))
+            try? await pause(.milliseconds(10))
         }
         return nil
     }
@@ -93,7 +93,7 @@ struct SocketProbe: Sendable {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if await inbox.closed { return true }
-            try? await Task.sleep(for: .milliseconds(10))
+            try? await pause(.milliseconds(10))
         }
         return false
     }
@@ -109,4 +109,11 @@ struct SocketProbe: Sendable {
         _ = await waitClosed(timeout: .seconds(3))
         task.cancel()
     }
+}
+
+/// Suspends the test for `duration` (through `Task.sleep(nanoseconds:)`; see the note on the
+/// server's own sleeps).
+func pause(_ duration: Duration) async throws {
+    let nanoseconds = duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000
+    try await Task.sleep(nanoseconds: UInt64(max(0, nanoseconds)))
 }
