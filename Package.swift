@@ -8,9 +8,17 @@ let package = Package(
         .library(name: "E2EECrypto", targets: ["E2EECrypto"]),
         .library(name: "E2EEKeyStore", targets: ["E2EEKeyStore"]),
         .library(name: "CSodium", targets: ["CSodium"]),
+        .library(name: "E2EEDevServer", targets: ["E2EEDevServer"]),
+        .executable(name: "e2ee-devserver", targets: ["e2ee-devserver"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
     ],
     targets: [
         .systemLibrary(
@@ -32,6 +40,25 @@ let package = Package(
             path: "Tests/StoreCrashWorker"
         ),
         .target(
+            name: "E2EEDevServer",
+            dependencies: [
+                "E2EECrypto",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        .executableTarget(
+            name: "e2ee-devserver",
+            dependencies: ["E2EEDevServer"]
+        ),
+        .target(
             name: "E2EETestSupport",
             dependencies: ["E2EECrypto"],
             path: "Tests/TestSupport"
@@ -49,6 +76,16 @@ let package = Package(
             name: "E2EEKeyStoreTests",
             dependencies: ["E2EEKeyStore", "E2EECrypto", "E2EETestSupport", .product(name: "GRDB", package: "GRDB.swift")],
             exclude: ["Fixtures"]
+        ),
+        .testTarget(
+            name: "E2EEDevServerTests",
+            dependencies: [
+                "E2EEDevServer",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
         ),
         .testTarget(
             name: "ConformanceTests",

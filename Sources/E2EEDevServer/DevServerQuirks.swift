@@ -1,0 +1,65 @@
+/// The reference server's known defects, each behind its own switch so that client tests can run
+/// with and without them (API.md). ``reference`` turns every one on; ``none`` turns them all off.
+public struct DevServerQuirks: Sendable, Equatable {
+    /// A bundle fetch hands out the first one-time prekey without removing it: the same prekey
+    /// comes back on every fetch and `one_time_pre_key_count` never falls. Off: the fetch pops it.
+    public var oneTimePreKeyNeverPopped: Bool
+    /// `message.new|edit|delete` are published before the row is written; the write follows
+    /// ``commitDelay`` later, so a REST read right after the event can miss the row (or 404).
+    /// Off: the row is committed first, then the event is published.
+    public var publishBeforeCommit: Bool
+    /// How long the write lags behind the event when ``publishBeforeCommit`` is on.
+    public var commitDelay: Duration
+    /// After a WebSocket connects, the auto-subscribe to the user's channels completes only
+    /// ``subscribeGap`` later; events published in that gap are lost. Off: the subscription is in
+    /// place before the handshake response is sent.
+    public var lateSubscribeAfterConnect: Bool
+    /// The gap used by ``lateSubscribeAfterConnect``.
+    public var subscribeGap: Duration
+    /// A channel created or joined after connect is not auto-subscribed: the client must send
+    /// `subscribe`. Off: a socket's user is subscribed as soon as they become a member.
+    public var noAutoSubscribeToLaterChannels: Bool
+    /// REST writes `…Z` but WebSocket payloads write `…+00:00`. Off: both write `…Z`.
+    public var socketTimestampsWithOffset: Bool
+    /// Consecutive messages of a channel share `created_at` in runs of ``tieRunLength``, so a
+    /// page boundary falls inside a tie. Off: every message gets a distinct, increasing time.
+    public var tiedTimestamps: Bool
+    /// How many consecutive messages share one `created_at` when ``tiedTimestamps`` is on (≥ 2).
+    public var tieRunLength: Int
+
+    /// Creates a quirk set; every switch defaults to the reference server's behaviour.
+    public init(
+        oneTimePreKeyNeverPopped: Bool = true,
+        publishBeforeCommit: Bool = true,
+        commitDelay: Duration = .milliseconds(150),
+        lateSubscribeAfterConnect: Bool = true,
+        subscribeGap: Duration = .milliseconds(150),
+        noAutoSubscribeToLaterChannels: Bool = true,
+        socketTimestampsWithOffset: Bool = true,
+        tiedTimestamps: Bool = true,
+        tieRunLength: Int = 3
+    ) {
+        self.oneTimePreKeyNeverPopped = oneTimePreKeyNeverPopped
+        self.publishBeforeCommit = publishBeforeCommit
+        self.commitDelay = commitDelay
+        self.lateSubscribeAfterConnect = lateSubscribeAfterConnect
+        self.subscribeGap = subscribeGap
+        self.noAutoSubscribeToLaterChannels = noAutoSubscribeToLaterChannels
+        self.socketTimestampsWithOffset = socketTimestampsWithOffset
+        self.tiedTimestamps = tiedTimestamps
+        self.tieRunLength = max(2, tieRunLength)
+    }
+
+    /// Every quirk of the reference server switched on.
+    public static let reference = DevServerQuirks()
+
+    /// Every quirk switched off: a well-behaved server.
+    public static let none = DevServerQuirks(
+        oneTimePreKeyNeverPopped: false,
+        publishBeforeCommit: false,
+        lateSubscribeAfterConnect: false,
+        noAutoSubscribeToLaterChannels: false,
+        socketTimestampsWithOffset: false,
+        tiedTimestamps: false
+    )
+}

@@ -1,0 +1,37 @@
+import Hummingbird
+
+/// Runs before every route: injected failures first, then the rate limit.
+struct DevMiddleware: RouterMiddleware {
+    typealias Context = DevRequestContext
+    let state: ServerState
+
+    func handle(
+        _ request: Request,
+        context: DevRequestContext,
+        next: (Request, DevRequestContext) async throws -> Response
+    ) async throws -> Response {
+        if state.configuration.logRequests {
+            state.logger.info("\(request.method) \(request.uri.path)")
+        }
+        // The admin routes stay reachable whatever faults are on.
+        if request.uri.path.hasPrefix("/_dev/") { return try await next(request, context) }
+        if let failure = await state.faults.takeFailure() {
+            let status = HTTPResponse.Status(code: failure.status)
+            if failure.plainText { throw APIError(status: status, body: .plainText("Injected failure")) }
+            throw APIError.detail(status, "Injected failure")
+        }
+        try await Self.checkRateLimit(state: state, context: context)
+        return try await next(request, context)
+    }
+
+    /// Counts the request against its IP's window.
+    /// - Throws: ``APIError`` 429 with `Retry-After` when over the limit.
+    static func checkRateLimit(state: ServerState, context: DevRequestContext) async throws {
+        let ip = context.remoteAddress?.ipAddress ?? "unknown"
+        guard await state.rateLimiter.admit(ip: ip, now: state.now) else {
+            var error = APIError.detail(.tooManyRequests, "Rate limit exceeded")
+            error.headers[.retryAfter] = String(state.configuration.rateLimit?.retryAfterSeconds ?? 10)
+            throw error
+        }
+    }
+}

@@ -1,0 +1,82 @@
+import Foundation
+
+/// What a socket's writer is asked to send.
+enum SocketItem: Sendable {
+    /// A server event (subject to the event faults).
+    case event(String)
+    /// A direct reply to the client's frame.
+    case reply(String)
+    /// A protocol ping.
+    case ping
+    /// Send the event held back by the reorder fault, if it is still generation `Int`.
+    case flushHeld(Int)
+}
+
+/// The open sockets and the per-user subscriptions. Subscriptions belong to the user, not the
+/// socket (API.md 4): they have no membership check, survive `leave`, and end only when the
+/// user's last socket closes.
+actor EventHub {
+    private struct Socket {
+        let userID: String
+        let sink: AsyncStream<SocketItem>.Continuation
+    }
+
+    private var sockets: [UUID: Socket] = [:]
+    private var subscriptions: [String: Set<String>] = [:]
+    private let autoSubscribeLaterChannels: Bool
+
+    init(autoSubscribeLaterChannels: Bool) {
+        self.autoSubscribeLaterChannels = autoSubscribeLaterChannels
+    }
+
+    func register(_ id: UUID, userID: String, sink: AsyncStream<SocketItem>.Continuation) {
+        sockets[id] = Socket(userID: userID, sink: sink)
+    }
+
+    func unregister(_ id: UUID) {
+        guard let socket = sockets.removeValue(forKey: id) else { return }
+        socket.sink.finish()
+        if !sockets.values.contains(where: { $0.userID == socket.userID }) {
+            subscriptions[socket.userID] = nil
+        }
+    }
+
+    /// Ends every socket's writer, which closes the sockets (used at shutdown).
+    func closeAll() {
+        for socket in sockets.values { socket.sink.finish() }
+    }
+
+    /// Adds `channelIDs` to `userID`'s subscriptions.
+    func subscribe(userID: String, channelIDs: some Sequence<String>) {
+        subscriptions[userID, default: []].formUnion(channelIDs)
+    }
+
+    /// The channels `userID` is subscribed to.
+    func subscriptions(of userID: String) -> Set<String> { subscriptions[userID] ?? [] }
+
+    /// The number of open sockets of `userID`.
+    func socketCount(of userID: String) -> Int { sockets.values.filter { $0.userID == userID }.count }
+
+    /// Called when `userID` becomes a member of `channelID`: subscribes a connected user unless
+    /// the reference quirk (no auto-subscribe after connect) is on.
+    func memberAdded(userID: String, channelID: String) {
+        guard autoSubscribeLaterChannels, sockets.values.contains(where: { $0.userID == userID }) else { return }
+        subscriptions[userID, default: []].insert(channelID)
+    }
+
+    /// Sends `event` to every socket whose user is subscribed to `channelID`.
+    func publish(toChannel channelID: String, _ event: JSONValue) {
+        let text = event.text
+        for socket in sockets.values where subscriptions[socket.userID]?.contains(channelID) == true {
+            socket.sink.yield(.event(text))
+        }
+    }
+
+    /// Sends `event` to every socket of `userID`.
+    func publish(toUser userID: String, _ event: JSONValue) {
+        let text = event.text
+        for socket in sockets.values where socket.userID == userID {
+            socket.sink.yield(.event(text))
+        }
+    }
+}

@@ -1,0 +1,71 @@
+import GRDB
+import Hummingbird
+import HummingbirdWebSocket
+
+/// `GET /ws?ticket=…`: the ticket is checked (and spent) during the handshake; a bad, expired or
+/// reused ticket fails the HTTP handshake with 403 (see ``HandshakeRefusalWriter``). Faults and
+/// the rate limit are applied here too, since a handshake does not pass the HTTP middleware.
+struct WebSocketRoutes {
+    let state: ServerState
+
+    func register(webSocketRouter: Router<DevRequestContext>, httpRouter: Router<DevRequestContext>) {
+        webSocketRouter.ws("ws") { request, context in
+            try await shouldUpgrade(request, context)
+        } onUpgrade: { inbound, outbound, context in
+            guard let ticket = context.request.formQuery["ticket"] else { return }
+            let digest = Credentials.digest(ticket)
+            let userID = try await state.database.read { db in
+                try String.fetchOne(db, sql: "SELECT user_id FROM ws_tickets WHERE ticket_hash = ? AND used = 1", arguments: [digest])
+            }
+            guard let userID else { return }
+            let session = SocketSession(state: state, userID: userID, outbound: outbound, channel: context.requestContext.channel)
+            await session.run(inbound: inbound)
+        }
+        // A plain GET (no upgrade headers) reaches the HTTP router.
+        httpRouter.get("ws") { _, _ -> Response in
+            throw APIError.detail(.forbidden, "Invalid or expired ticket")
+        }
+    }
+
+    private func shouldUpgrade(_ request: Request, _ context: DevRequestContext) async throws -> RouterShouldUpgrade {
+        if let status = await state.faults.refuseUpgradesStatus {
+            await context.refuseHandshake(status: status, detail: "WebSocket upgrades refused")
+            return .dontUpgrade
+        }
+        if let failure = await state.faults.takeFailure() {
+            await context.refuseHandshake(status: failure.status, detail: "Injected failure")
+            return .dontUpgrade
+        }
+        let ip = context.remoteAddress?.ipAddress ?? "unknown"
+        guard await state.rateLimiter.admit(ip: ip, now: state.now) else {
+            let retryAfter = String(state.configuration.rateLimit?.retryAfterSeconds ?? 10)
+            await context.refuseHandshake(status: 429, detail: "Rate limit exceeded", headers: [("Retry-After", retryAfter)])
+            return .dontUpgrade
+        }
+        let digest = Credentials.digest(request.formQuery["ticket"] ?? "")
+        let now = state.now
+        let userID = try await state.database.write { db -> String? in
+            try db.execute(sql: "UPDATE ws_tickets SET used = 1 WHERE ticket_hash = ? AND used = 0 AND expires_at > ?", arguments: [digest, now])
+            guard db.changesCount == 1 else { return nil }
+            return try String.fetchOne(db, sql: "SELECT user_id FROM ws_tickets WHERE ticket_hash = ?", arguments: [digest])
+        }
+        guard let userID else {
+            await context.refuseHandshake(status: 403, detail: "Invalid or expired ticket")
+            return .dontUpgrade
+        }
+        if !state.quirks.lateSubscribeAfterConnect {
+            await state.hub.subscribe(userID: userID, channelIDs: try await state.channelIDs(ofUser: userID))
+        }
+        await context.acceptHandshake()
+        return .upgrade([:])
+    }
+}
+
+extension ServerState {
+    /// The channels `userID` is a member of now.
+    func channelIDs(ofUser userID: String) async throws -> [String] {
+        try await database.read { db in
+            try String.fetchAll(db, sql: "SELECT channel_id FROM members WHERE user_id = ?", arguments: [userID])
+        }
+    }
+}

@@ -1,0 +1,30 @@
+import Hummingbird
+
+/// `POST /_dev/faults`: switches faults from outside the process (for a person running the
+/// executable). Body fields, each optional: `fail_next` `{count, status, plain_text?}`,
+/// `drop_after_frames` (int or null), `duplicate_events`, `reorder_events`, `silent` (bools),
+/// `delay_events_ms` (int or null), `refuse_upgrades` (status or null), `expire_tokens` (true),
+/// `reset` (true, applied first). `GET /_dev/health` answers `{"status":"ok"}`.
+struct DevAdminRoutes {
+    let state: ServerState
+
+    func register(on router: Router<DevRequestContext>) {
+        router.get("_dev/health") { _, _ in Response.json(.object(["status": .string("ok")])) }
+        router.post("_dev/faults") { request, context in
+            let body = try await request.jsonObject(context: context)
+            let faults = state.faults
+            if body["reset"]?.boolValue == true { await faults.reset() }
+            if let fail = body["fail_next"], let count = fail["count"]?.intValue, let status = fail["status"]?.intValue {
+                await faults.failNextRequests(count, status: status, plainText: fail["plain_text"]?.boolValue ?? false)
+            }
+            if let value = body["drop_after_frames"] { await faults.dropSockets(afterFrames: value.intValue) }
+            if let value = body["duplicate_events"]?.boolValue { await faults.duplicateEvents(value) }
+            if let value = body["reorder_events"]?.boolValue { await faults.reorderEvents(value) }
+            if let value = body["silent"]?.boolValue { await faults.goSilent(value) }
+            if let value = body["delay_events_ms"] { await faults.delayEvents(by: value.intValue.map { .milliseconds($0) }) }
+            if let value = body["refuse_upgrades"] { await faults.refuseUpgrades(status: value.intValue) }
+            if body["expire_tokens"]?.boolValue == true { await faults.expireAccessTokens(issuedAtOrBefore: state.now) }
+            return Response.noContent
+        }
+    }
+}

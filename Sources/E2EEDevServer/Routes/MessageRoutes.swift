@@ -1,0 +1,128 @@
+import GRDB
+import Hummingbird
+
+/// Messages: paged history (`before` strictly older-than, pages oldest → newest), send, edit,
+/// delete, with their events.
+struct MessageRoutes {
+    let state: ServerState
+    static let defaultLimit = 50
+    static let maxLimit = 100
+    static let contentTypeLimit = 32
+
+    func register(on group: RouterGroup<DevRequestContext>) {
+        group.get("{id}/messages") { request, context in try await page(request, context) }
+        group.post("{id}/messages") { request, context in try await send(request, context) }
+        MessageEditRoutes(state: state).register(on: group)
+    }
+
+    private func page(_ request: Request, _ context: DevRequestContext) async throws -> Response {
+        let caller = try await state.authenticate(request)
+        let channelID = try context.uuidParameter("id")
+        let query = request.formQuery
+        var limitValue = Self.defaultLimit
+        if let raw = query["limit"] {
+            guard let value = Int(raw) else {
+                throw APIError.validation(["query", "limit"], "Input should be a valid integer", type: "int_parsing")
+            }
+            guard (0...Self.maxLimit).contains(value) else {
+                throw APIError.validation(["query", "limit"], "Input should be between 0 and \(Self.maxLimit)", type: "less_than_equal")
+            }
+            limitValue = value
+        }
+        var beforeValue: Int64?
+        if let raw = query["before"] {
+            guard let value = Timestamp.parse(raw) else {
+                throw APIError.validation(["query", "before"], "Input should be a valid datetime", type: "datetime_parsing")
+            }
+            beforeValue = value
+        }
+        let (before, limit) = (beforeValue, limitValue)
+        let rows = try await state.database.read { db -> [JSONValue] in
+            try state.requireMember(db, channelID: channelID, userID: caller.userID)
+            var sql = "SELECT * FROM messages WHERE channel_id = ?"
+            var values: [any DatabaseValueConvertible] = [channelID]
+            if let before {
+                sql += " AND created_at < ?"
+                values.append(before)
+            }
+            sql += " ORDER BY created_at DESC, seq DESC LIMIT ?"
+            values.append(limit + 1)
+            return try Row.fetchAll(db, sql: sql, arguments: StatementArguments(values)).map { row in
+                Representation.message(row, suffix: .zulu, replyTo: try replySummary(db, row["reply_to_id"]))
+            }
+        }
+        if limit == 0 { return .json(.object(["messages": .array([]), "has_more": .bool(true)])) }
+        let page = Array(rows.prefix(limit).reversed())
+        return .json(.object(["messages": .array(page), "has_more": .bool(rows.count > limit)]))
+    }
+
+    private func replySummary(_ db: Database, _ id: String?) throws -> JSONValue {
+        guard let id, let row = try Row.fetchOne(db, sql: "SELECT id, sender_id, content FROM messages WHERE id = ?", arguments: [id])
+        else { return .null }
+        return .object(["id": .string(row["id"]), "sender_id": .optional(row["sender_id"]), "content": .string(row["content"])])
+    }
+
+    private func send(_ request: Request, _ context: DevRequestContext) async throws -> Response {
+        let caller = try await state.authenticate(request)
+        let channelID = try context.uuidParameter("id")
+        let body = BodyReader(body: try await request.jsonObject(context: context))
+        let content = try body.string("content")
+        let contentType = try body.optionalString("content_type") ?? "text"
+        let protocolVersion = try body.optionalInt("protocol_version") ?? 1
+        let senderDeviceID = try body.optionalUUID("sender_device_id")
+        let replyToID = try body.optionalUUID("reply_to_id")
+        _ = try body.strings("attachment_ids", required: false)
+        guard contentType.count <= Self.contentTypeLimit else { throw APIError.internalError() }
+        let id = state.newID()
+        let createdAt = try await state.database.read { db -> Int64 in
+            try state.requireMember(db, channelID: channelID, userID: caller.userID)
+            if let senderDeviceID, try Bool.fetchOne(db, sql: "SELECT 1 FROM devices WHERE id = ?", arguments: [senderDeviceID]) == nil {
+                throw APIError.internalError() // unknown sender_device_id: the reference server's FK 500
+            }
+            return try nextCreatedAt(db, channelID: channelID)
+        }
+        let row = Row([
+            "id": id, "channel_id": channelID, "sender_id": caller.userID, "sender_device_id": senderDeviceID,
+            "content": content, "content_type": contentType, "protocol_version": protocolVersion,
+            "reply_to_id": replyToID, "edited_at": nil, "created_at": createdAt,
+        ])
+        let event = ServerEvent.messageNew(Representation.message(row, suffix: state.socketSuffix))
+        try await state.publishAround(channelID: channelID, event: event) {
+            try await state.database.write { db in
+                try db.execute(sql: """
+                    INSERT INTO messages (id, channel_id, sender_id, sender_device_id, content, content_type, protocol_version, reply_to_id, created_at)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """, arguments: [id, channelID, caller.userID, senderDeviceID, content, contentType, protocolVersion, replyToID, createdAt])
+            }
+        }
+        return .json(Representation.message(row, suffix: .zulu), status: .created)
+    }
+
+    /// `now`, or — under the tied-timestamps quirk — the previous message's time while its run is
+    /// shorter than the tie length. Without the quirk, strictly after the previous message.
+    private func nextCreatedAt(_ db: Database, channelID: String) throws -> Int64 {
+        let now = state.now
+        guard let last = try Int64.fetchOne(db, sql: "SELECT MAX(created_at) FROM messages WHERE channel_id = ?", arguments: [channelID])
+        else { return now }
+        if state.quirks.tiedTimestamps {
+            let run = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM messages WHERE channel_id = ? AND created_at = ?", arguments: [channelID, last]) ?? 0
+            if run < state.quirks.tieRunLength { return last }
+        }
+        return max(now, last + 1)
+    }
+}
+
+extension ServerState {
+    /// Commits `write` and publishes `event` in the order the quirk dictates: event first (then
+    /// the write after the commit delay) under `publishBeforeCommit`, otherwise write first.
+    func publishAround(channelID: String, event: JSONValue, write: () async throws -> Void) async throws {
+        if quirks.publishBeforeCommit {
+            await hub.publish(toChannel: channelID, event)
+            try await quirks.commitDelay.sleep()
+            try await write()
+        } else {
+            try await write()
+            await hub.publish(toChannel: channelID, event)
+        }
+    }
+}
