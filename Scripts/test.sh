@@ -18,4 +18,6 @@ fi
 "$venv/bin/python" Scripts/interop/test_interop.py
 
 swift build --build-tests
-swift test --skip-build
+# A hung test process (none is known; see docs/dev-server.md) fails within 20 minutes
+# instead of holding CI until its own limit.
+timeout --kill-after=30 1200 swift test --skip-build
