@@ -12,23 +12,8 @@ set -euo pipefail
 cd "$(dirname "$0")"
 
 out="${KEYSTORE_OUT:-.build/keystore}"
-if [[ "${1:-}" != "--table-only" ]]; then
-    rm -rf "$out"
-    mkdir -p "$out"
-    if ! swift package --allow-writing-to-package-directory benchmark run \
-        --target KeyStore --format jmh --path "$out" --no-progress "$@" >"$out/run.log" 2>&1; then
-        tail -n 40 "$out/run.log" >&2
-        echo "benchmark run failed; full log in Benchmarks/$out/run.log" >&2
-        exit 1
-    fi
-fi
-
-shopt -s nullglob
-exports=("$out"/*.jmh.json)
-if [[ ${#exports[@]} -eq 0 ]]; then
-    echo "no JMH export found in Benchmarks/$out (see $out/run.log)" >&2
-    exit 1
-fi
+source ./run-suite.sh
+run_suite KeyStore "$out" "$@"
 
 python3 - "${exports[@]}" <<'PY'
 import json, sys
