@@ -9,6 +9,8 @@ let package = Package(
         .library(name: "E2EEKeyStore", targets: ["E2EEKeyStore"]),
         .library(name: "CSodium", targets: ["CSodium"]),
         .library(name: "E2EEDevServer", targets: ["E2EEDevServer"]),
+        .library(name: "E2EEMessaging", targets: ["E2EEMessaging"]),
+        .library(name: "E2EETransport", targets: ["E2EETransport"]),
         .executable(name: "e2ee-devserver", targets: ["e2ee-devserver"]),
     ],
     dependencies: [
@@ -54,6 +56,21 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
+        .target(
+            name: "E2EEMessaging",
+            dependencies: ["E2EEKeyStore", "E2EECrypto"]
+        ),
+        .target(
+            name: "E2EETransport",
+            dependencies: [
+                "E2EEMessaging", "E2EEKeyStore", "E2EECrypto",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
+        ),
         .executableTarget(
             name: "e2ee-devserver",
             dependencies: ["E2EEDevServer"]
@@ -85,6 +102,13 @@ let package = Package(
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
+        ),
+        .testTarget(
+            name: "E2EETransportTests",
+            dependencies: [
+                "E2EETransport", "E2EEMessaging", "E2EEKeyStore", "E2EECrypto", "E2EEDevServer",
+                .product(name: "NIOCore", package: "swift-nio"),
             ]
         ),
         .testTarget(

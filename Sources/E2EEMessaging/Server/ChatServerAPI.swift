@@ -1,0 +1,71 @@
+/// The REST API of the chat server (shared/spec/API.md), one async method per call, as the
+/// messaging layer sees it. Implementations handle authentication themselves: auth calls
+/// adopt the tokens they return, and every other call is made with the current session.
+///
+/// Every method throws ``ServerError``: the status of the answer mapped to its case,
+/// ``ServerError/transport(_:)`` when no answer came, ``ServerError/decoding(_:)`` for a body
+/// that does not decode, ``ServerError/sessionEnded`` when a 401 could not be cured by one
+/// refresh (tokens are then wiped), ``ServerError/notLoggedIn`` without tokens.
+public protocol ChatServerAPI: Sendable {
+    /// `POST /auth/register`: a new account and device; the session adopts the tokens.
+    func register(username: String, password: String, deviceName: String) async throws -> TokenResponse
+    /// `POST /auth/login`: a new device; the session adopts the tokens.
+    func login(username: String, password: String, deviceName: String) async throws -> TokenResponse
+    /// `POST /auth/logout` with the held refresh token; tokens are wiped locally either way.
+    func logout() async throws
+    /// `POST /auth/logout-all`: every session of the user ends; tokens are wiped locally.
+    func logoutAll() async throws
+    /// `POST /auth/ws-ticket`: a single-use WebSocket ticket, valid 30 s.
+    func webSocketTicket() async throws -> String
+
+    /// `GET /users/me`.
+    func currentUser() async throws -> ServerUser
+    /// `GET /users/{id}`.
+    func user(id: String) async throws -> ServerUser
+    /// `GET /users/search?q=` (at most 20).
+    func searchUsers(query: String) async throws -> [ServerUser]
+
+    /// `POST /keys/upload`: replaces the device's whole bundle.
+    func uploadKeys(_ upload: KeyBundleUpload) async throws
+    /// `POST /keys/one-time`: appends; returns the server's total.
+    func addOneTimePreKeys(deviceID: String, keys: [String]) async throws -> Int
+    /// `GET /keys/{user_id}/bundles`, one per device with a bundle.
+    func bundles(userID: String) async throws -> [DeviceBundle]
+    /// `GET /keys/{device_id}/bundle`.
+    func bundle(deviceID: String) async throws -> DeviceBundle
+    /// `POST /keys/channels/{id}/sender-keys` (public data only).
+    func uploadSenderKey(channelID: String, _ entry: SenderKeyEntry) async throws
+    /// `GET /keys/channels/{id}/sender-keys`.
+    func senderKeys(channelID: String) async throws -> [SenderKeyEntry]
+
+    /// `POST /channels`: a group the caller owns (its socket is not subscribed).
+    func createChannel(name: String) async throws -> ServerChannel
+    /// `GET /channels`: the caller's channels, no order.
+    func channels() async throws -> [ServerChannel]
+    /// `GET /channels/{id}`.
+    func channel(id: String) async throws -> ServerChannel
+    /// `PATCH /channels/{id}`.
+    func renameChannel(id: String, name: String) async throws -> ServerChannel
+    /// `DELETE /channels/{id}` (owner only).
+    func deleteChannel(id: String) async throws
+    /// `POST /channels/{id}/join`.
+    func joinChannel(id: String) async throws
+    /// `POST /channels/{id}/leave`.
+    func leaveChannel(id: String) async throws
+    /// `GET /channels/{id}/members`: the only source of membership.
+    func members(channelID: String) async throws -> [ChannelMember]
+    /// `POST /channels/{id}/members`.
+    func addMember(channelID: String, userID: String) async throws
+    /// `POST /channels/dm`: the DM with `userID` (existing or new).
+    func openDirectMessage(userID: String) async throws -> ServerChannel
+
+    /// `GET /channels/{id}/messages?before=&limit=`: one page, oldest → newest; `before` is
+    /// strictly older-than (see ``MessageHistoryPager`` for tie-safe paging). `limit` 1…100.
+    func messages(channelID: String, before: ServerTimestamp?, limit: Int) async throws -> MessagePage
+    /// `POST /channels/{id}/messages`.
+    func sendMessage(channelID: String, _ message: OutgoingMessage) async throws -> ServerMessage
+    /// `PATCH /channels/messages/{id}`.
+    func editMessage(id: String, content: String) async throws -> ServerMessage
+    /// `DELETE /channels/messages/{id}`.
+    func deleteMessage(id: String) async throws
+}

@@ -1,0 +1,48 @@
+/// Pages a channel's history backwards without skipping rows tied at a page boundary.
+///
+/// The server's `before` is strictly older-than, so messages sharing the oldest timestamp
+/// of a page but not on it would be skipped. The pager asks for `before = oldest + 1 µs`
+/// (overlapping the boundary), drops ids it has already returned, and widens the page when
+/// the overlap alone would fill it.
+public struct MessageHistoryPager: Sendable {
+    private let server: any ChatServerAPI
+    private let channelID: String
+    private let pageSize: Int
+    private var cursor: ServerTimestamp?
+    private var seenAtCursor: Set<String> = []
+    private var exhausted = false
+
+    /// A pager over `channelID`, newest first, `pageSize` (1…100) messages per request.
+    public init(server: any ChatServerAPI, channelID: String, pageSize: Int = 50) {
+        self.server = server
+        self.channelID = channelID
+        self.pageSize = min(max(pageSize, 1), 100)
+    }
+
+    /// The next older batch, oldest → newest, never repeating a message; empty when done.
+    /// - Throws: ``ServerError`` from the server.
+    public mutating func nextPage() async throws -> [ServerMessage] {
+        while !exhausted {
+            var limit = min(pageSize + seenAtCursor.count, 100)
+            if limit <= seenAtCursor.count { limit = 100 }
+            let page = try await server.messages(channelID: channelID, before: cursor?.adding(microseconds: 1), limit: limit)
+            let fresh = page.messages.filter { !seenAtCursor.contains($0.id) }.sorted(by: ServerMessage.timelineOrder)
+            guard let oldest = fresh.first else {
+                if page.hasMore, page.messages.count == limit, limit == 100, let boundary = cursor {
+                    // More than 100 rows share the boundary time: give up on the tie, step past it.
+                    cursor = boundary.adding(microseconds: -1)
+                    seenAtCursor = []
+                    continue
+                }
+                exhausted = true
+                return []
+            }
+            if oldest.createdAt != cursor { seenAtCursor = [] }
+            cursor = oldest.createdAt
+            seenAtCursor.formUnion(fresh.filter { $0.createdAt == oldest.createdAt }.map(\.id))
+            if !page.hasMore { exhausted = true }
+            return fresh
+        }
+        return []
+    }
+}

@@ -1,0 +1,134 @@
+import E2EEMessaging
+
+extension HTTPChatServer {
+    private static func seg(_ value: String) -> String { HTTPRequester.pathSegment(value) }
+
+    /// `POST /auth/register`; the session adopts (and persists) the tokens.
+    /// - Throws: ``ServerError`` (409 taken, 403 closed, 422 invalid), the key store's errors.
+    public func register(username: String, password: String, deviceName: String) async throws -> TokenResponse {
+        let body = ["username": username, "password": password, "device_name": deviceName]
+        let tokens = try Self.decode(TokenResponse.self, try await publicCall(.POST, "/auth/register", body: body))
+        try await session.adopt(tokens)
+        return tokens
+    }
+
+    /// `POST /auth/login`; the session adopts (and persists) the tokens.
+    /// - Throws: ``ServerError`` (401 bad credentials, 403 banned), the key store's errors.
+    public func login(username: String, password: String, deviceName: String) async throws -> TokenResponse {
+        let body = ["username": username, "password": password, "device_name": deviceName]
+        let tokens = try Self.decode(TokenResponse.self, try await publicCall(.POST, "/auth/login", body: body))
+        try await session.adopt(tokens)
+        return tokens
+    }
+
+    /// `POST /auth/logout`; the tokens are wiped locally even when the call fails.
+    /// - Throws: ``ServerError`` from the call.
+    public func logout() async throws {
+        guard let refresh = await session.currentRefreshToken() else { return }
+        do {
+            _ = try await publicCall(.POST, "/auth/logout", body: ["refresh_token": refresh])
+        } catch {
+            await session.wipe()
+            throw error
+        }
+        await session.wipe()
+    }
+
+    /// `POST /auth/logout-all`; tokens wiped locally.
+    /// - Throws: ``ServerError``.
+    public func logoutAll() async throws {
+        _ = try await call(.POST, "/auth/logout-all")
+        await session.wipe()
+    }
+
+    /// `POST /auth/ws-ticket`.
+    /// - Throws: ``ServerError``.
+    public func webSocketTicket() async throws -> String {
+        try await call([String: String].self, .POST, "/auth/ws-ticket")["ticket"] ?? { throw ServerError.decoding("ticket missing") }()
+    }
+
+    /// `GET /users/me`. - Throws: ``ServerError``.
+    public func currentUser() async throws -> ServerUser { try await call(ServerUser.self, .GET, "/users/me") }
+    /// `GET /users/{id}`. - Throws: ``ServerError`` (404).
+    public func user(id: String) async throws -> ServerUser { try await call(ServerUser.self, .GET, "/users/" + Self.seg(id)) }
+    /// `GET /users/search`. - Throws: ``ServerError``.
+    public func searchUsers(query: String) async throws -> [ServerUser] {
+        try await call([ServerUser].self, .GET, "/users/search?q=" + HTTPRequester.queryEncoded(query))
+    }
+
+    /// `POST /keys/upload`. - Throws: ``ServerError`` (404 not the caller's device; 500 for fields over 255 chars).
+    public func uploadKeys(_ upload: KeyBundleUpload) async throws { _ = try await call(.POST, "/keys/upload", body: upload) }
+    /// `POST /keys/one-time`. - Throws: ``ServerError`` (404 without a bundle).
+    public func addOneTimePreKeys(deviceID: String, keys: [String]) async throws -> Int {
+        struct Body: Encodable, Sendable { let device_id: String; let one_time_pre_keys: [String] }
+        struct Answer: Decodable { let count: Int }
+        return try await call(Answer.self, .POST, "/keys/one-time", body: Body(device_id: deviceID, one_time_pre_keys: keys)).count
+    }
+    /// `GET /keys/{user_id}/bundles`. - Throws: ``ServerError``.
+    public func bundles(userID: String) async throws -> [DeviceBundle] {
+        try await call([DeviceBundle].self, .GET, "/keys/\(Self.seg(userID))/bundles")
+    }
+    /// `GET /keys/{device_id}/bundle`. - Throws: ``ServerError`` (404).
+    public func bundle(deviceID: String) async throws -> DeviceBundle {
+        try await call(DeviceBundle.self, .GET, "/keys/\(Self.seg(deviceID))/bundle")
+    }
+    /// `POST /keys/channels/{id}/sender-keys`. - Throws: ``ServerError``.
+    public func uploadSenderKey(channelID: String, _ entry: SenderKeyEntry) async throws {
+        struct Body: Encodable, Sendable { let device_id: String; let sender_key_public: String; let chain_key: String }
+        _ = try await call(.POST, "/keys/channels/\(Self.seg(channelID))/sender-keys",
+                           body: Body(device_id: entry.deviceID, sender_key_public: entry.senderKeyPublic, chain_key: entry.chainKey))
+    }
+    /// `GET /keys/channels/{id}/sender-keys`. - Throws: ``ServerError``.
+    public func senderKeys(channelID: String) async throws -> [SenderKeyEntry] {
+        try await call([SenderKeyEntry].self, .GET, "/keys/channels/\(Self.seg(channelID))/sender-keys")
+    }
+
+    /// `POST /channels`. - Throws: ``ServerError``.
+    public func createChannel(name: String) async throws -> ServerChannel {
+        try await call(ServerChannel.self, .POST, "/channels", body: ["name": name])
+    }
+    /// `GET /channels`. - Throws: ``ServerError``.
+    public func channels() async throws -> [ServerChannel] { try await call([ServerChannel].self, .GET, "/channels") }
+    /// `GET /channels/{id}`. - Throws: ``ServerError`` (403 non-member, 404).
+    public func channel(id: String) async throws -> ServerChannel { try await call(ServerChannel.self, .GET, "/channels/" + Self.seg(id)) }
+    /// `PATCH /channels/{id}`. - Throws: ``ServerError``.
+    public func renameChannel(id: String, name: String) async throws -> ServerChannel {
+        try await call(ServerChannel.self, .PATCH, "/channels/" + Self.seg(id), body: ["name": name])
+    }
+    /// `DELETE /channels/{id}`. - Throws: ``ServerError`` (403 not owner).
+    public func deleteChannel(id: String) async throws { _ = try await call(.DELETE, "/channels/" + Self.seg(id)) }
+    /// `POST /channels/{id}/join`. - Throws: ``ServerError``.
+    public func joinChannel(id: String) async throws { _ = try await call(.POST, "/channels/\(Self.seg(id))/join") }
+    /// `POST /channels/{id}/leave`. - Throws: ``ServerError``.
+    public func leaveChannel(id: String) async throws { _ = try await call(.POST, "/channels/\(Self.seg(id))/leave") }
+    /// `GET /channels/{id}/members`. - Throws: ``ServerError``.
+    public func members(channelID: String) async throws -> [ChannelMember] {
+        try await call([ChannelMember].self, .GET, "/channels/\(Self.seg(channelID))/members")
+    }
+    /// `POST /channels/{id}/members`. - Throws: ``ServerError`` (409 already member, 400 DM).
+    public func addMember(channelID: String, userID: String) async throws {
+        _ = try await call(.POST, "/channels/\(Self.seg(channelID))/members", body: ["user_id": userID])
+    }
+    /// `POST /channels/dm`. - Throws: ``ServerError`` (500 for a DM with oneself).
+    public func openDirectMessage(userID: String) async throws -> ServerChannel {
+        try await call(ServerChannel.self, .POST, "/channels/dm", body: ["user_id": userID])
+    }
+
+    /// `GET /channels/{id}/messages`; `before` URL-encoded, `limit` clamped to 1…100 (never 0).
+    /// - Throws: ``ServerError`` (403 non-member, 422).
+    public func messages(channelID: String, before: ServerTimestamp?, limit: Int) async throws -> MessagePage {
+        var path = "/channels/\(Self.seg(channelID))/messages?limit=\(min(max(limit, 1), 100))"
+        if let before { path += "&before=" + HTTPRequester.queryEncoded(before.restText) }
+        return try await call(MessagePage.self, .GET, path)
+    }
+    /// `POST /channels/{id}/messages`. - Throws: ``ServerError``.
+    public func sendMessage(channelID: String, _ message: OutgoingMessage) async throws -> ServerMessage {
+        try await call(ServerMessage.self, .POST, "/channels/\(Self.seg(channelID))/messages", body: message)
+    }
+    /// `PATCH /channels/messages/{id}`. - Throws: ``ServerError`` (403/404).
+    public func editMessage(id: String, content: String) async throws -> ServerMessage {
+        try await call(ServerMessage.self, .PATCH, "/channels/messages/" + Self.seg(id), body: ["content": content])
+    }
+    /// `DELETE /channels/messages/{id}`. - Throws: ``ServerError``.
+    public func deleteMessage(id: String) async throws { _ = try await call(.DELETE, "/channels/messages/" + Self.seg(id)) }
+}

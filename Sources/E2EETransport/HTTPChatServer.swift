@@ -1,0 +1,82 @@
+import AsyncHTTPClient
+import E2EEMessaging
+import Foundation
+import NIOCore
+import NIOHTTP1
+
+/// ``ChatServerAPI`` over AsyncHTTPClient. Authenticated calls use ``AuthSession``: on a 401
+/// (or a 403 "Not authenticated") the session refreshes once — concurrent failures share one
+/// refresh — and the call is retried once; a second refusal ends the session
+/// (``ServerError/sessionEnded``). A 429 waits `Retry-After` seconds and retries once.
+public struct HTTPChatServer: ChatServerAPI {
+    /// The session whose tokens this client uses.
+    public let session: AuthSession
+    let requester: HTTPRequester
+
+    /// A client for the server at `baseURL` (`http://host:port`, no `/api/v1`).
+    /// - Parameters:
+    ///   - sleep: waits the given number of seconds before retrying a 429 (inject to test).
+    public init(baseURL: String, session: AuthSession, client: HTTPClient = .shared, timeout: TimeAmount = .seconds(30),
+                sleep: @escaping @Sendable (Int) async throws -> Void = { try await Task.sleep(nanoseconds: UInt64(max($0, 0)) * 1_000_000_000) }) {
+        self.session = session
+        self.requester = HTTPRequester(client: client, baseURL: baseURL, timeout: timeout, sleep: sleep)
+    }
+
+    /// An unauthenticated call.
+    func publicCall(_ method: HTTPMethod, _ path: String, body: (some Encodable & Sendable)? = nil as Empty?) async throws -> [UInt8] {
+        try await requester.send(method, path, body: try encode(body), token: nil)
+    }
+
+    /// An authenticated call with one refresh-and-retry on 401.
+    func call(_ method: HTTPMethod, _ path: String, body: (some Encodable & Sendable)? = nil as Empty?) async throws -> [UInt8] {
+        let bytes = try encode(body)
+        let token = try await session.currentAccessToken()
+        do {
+            return try await requester.send(method, path, body: bytes, token: token)
+        } catch let error as ServerError where error.isUnauthenticated {
+            let requester = self.requester
+            try await session.refresh(after: token) { refreshToken in
+                let body = try JSONEncoder().encode(["refresh_token": refreshToken])
+                return try Self.decode(TokenResponse.self, try await requester.send(.POST, "/auth/refresh", body: Array(body), token: nil))
+            }
+            let fresh = try await session.currentAccessToken()
+            do {
+                return try await requester.send(method, path, body: bytes, token: fresh)
+            } catch let error as ServerError where error.isUnauthenticated {
+                await session.end()
+                throw ServerError.sessionEnded
+            }
+        }
+    }
+
+    /// An authenticated call decoding its answer as `T`.
+    func call<T: Decodable>(_ type: T.Type, _ method: HTTPMethod, _ path: String, body: (some Encodable & Sendable)? = nil as Empty?) async throws -> T {
+        try Self.decode(type, try await call(method, path, body: body))
+    }
+
+    static func decode<T: Decodable>(_ type: T.Type, _ bytes: [UInt8]) throws -> T {
+        do {
+            return try JSONDecoder().decode(type, from: Data(bytes))
+        } catch {
+            throw ServerError.decoding("\(T.self): \(Self.decodingSummary(error))")
+        }
+    }
+
+    private static func decodingSummary(_ error: any Error) -> String {
+        guard let error = error as? DecodingError else { return "invalid JSON" }
+        switch error {
+        case .keyNotFound(let key, _): return "missing \(key.stringValue)"
+        case .typeMismatch(_, let context), .valueNotFound(_, let context), .dataCorrupted(let context):
+            return "bad value at \(context.codingPath.map(\.stringValue).joined(separator: "."))"
+        @unknown default: return "invalid"
+        }
+    }
+
+    private func encode(_ body: (some Encodable)?) throws -> [UInt8]? {
+        guard let body else { return nil }
+        do { return Array(try JSONEncoder().encode(body)) } catch { throw ServerError.decoding("unencodable body") }
+    }
+
+    /// The empty body type.
+    struct Empty: Encodable, Sendable {}
+}
