@@ -32,6 +32,14 @@ public struct MessageEdit: Sendable, Equatable, Codable {
     public var editedAt: ServerTimestamp?
 
     enum CodingKeys: String, CodingKey { case id, channelID = "channel_id", content, editedAt = "edited_at" }
+
+    /// An edit from its parts.
+    public init(id: String, channelID: String, content: String, editedAt: ServerTimestamp?) {
+        self.id = id
+        self.channelID = channelID
+        self.content = content
+        self.editedAt = editedAt
+    }
 }
 
 /// What a realtime connection reports: events, frames it could not decode, and its end.
