@@ -56,6 +56,11 @@ extension HTTPChatServer {
         try await call([ServerUser].self, .GET, "/users/search?q=" + HTTPRequester.queryEncoded(query))
     }
 
+    /// `GET /users/lookup` (`identity` URL-encoded). - Throws: ``ServerError`` (404 unknown).
+    public func lookupUser(identity: String) async throws -> ServerUser {
+        try await call(ServerUser.self, .GET, "/users/lookup?identity=" + HTTPRequester.queryEncoded(identity))
+    }
+
     /// `POST /keys/upload`. - Throws: ``ServerError`` (404 not the caller's device; 500 for fields over 255 chars).
     public func uploadKeys(_ upload: KeyBundleUpload) async throws { _ = try await call(.POST, "/keys/upload", body: upload) }
     /// `POST /keys/one-time`. - Throws: ``ServerError`` (404 without a bundle).

@@ -36,6 +36,8 @@ extension TransportTests {
                 let (bob, bobTokens) = try await harness.registered("bob")
                 #expect(try await alice.user(id: bobTokens.userID).username == "bob")
                 #expect(try await alice.searchUsers(query: "bo").map(\.username) == ["bob"])
+                #expect(try await alice.lookupUser(identity: "bob@localhost").id == bobTokens.userID)
+                #expect(await errorKind { try await alice.lookupUser(identity: "bob@elsewhere.example") } == "notFound")
                 #expect(await errorKind { try await alice.user(id: "00000000-0000-0000-0000-000000000000") } == "notFound")
                 #expect(try await alice.bundles(userID: bobTokens.userID).isEmpty)
                 #expect(await errorKind { try await alice.bundle(deviceID: bobTokens.deviceID) } == "notFound")

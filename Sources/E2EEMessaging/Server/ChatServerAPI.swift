@@ -24,6 +24,8 @@ public protocol ChatServerAPI: Sendable {
     func user(id: String) async throws -> ServerUser
     /// `GET /users/search?q=` (at most 20).
     func searchUsers(query: String) async throws -> [ServerUser]
+    /// `GET /users/lookup?identity=user@domain`.
+    func lookupUser(identity: String) async throws -> ServerUser
 
     /// `POST /keys/upload`: replaces the device's whole bundle.
     func uploadKeys(_ upload: KeyBundleUpload) async throws
