@@ -15,9 +15,10 @@ public struct HTTPChatServer: ChatServerAPI {
 
     /// A client for the server at `baseURL` (`http://host:port`, no `/api/v1`).
     /// - Parameters:
-    ///   - sleep: waits the given number of seconds before retrying a 429 (inject to test).
+    ///   - sleep: waits the given number of seconds (`Retry-After`, clamped to 0…300) before
+    ///     retrying a 429 (inject to test).
     public init(baseURL: String, session: AuthSession, client: HTTPClient = .shared, timeout: TimeAmount = .seconds(30),
-                sleep: @escaping @Sendable (Int) async throws -> Void = { try await Task.sleep(nanoseconds: UInt64(max($0, 0)) * 1_000_000_000) }) {
+                sleep: @escaping @Sendable (Int) async throws -> Void = { try await Task.sleep(nanoseconds: UInt64(min(max($0, 0), 300)) * 1_000_000_000) }) {
         self.session = session
         self.requester = HTTPRequester(client: client, baseURL: baseURL, timeout: timeout, sleep: sleep)
     }

@@ -11,6 +11,8 @@ struct HTTPRequester: Sendable {
     let baseURL: String
     let timeout: TimeAmount
     let sleep: @Sendable (Int) async throws -> Void
+    /// The longest `Retry-After` honoured (seconds).
+    static let maxRetryAfterSeconds = 300
 
     /// Sends and returns the 2xx body.
     func send(_ method: HTTPMethod, _ path: String, body: [UInt8]?, token: String?) async throws -> [UInt8] {
@@ -43,7 +45,10 @@ struct HTTPRequester: Sendable {
             throw ServerError.transport(String(describing: type(of: error)))
         }
         guard (200..<300).contains(status) else {
-            let retryAfter = headers.first(name: "Retry-After").flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+            // Clamped: a hostile or broken header must not make the client wait for ever or overflow.
+            let retryAfter = headers.first(name: "Retry-After")
+                .flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+                .map { min(max($0, 0), Self.maxRetryAfterSeconds) }
             throw ServerError.from(status: status, body: bytes, retryAfter: retryAfter)
         }
         return bytes
