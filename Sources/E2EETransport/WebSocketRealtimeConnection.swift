@@ -8,6 +8,10 @@ import NIOWebSocket
 /// not decode is reported and the stream goes on), outgoing frames written in order, and a
 /// single final ``RealtimeUpdate/closed(_:)`` saying why it ended.
 public final class WebSocketRealtimeConnection: RealtimeConnection {
+    /// The WebSocket library's logger: silent, because the connection URL carries the ticket
+    /// (a credential) and no log line may show it.
+    static let quietLogger = Logger(label: "e2ee.realtime", factory: { _ in SwiftLogNoOpLogHandler() })
+
     /// Everything the connection reports, ending with one ``RealtimeUpdate/closed(_:)``.
     public let updates: AsyncStream<RealtimeUpdate>
     private let updateSink: AsyncStream<RealtimeUpdate>.Continuation
@@ -30,7 +34,7 @@ public final class WebSocketRealtimeConnection: RealtimeConnection {
         Task {
             var reason: RealtimeCloseReason
             do {
-                let closeFrame = try await WebSocketClient.connect(url: url, configuration: configuration, logger: Logger(label: "e2ee.realtime")) { inbound, outbound, _ in
+                let closeFrame = try await WebSocketClient.connect(url: url, configuration: configuration, logger: Self.quietLogger) { inbound, outbound, _ in
                     handshakeSink.yield(nil)
                     try await withThrowingTaskGroup(of: Void.self) { group in
                         group.addTask {
