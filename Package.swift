@@ -45,6 +45,7 @@ let package = Package(
             name: "E2EEDevServer",
             dependencies: [
                 "E2EECrypto",
+                "E2EEMessaging",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),

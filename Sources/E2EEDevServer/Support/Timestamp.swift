@@ -1,121 +1,20 @@
+import E2EEMessaging
+
 /// Server timestamps: microseconds since the Unix epoch, written as ISO-8601 UTC with six
-/// fractional digits (dropped when zero), ending in `Z` (REST) or `+00:00` (WebSocket).
+/// fractional digits (dropped when zero), ending in `Z` (REST) or `+00:00` (WebSocket). The
+/// format is the wire format the client parses, so both use ``ServerTimestamp``.
 enum Timestamp {
     /// How the UTC designator is written.
-    enum Suffix: Sendable {
-        /// `…Z`, as the reference server writes REST bodies.
-        case zulu
-        /// `…+00:00`, as the reference server writes WebSocket payloads.
-        case offset
-    }
+    typealias Suffix = ServerTimestamp.Suffix
 
     /// Formats `micros` (microseconds since the epoch).
     static func format(_ micros: Int64, suffix: Suffix) -> String {
-        let seconds = micros.floorDiv(1_000_000)
-        let fraction = micros - seconds * 1_000_000
-        let days = seconds.floorDiv(86_400)
-        let secondOfDay = seconds - days * 86_400
-        let (year, month, day) = civil(fromDays: days)
-        var text = pad(year, 4) + "-" + pad(month, 2) + "-" + pad(day, 2) + "T"
-        text += pad(secondOfDay / 3600, 2) + ":" + pad(secondOfDay / 60 % 60, 2) + ":" + pad(secondOfDay % 60, 2)
-        if fraction != 0 { text += "." + pad(fraction, 6) }
-        return text + (suffix == .zulu ? "Z" : "+00:00")
+        ServerTimestamp(microseconds: micros).text(suffix: suffix)
     }
 
-    /// Parses an ISO-8601 date-time (`YYYY-MM-DDTHH:MM:SS[.f{1,6}][Z|±HH:MM]`, no designator = UTC)
-    /// into microseconds since the epoch, or `nil` when it is malformed.
+    /// Parses an ISO-8601 date-time (`YYYY-MM-DDTHH:MM:SS[.f{1,6}][Z|±HH:MM]`) into microseconds
+    /// since the epoch, or `nil` when it is malformed.
     static func parse(_ text: String) -> Int64? {
-        let bytes = Array(text.utf8)
-        guard bytes.count >= 19, bytes[4] == 45, bytes[7] == 45, bytes[10] == 84 || bytes[10] == 116 || bytes[10] == 32,
-              bytes[13] == 58, bytes[16] == 58,
-              let year = number(bytes, 0, 4), let month = number(bytes, 5, 2), let day = number(bytes, 8, 2),
-              let hour = number(bytes, 11, 2), let minute = number(bytes, 14, 2), let second = number(bytes, 17, 2),
-              (1...12).contains(month), (1...daysIn(month: month, year: year)).contains(day),
-              hour < 24, minute < 60, second < 60
-        else { return nil }
-        var index = 19
-        var micros: Int64 = 0
-        if index < bytes.count, bytes[index] == 46 {
-            index += 1
-            var digits = 0
-            while index < bytes.count, (48...57).contains(bytes[index]) {
-                guard digits < 6 else { return nil }
-                micros = micros * 10 + Int64(bytes[index] - 48)
-                digits += 1
-                index += 1
-            }
-            guard digits > 0 else { return nil }
-            for _ in digits..<6 { micros *= 10 }
-        }
-        var offsetSeconds: Int64 = 0
-        if index < bytes.count {
-            let rest = Array(bytes[index...])
-            if rest == [90] || rest == [122] {
-                offsetSeconds = 0
-            } else if rest.count == 6, rest[0] == 43 || rest[0] == 45, rest[3] == 58,
-                      let offsetHours = number(rest, 1, 2), let offsetMinutes = number(rest, 4, 2),
-                      offsetHours < 24, offsetMinutes < 60 {
-                let magnitude = Int64(offsetHours * 3600 + offsetMinutes * 60)
-                offsetSeconds = rest[0] == 43 ? magnitude : -magnitude
-            } else {
-                return nil
-            }
-        }
-        let days = daysFromCivil(year: Int64(year), month: Int64(month), day: Int64(day))
-        let seconds = days * 86_400 + Int64(hour * 3600 + minute * 60 + second) - offsetSeconds
-        return seconds * 1_000_000 + micros
-    }
-
-    private static func number(_ bytes: [UInt8], _ start: Int, _ count: Int) -> Int? {
-        var value = 0
-        for byte in bytes[start..<(start + count)] {
-            guard (48...57).contains(byte) else { return nil }
-            value = value * 10 + Int(byte - 48)
-        }
-        return value
-    }
-
-    private static func pad(_ value: some BinaryInteger, _ width: Int) -> String {
-        let digits = String(value)
-        return String(repeating: "0", count: max(0, width - digits.count)) + digits
-    }
-
-    private static func daysIn(month: Int, year: Int) -> Int {
-        switch month {
-        case 2: (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
-        case 4, 6, 9, 11: 30
-        default: 31
-        }
-    }
-
-    /// Howard Hinnant's `days_from_civil`.
-    private static func daysFromCivil(year: Int64, month: Int64, day: Int64) -> Int64 {
-        let y = month <= 2 ? year - 1 : year
-        let era = y.floorDiv(400)
-        let yearOfEra = y - era * 400
-        let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
-    }
-
-    /// Howard Hinnant's `civil_from_days`.
-    private static func civil(fromDays days: Int64) -> (Int64, Int64, Int64) {
-        let z = days + 719_468
-        let era = z.floorDiv(146_097)
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let mp = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * mp + 2) / 5 + 1
-        let month = mp < 10 ? mp + 3 : mp - 9
-        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
-    }
-}
-
-extension Int64 {
-    /// Division rounding toward negative infinity.
-    fileprivate func floorDiv(_ divisor: Int64) -> Int64 {
-        let quotient = self / divisor
-        return (self % divisor != 0 && (self < 0) != (divisor < 0)) ? quotient - 1 : quotient
+        ServerTimestamp(parsing: text)?.microseconds
     }
 }

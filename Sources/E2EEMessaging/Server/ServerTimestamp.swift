@@ -34,8 +34,19 @@ public struct ServerTimestamp: Sendable, Hashable, Comparable, Codable, CustomSt
         try container.encode(restText)
     }
 
+    /// How the UTC designator is written.
+    public enum Suffix: Sendable {
+        /// `…Z`, as the reference server writes REST bodies.
+        case zulu
+        /// `…+00:00`, as the reference server writes WebSocket payloads.
+        case offset
+    }
+
     /// The REST form: six fractional digits (dropped when zero), ending in `Z`.
-    public var restText: String { Self.format(microseconds) }
+    public var restText: String { text(suffix: .zulu) }
+
+    /// Six fractional digits (dropped when zero), ending in `suffix`.
+    public func text(suffix: Suffix) -> String { Self.format(microseconds, suffix: suffix) }
 
     /// This timestamp moved by `delta` microseconds (saturating).
     public func adding(microseconds delta: Int64) -> ServerTimestamp {
@@ -49,7 +60,7 @@ public struct ServerTimestamp: Sendable, Hashable, Comparable, Codable, CustomSt
     /// The REST form.
     public var description: String { restText }
 
-    private static func format(_ micros: Int64) -> String {
+    private static func format(_ micros: Int64, suffix: Suffix) -> String {
         let seconds = micros.floorDiv(1_000_000)
         let fraction = micros - seconds * 1_000_000
         let days = seconds.floorDiv(86_400)
@@ -58,7 +69,7 @@ public struct ServerTimestamp: Sendable, Hashable, Comparable, Codable, CustomSt
         var text = pad(year, 4) + "-" + pad(month, 2) + "-" + pad(day, 2) + "T"
         text += pad(secondOfDay / 3600, 2) + ":" + pad(secondOfDay / 60 % 60, 2) + ":" + pad(secondOfDay % 60, 2)
         if fraction != 0 { text += "." + pad(fraction, 6) }
-        return text + "Z"
+        return text + (suffix == .zulu ? "Z" : "+00:00")
     }
 
     /// Parses into microseconds since the epoch, or `nil`.
