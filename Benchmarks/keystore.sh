@@ -16,7 +16,9 @@ source ./run-suite.sh
 run_suite KeyStore "$out" "$@"
 
 python3 - "${exports[@]}" <<'PY'
-import json, sys
+import sys
+sys.path.insert(0, ".")
+from jmh_results import load
 
 # name: (rows per sample or None, aim text, check(median µs) -> bool)
 SPEC = {
@@ -27,22 +29,7 @@ SPEC = {
     "Cost: seal 100 B": (None, "", None),
 }
 
-def percentiles(element, label):
-    for name, values in element.get("secondaryMetrics", {}).items():
-        if name.lower() == label:
-            return values["scorePercentiles"]
-    return None
-
-results = {}
-for path in sys.argv[1:]:
-    with open(path) as f:
-        elements = json.load(f)
-    for element in elements:
-        name = element["benchmark"].split(".", 3)[-1].replace("_", " ")
-        wall = percentiles(element, "time (wall clock)")
-        if wall is None:
-            continue
-        results[name] = {"wall": wall, "samples": element.get("measurementIterations")}
+results = load(sys.argv[1:])
 
 def ms(us):
     return f"{us / 1000:,.2f} ms" if us >= 100 else f"{us:,.2f} µs"

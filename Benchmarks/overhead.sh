@@ -17,7 +17,9 @@ source ./run-suite.sh
 run_suite Primitives "$out" "$@"
 
 python3 - "${exports[@]}" <<'PY'
-import json, sys
+import sys
+sys.path.insert(0, ".")
+from jmh_results import load, per_operation
 
 # Registration order of the pairs; anything else follows alphabetically.
 ORDER = ["SHA-256", "SHA-512", "HMAC-SHA256", "HKDF-SHA256", "Argon2id t=1 m=64KiB",
@@ -25,32 +27,14 @@ ORDER = ["SHA-256", "SHA-512", "HMAC-SHA256", "HKDF-SHA256", "Argon2id t=1 m=64K
          "Ed25519 sign", "Ed25519 verify", "X25519 DH", "Base64 encode", "Base64 decode",
          "Constant-time compare", "Random"]
 
-def percentiles(element, label):
-    for name, values in element.get("secondaryMetrics", {}).items():
-        if name.lower() == label:
-            return values["scorePercentiles"]
-    return None
-
 pairs, costs = {}, {}
-for path in sys.argv[1:]:
-    with open(path) as f:
-        elements = json.load(f)
-    for element in elements:
-        # "package.benchmark.<target>.<name with spaces as _>"; our names contain no "_".
-        name = element["benchmark"].split(".", 3)[-1].replace("_", " ")
-        wall = percentiles(element, "time (wall clock)")
-        mallocs = percentiles(element, "malloc (total)")
-        if wall is None:
-            continue
-        entry = {  # JMH stores wall clock in microseconds; one operation per sample.
-            "p50": wall["50.0"] * 1000, "min": wall["0.0"] * 1000,
-            "mallocs": mallocs["50.0"] if mallocs else float("nan"),
-        }
-        if name.startswith("Cost: "):
-            costs[name[len("Cost: "):]] = entry
-        elif name.endswith(" wrapper") or name.endswith(" direct"):
-            primitive, side = name.rsplit(" ", 1)
-            pairs.setdefault(primitive, {})[side] = entry
+for name, record in load(sys.argv[1:]).items():
+    entry = per_operation(record)
+    if name.startswith("Cost: "):
+        costs[name[len("Cost: "):]] = entry
+    elif name.endswith(" wrapper") or name.endswith(" direct"):
+        primitive, side = name.rsplit(" ", 1)
+        pairs.setdefault(primitive, {})[side] = entry
 
 floor = costs.get("timer floor", {}).get("min", 0.0)
 

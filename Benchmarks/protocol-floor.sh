@@ -18,39 +18,23 @@ source ./run-suite.sh
 run_suite Protocol "$out" "$@"
 
 python3 - "${exports[@]}" <<'PY'
-import json, sys
+import sys
+sys.path.insert(0, ".")
+from jmh_results import load, per_operation
 
 ORDER = ["X3DH initiate", "X3DH respond", "Ratchet encrypt 1KiB", "Ratchet decrypt 1KiB",
          "Sender-key encrypt 1KiB", "Sender-key decrypt 1KiB"]
 # The bars of issue 3: our throughput as a share of the floor's.
 BARS = {"X3DH initiate": 0.80, "X3DH respond": 0.80, "Sender-key decrypt 1KiB": 0.85}
 
-def percentiles(element, label):
-    for name, values in element.get("secondaryMetrics", {}).items():
-        if name.lower() == label:
-            return values["scorePercentiles"]
-    return None
-
 pairs, timer = {}, 0.0
-for path in sys.argv[1:]:
-    with open(path) as f:
-        elements = json.load(f)
-    for element in elements:
-        # "package.benchmark.<target>.<name with spaces as _>"; our names contain no "_".
-        name = element["benchmark"].split(".", 3)[-1].replace("_", " ")
-        wall = percentiles(element, "time (wall clock)")
-        mallocs = percentiles(element, "malloc (total)")
-        if wall is None:
-            continue
-        entry = {  # JMH stores wall clock in microseconds; one operation per sample.
-            "p50": wall["50.0"] * 1000, "min": wall["0.0"] * 1000,
-            "mallocs": mallocs["50.0"] if mallocs else float("nan"),
-        }
-        if name == "Cost: timer floor":
-            timer = entry["min"]
-        elif name.endswith(" ours") or name.endswith(" floor"):
-            operation, side = name.rsplit(" ", 1)
-            pairs.setdefault(operation, {})[side] = entry
+for name, record in load(sys.argv[1:]).items():
+    entry = per_operation(record)
+    if name == "Cost: timer floor":
+        timer = entry["min"]
+    elif name.endswith(" ours") or name.endswith(" floor"):
+        operation, side = name.rsplit(" ", 1)
+        pairs.setdefault(operation, {})[side] = entry
 
 def ratio(ours, floor):
     o, f = ours - timer, floor - timer
