@@ -114,6 +114,16 @@ let package = Package(
             ]
         ),
         .testTarget(
+            name: "E2EEMessagingTests",
+            dependencies: ["E2EEMessaging", "E2EEKeyStore", "E2EECrypto", "E2EETestSupport"]
+        ),
+        .testTarget(
+            name: "E2EEIntegrationTests",
+            dependencies: [
+                "E2EEMessaging", "E2EETransport", "E2EEDevServer", "E2EEKeyStore", "E2EECrypto", "E2EETestSupport",
+            ]
+        ),
+        .testTarget(
             name: "ConformanceTests",
             dependencies: ["E2EECrypto", "E2EETestSupport", "E2EEProtocolVectorGenerator"]
         ),

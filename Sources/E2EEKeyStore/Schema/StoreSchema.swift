@@ -7,15 +7,19 @@ import GRDB
 ///   cascades — are in SQL).
 /// - `v2`: the indexes the app's reads and the maintenance jobs use (timeline pages by
 ///   `(channel_id, created_at, message_id)`, states, due dates).
+/// - `v3`: the messaging layer's sending side (``StoreSchema/createMessagingSendTables(_:)``).
+/// - `v4`: the messaging layer's receiving side (``StoreSchema/createMessagingReceiveTables(_:)``).
 enum StoreSchema {
     /// Migration identifiers, oldest first.
-    static let versions = ["v1", "v2"]
+    static let versions = ["v1", "v2", "v3", "v4"]
 
     /// The migrator holding every migration.
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1") { db in try createTables(db) }
         migrator.registerMigration("v2") { db in try createIndexes(db) }
+        migrator.registerMigration("v3") { db in try createMessagingSendTables(db) }
+        migrator.registerMigration("v4") { db in try createMessagingReceiveTables(db) }
         return migrator
     }
 

@@ -1,0 +1,18 @@
+import E2EECrypto
+
+/// This device as the protocol sees it: who we are and our identity keys.
+public struct LocalDevice: Sendable {
+    /// Our user id.
+    public let userID: String
+    /// Our device id (from register or login).
+    public let deviceID: String
+    /// Our identity key pair (private parts in `SecretBytes`).
+    public let identity: IdentityKeyPair
+
+    /// Creates the value.
+    public init(userID: String, deviceID: String, identity: IdentityKeyPair) {
+        self.userID = userID
+        self.deviceID = deviceID
+        self.identity = identity
+    }
+}

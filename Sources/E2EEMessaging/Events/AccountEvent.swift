@@ -1,0 +1,105 @@
+import E2EEKeyStore
+
+/// Everything an account reports to the app, in order, on ``EventBroadcaster/events()``
+/// (SYNC.md "Events to the app"). Only public data: ids, states and reasons, never plaintexts
+/// or keys (the app reads plaintexts from the timeline API).
+public enum AccountEvent: Sendable, Equatable {
+    /// A channel's timeline changed.
+    case timeline(TimelineChange)
+    /// An outgoing message moved to a new delivery state.
+    case delivery(DeliveryChange)
+    /// Someone started or stopped typing.
+    case typing(userID: String, channelID: String, started: Bool)
+    /// The channel list changed (created, joined, left, announced by `channel.new`).
+    case channelsChanged
+    /// The realtime connection changed state.
+    case connection(ConnectionState)
+    /// A remote identity event (new device, changed identity, unexpected member).
+    case identity(IdentityEvent)
+    /// Key maintenance ran (one-time prekeys replenished, signed prekey rotated).
+    case keyMaintenance(KeyMaintenanceReport)
+    /// The server session ended (refresh refused): tokens are wiped, keys are kept.
+    case sessionEnded
+    /// Input from the server was refused and skipped (a malformed frame, a forged message);
+    /// `reason` is public text and never contains the input.
+    case inputRefused(reason: String)
+}
+
+/// A change in a channel's timeline.
+public struct TimelineChange: Sendable, Equatable {
+    /// What happened to the message.
+    public enum Kind: Sendable, Equatable {
+        /// A new row (any state).
+        case inserted
+        /// A pending message was decrypted.
+        case decrypted
+        /// The message was edited by its sender.
+        case edited
+        /// The message was deleted.
+        case deleted
+        /// The message cannot be decrypted, for this public reason.
+        case undecryptable(reason: String)
+        /// The message waits for a key.
+        case pending
+    }
+
+    /// The channel.
+    public var channelID: String
+    /// The server message id.
+    public var messageID: String
+    /// What happened.
+    public var kind: Kind
+
+    /// Creates the value.
+    public init(channelID: String, messageID: String, kind: Kind) {
+        self.channelID = channelID
+        self.messageID = messageID
+        self.kind = kind
+    }
+}
+
+/// An outgoing message's delivery state changed.
+public struct DeliveryChange: Sendable, Equatable {
+    /// The outbox id.
+    public var localID: String
+    /// The channel.
+    public var channelID: String
+    /// The new state.
+    public var state: OutboxState
+    /// The server id, once known.
+    public var serverMessageID: String?
+
+    /// Creates the value.
+    public init(localID: String, channelID: String, state: OutboxState, serverMessageID: String?) {
+        self.localID = localID
+        self.channelID = channelID
+        self.state = state
+        self.serverMessageID = serverMessageID
+    }
+}
+
+/// Something about a remote identity the user should see (PROTOCOL.md §5, §7).
+public enum IdentityEvent: Sendable, Equatable {
+    /// A device not seen before for this user (pinned now, trust on first use).
+    case newDevice(userID: String, deviceID: String)
+    /// A pinned device presented a different identity: refused, recorded, never trusted silently.
+    case identityChanged(userID: String, deviceID: String)
+    /// A device the user had disappeared from the server's list.
+    case deviceRemoved(userID: String, deviceID: String)
+    /// A member the user did not expect is in a channel (e.g. someone joined a DM).
+    case unexpectedMember(channelID: String, userID: String)
+}
+
+/// What a key maintenance run did.
+public struct KeyMaintenanceReport: Sendable, Equatable {
+    /// One-time prekeys generated and uploaded.
+    public var oneTimePrekeysUploaded: Int
+    /// Whether a new signed prekey was made and published.
+    public var signedPrekeyRotated: Bool
+
+    /// Creates the value.
+    public init(oneTimePrekeysUploaded: Int, signedPrekeyRotated: Bool) {
+        self.oneTimePrekeysUploaded = oneTimePrekeysUploaded
+        self.signedPrekeyRotated = signedPrekeyRotated
+    }
+}
