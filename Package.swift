@@ -115,7 +115,7 @@ let package = Package(
         ),
         .testTarget(
             name: "E2EEMessagingTests",
-            dependencies: ["E2EEMessaging", "E2EEKeyStore", "E2EECrypto", "E2EETestSupport"]
+            dependencies: ["E2EEMessaging", "E2EEKeyStore", "E2EECrypto", "E2EETestSupport", .product(name: "GRDB", package: "GRDB.swift")]
         ),
         .testTarget(
             name: "E2EEIntegrationTests",

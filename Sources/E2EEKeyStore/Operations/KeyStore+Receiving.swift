@@ -1,0 +1,147 @@
+import E2EECrypto
+import Foundation
+import GRDB
+
+/// The receive pipeline's named operations (schema `v4`): each write is one transaction.
+extension KeyStore {
+    /// Stores one lane's batch of receive outcomes in one transaction (all or none): the last
+    /// sender-key state of each address and the last session record of each device, then each
+    /// write in order — decryptions with their prekey, ephemeral-key and identity effects,
+    /// pending rows with their queued ciphertexts, final outcomes, refused inputs — with the
+    /// receive-side columns of every row.
+    ///
+    /// A decrypted message whose (sender user, payload id) is already used by another message
+    /// is stored as a duplicate of that one (no plaintext; its key effects still commit).
+    /// - Returns: what happened to each write, in order.
+    /// - Throws: as ``storeDecryption(_:)`` (a replayed ephemeral key, an identity that differs
+    ///   from its pin, an unknown prekey), GRDB's `DatabaseError`; on failure nothing is stored.
+    public func storeReceiveBatch(_ writes: [ReceiveWrite]) async throws -> [ReceiveWriteResult] {
+        try await writer.write { [self] db in
+            var finalKeys: [SenderKeyAddress: ReceiverSenderKey] = [:]
+            var finalSessions: [String: SessionRecordWrite] = [:]
+            for write in writes {
+                if let key = write.senderKey { finalKeys[key.address] = key }
+                if let session = write.session { finalSessions["\(session.userID)/\(session.deviceID)"] = session }
+            }
+            for key in finalKeys.values { try receiverSenderKeyStore.storeReceiverSenderKey(key, db) }
+            let now = StoreTime.now()
+            for session in finalSessions.values { try storeCurrentSessionRecord(session, at: now, db) }
+            let anyPending = try pendingStore.hasPending(db)
+            return try writes.map { try applyReceive($0, removePending: anyPending, db) }
+        }
+    }
+
+    /// Applies a `message.delete`: an existing message is marked deleted (plaintext wiped,
+    /// pending row removed); an unknown id gets a deleted `control` tombstone so that a late
+    /// copy stays deleted; a message of another channel is left alone.
+    /// - Throws: GRDB's `DatabaseError`.
+    public func markReceivedDeleted(messageID: String, channelID: String, at time: StoreTime) async throws -> ReceivedDeleteResult {
+        try await writer.write { [self] db in
+            guard let row = try db.row("SELECT channel_id, state FROM timeline WHERE message_id = ?", [messageID]) else {
+                try db.run(
+                    """
+                    INSERT INTO timeline (message_id, channel_id, created_at, content_hash, state, kind)
+                    VALUES (?, ?, ?, zeroblob(32), 'deleted', 'control')
+                    """, [messageID, channelID, time.microseconds])
+                return .tombstoned
+            }
+            let storedChannel: String = try row.decode("channel_id", table: TimelineStore.table)
+            guard storedChannel == channelID else { return .channelMismatch }
+            let state: String = try row.decode("state", table: TimelineStore.table)
+            guard state != "deleted" else { return .alreadyDeleted }
+            try pendingStore.removePending(messageID: messageID, db)
+            try timelineStore.markDeleted(id: messageID, db)
+            return .deleted
+        }
+    }
+
+    /// Records a refused edit or delete on its own (outside a batch).
+    /// - Throws: GRDB's `DatabaseError`.
+    public func recordRefusedInput(_ input: RefusedInput) async throws {
+        try await writer.write { [self] db in try insertRefused(input, db) }
+    }
+
+    private func applyReceive(_ write: ReceiveWrite, removePending: Bool, _ db: Database) throws -> ReceiveWriteResult {
+        var facts = write.facts
+        var result = ReceiveWriteResult.stored
+        let messageID: String
+        switch write.action {
+        case .decrypted(var commit):
+            commit.session = nil
+            commit.senderKey = nil
+            messageID = commit.message.messageID
+            if facts.kind == .message, let payloadID = facts.payloadID, let user = commit.message.senderUserID,
+               let first = try String.fetchOne(
+                   db.cachedStatement(sql: "SELECT message_id FROM timeline WHERE sender_user_id = ? AND payload_id = ? AND message_id != ?"),
+                   arguments: [user, payloadID, messageID]) {
+                commit.message.state = .undecryptable(reason: "duplicate")
+                commit.message.plaintext = nil
+                facts = ReceivedFacts(kind: .duplicate, payloadID: nil, editedAt: facts.editedAt, duplicateOf: first)
+                result = .duplicateOfPayload(first)
+            }
+            try apply(commit, db, writeSenderKeyState: false, removePending: removePending)
+        case .pending(var row, let content, let waitingFor, let receivedAt):
+            messageID = row.messageID
+            if let state = try timelineStore.loadState(id: messageID, db), state != .pendingKey { return .unchanged }
+            row.state = .pendingKey
+            row.plaintext = nil
+            try timelineStore.storeMessage(row, db)
+            try pendingStore.storePending(
+                PendingCiphertext(messageID: messageID, channelID: row.channelID, senderDeviceID: row.senderDeviceID, content: content,
+                                  waitingFor: waitingFor, receivedAt: receivedAt), db)
+        case .outcome(let row):
+            messageID = row.messageID
+            switch try timelineStore.loadState(id: messageID, db) {
+            case .decrypted?, .unencrypted?, .deleted?: return .unchanged
+            default: break
+            }
+            try timelineStore.storeMessage(row, db)
+            if removePending { try pendingStore.removePending(messageID: messageID, db) }
+        case .refused(let input):
+            try insertRefused(input, db)
+            return .stored
+        }
+        try db.run(
+            """
+            UPDATE timeline SET kind = ?, edited_at = COALESCE(?, edited_at), duplicate_of = ?, payload_id = COALESCE(?, payload_id)
+            WHERE message_id = ? AND state != 'deleted'
+            """,
+            [facts.kind.rawValue, facts.editedAt?.microseconds, facts.duplicateOf, facts.payloadID, messageID])
+        if let claim = write.identityChange, try recordIdentityChangeOnce(claim, db), result == .stored {
+            result = .storedWithNewIdentityChange
+        }
+        return result
+    }
+
+    /// Stores `write.record` as the device's current session: in place when it has one,
+    /// installed otherwise.
+    private func storeCurrentSessionRecord(_ write: SessionRecordWrite, at time: StoreTime, _ db: Database) throws {
+        let currentID = try String.fetchOne(
+            db.cachedStatement(sql: "SELECT id FROM sessions WHERE remote_user_id = ? AND remote_device_id = ? AND is_current = 1"),
+            arguments: [write.userID, write.deviceID])
+        if let currentID {
+            try sessionStore.storeSessionState(id: currentID, state: write.record, at: time, db)
+        } else {
+            try sessionStore.installSession(userID: write.userID, deviceID: write.deviceID, state: write.record, at: time, db)
+        }
+    }
+
+    /// Records an identity change unless the same new blob is already recorded and unanswered;
+    /// `true` when a new change row was written.
+    private func recordIdentityChangeOnce(_ claim: RemoteIdentityClaim, _ db: Database) throws -> Bool {
+        let known = try db.count(
+            "SELECT COUNT(*) FROM identity_changes WHERE user_id = ? AND device_id = ? AND new_blob = ? AND accepted = 0",
+            [claim.userID, claim.deviceID, Data(claim.identityBlob)])
+        guard known == 0 else { return false }
+        let result = try remoteIdentityStore.recordIdentity(userID: claim.userID, deviceID: claim.deviceID, identityBlob: claim.identityBlob,
+                                                            at: .now(), db)
+        if case .changed = result { return true }
+        return false
+    }
+
+    private func insertRefused(_ input: RefusedInput, _ db: Database) throws {
+        try db.run(
+            "INSERT INTO refused_inputs (channel_id, message_id, input_kind, reason, content_hash, seen_at) VALUES (?, ?, ?, ?, ?, ?)",
+            [input.channelID, input.messageID, input.kind.rawValue, input.reason, input.contentHash.map { Data($0) }, input.seenAt.microseconds])
+    }
+}

@@ -1,0 +1,195 @@
+import E2EECrypto
+import Foundation
+import GRDB
+
+/// The receive pipeline's reads (schema `v4`): dedupe lookups, the keys a decryption needs,
+/// pending rows to re-drive, and the app's timeline pages without control rows.
+extension KeyStore {
+    static let receivedColumns = TimelineStore.columns + ", kind, edited_at, duplicate_of, payload_id"
+
+    /// The stored rows among `ids` (plaintexts not opened), by id: the persisted dedupe set.
+    /// - Throws: ``KeyStoreError/corruptColumn(table:column:)``, GRDB's `DatabaseError`.
+    public func receivedMessages(ids: [String]) async throws -> [String: ReceivedMessage] {
+        guard !ids.isEmpty else { return [:] }
+        return try await writer.read { [self] db in
+            var found: [String: ReceivedMessage] = [:]
+            for start in stride(from: 0, to: ids.count, by: 500) {
+                let chunk = Array(ids[start..<min(start + 500, ids.count)])
+                let marks = Array(repeating: "?", count: chunk.count).joined(separator: ",")
+                let rows = try Row.fetchAll(db, sql: "SELECT \(Self.receivedColumns) FROM timeline WHERE message_id IN (\(marks))",
+                                            arguments: StatementArguments(chunk))
+                for row in rows {
+                    let message = try decodeReceived(row, openPlaintext: false)
+                    found[message.message.messageID] = message
+                }
+            }
+            return found
+        }
+    }
+
+    /// For each of `contentHashes` already stored in `channelID` (not as a duplicate, and not
+    /// refused: a refusal may come from forged metadata around genuine bytes), the first
+    /// message id by `(created_at, id)`: the same envelope bytes under another id (§6).
+    /// - Throws: GRDB's `DatabaseError`.
+    public func firstMessageIDs(channelID: String, contentHashes: [[UInt8]]) async throws -> [[UInt8]: String] {
+        guard !contentHashes.isEmpty else { return [:] }
+        return try await writer.read { db in
+            var found: [[UInt8]: String] = [:]
+            for start in stride(from: 0, to: contentHashes.count, by: 500) {
+                let chunk = contentHashes[start..<min(start + 500, contentHashes.count)].map { Data($0) }
+                var values: [any DatabaseValueConvertible] = [channelID]
+                values.append(contentsOf: chunk)
+                let marks = Array(repeating: "?", count: chunk.count).joined(separator: ",")
+                let rows = try Row.fetchAll(
+                    db, sql: """
+                        SELECT content_hash, message_id FROM timeline
+                        WHERE channel_id = ? AND kind != 'duplicate' AND state != 'undecryptable' AND content_hash IN (\(marks)) ORDER BY created_at, message_id
+                        """,
+                    arguments: StatementArguments(values))
+                for row in rows {
+                    let hash: Data = try row.decode("content_hash", table: TimelineStore.table)
+                    let id: String = try row.decode("message_id", table: TimelineStore.table)
+                    if found[[UInt8](hash)] == nil { found[[UInt8](hash)] = id }
+                }
+            }
+            return found
+        }
+    }
+
+    /// Up to `limit` `message` rows of a channel strictly before `cursor` (the newest when nil),
+    /// oldest → newest, plaintexts opened: the app's timeline (control and duplicate rows are
+    /// left out).
+    /// - Throws: ``KeyStoreError`` for a tampered row, GRDB's `DatabaseError`.
+    public func receivedTimelinePage(channelID: String, before cursor: TimelineCursor? = nil, limit: Int = 50) async throws -> [ReceivedMessage] {
+        guard limit > 0 else { return [] }
+        return try await writer.read { [self] db in
+            let rows: [Row]
+            if let cursor {
+                rows = try db.rows(
+                    """
+                    SELECT \(Self.receivedColumns) FROM timeline WHERE channel_id = ? AND kind = 'message' AND (created_at, message_id) < (?, ?)
+                    ORDER BY created_at DESC, message_id DESC LIMIT ?
+                    """, [channelID, cursor.createdAt.microseconds, cursor.messageID, limit])
+            } else {
+                rows = try db.rows(
+                    "SELECT \(Self.receivedColumns) FROM timeline WHERE channel_id = ? AND kind = 'message' ORDER BY created_at DESC, message_id DESC LIMIT ?",
+                    [channelID, limit])
+            }
+            return try rows.reversed().map { try decodeReceived($0, openPlaintext: true) }
+        }
+    }
+
+    /// One row by server id with its receive-side columns, plaintext opened.
+    /// - Throws: ``KeyStoreError`` for a tampered row, GRDB's `DatabaseError`.
+    public func receivedMessage(id: String) async throws -> ReceivedMessage? {
+        try await writer.read { [self] db in
+            try db.row("SELECT \(Self.receivedColumns) FROM timeline WHERE message_id = ?", [id]).map { try decodeReceived($0, openPlaintext: true) }
+        }
+    }
+
+    /// The queued ciphertexts waiting for any of `waitingFor` (all when nil), in timeline order
+    /// `(created_at, id)`, with what their rows know.
+    /// - Throws: ``KeyStoreError/corruptColumn(table:column:)``, GRDB's `DatabaseError`.
+    public func pendingReceives(waitingFor: [String]? = nil) async throws -> [PendingReceive] {
+        if let waitingFor, waitingFor.isEmpty { return [] }
+        return try await writer.read { db in
+            var sql = """
+                SELECT p.message_id, p.channel_id, p.sender_device_id, p.content, p.waiting_for, p.received_at,
+                       t.sender_user_id, t.created_at, t.edited_at, t.kind
+                FROM pending_ciphertexts p JOIN timeline t ON t.message_id = p.message_id
+                """
+            var arguments = StatementArguments()
+            if let waitingFor {
+                sql += " WHERE p.waiting_for IN (\(Array(repeating: "?", count: waitingFor.count).joined(separator: ",")))"
+                arguments = StatementArguments(waitingFor)
+            }
+            sql += " ORDER BY t.created_at, t.message_id"
+            let t = PendingCiphertextStore.table
+            return try Row.fetchAll(db, sql: sql, arguments: arguments).map { row in
+                let edited: Int64? = try row.decodeIfPresent("edited_at", table: t)
+                let pending = PendingCiphertext(
+                    messageID: try row.decode("message_id", table: t), channelID: try row.decode("channel_id", table: t),
+                    senderDeviceID: try row.decodeIfPresent("sender_device_id", table: t), content: try row.decode("content", table: t),
+                    waitingFor: try row.decode("waiting_for", table: t), receivedAt: StoreTime(microseconds: try row.decode("received_at", table: t)))
+                return PendingReceive(
+                    pending: pending, senderUserID: try row.decodeIfPresent("sender_user_id", table: t),
+                    createdAt: StoreTime(microseconds: try row.decode("created_at", table: t)), editedAt: edited.map { StoreTime(microseconds: $0) },
+                    kind: try row.decodeEnum("kind", table: t))
+            }
+        }
+    }
+
+    /// Every pin of `deviceID`, under whichever user (normally one; another user's pin of the
+    /// same device id is a sender mismatch for the receiver).
+    /// - Throws: ``KeyStoreError/corruptColumn(table:column:)``, GRDB's `DatabaseError`.
+    public func remoteIdentities(deviceID: String) async throws -> [RemoteIdentity] {
+        try await writer.read { [self] db in
+            let users = try String.fetchAll(db, sql: "SELECT user_id FROM remote_identities WHERE device_id = ? ORDER BY user_id", arguments: [deviceID])
+            return try users.compactMap { try remoteIdentityStore.loadIdentity(userID: $0, deviceID: deviceID, db) }
+        }
+    }
+
+    /// The device's current session row (the serialised session record).
+    /// - Throws: ``KeyStoreError`` for a tampered row, GRDB's `DatabaseError`.
+    public func currentSession(userID: String, deviceID: String) async throws -> StoredSession? {
+        try await writer.read { [self] db in try sessionStore.loadCurrentSession(userID: userID, deviceID: deviceID, db) }
+    }
+
+    /// The receiving sender-key state at `address`.
+    /// - Throws: ``KeyStoreError`` for a tampered row, GRDB's `DatabaseError`.
+    public func receiverSenderKey(_ address: SenderKeyAddress) async throws -> ReceiverSenderKey? {
+        try await writer.read { [self] db in try receiverSenderKeyStore.loadReceiverSenderKey(address, db) }
+    }
+
+    /// The signed and one-time prekeys a prekey message names, and whether its `EK_A` was
+    /// accepted before.
+    /// - Throws: ``KeyStoreError`` for a tampered row, GRDB's `DatabaseError`.
+    public func prekeyLookup(signedPrekeyID: UInt32, oneTimePrekeyID: UInt32, ephemeralKey: [UInt8]) async throws -> PrekeyLookup {
+        try await writer.read { [self] db in
+            PrekeyLookup(
+                signedPrekey: try signedPrekeyStore.loadSignedPrekey(id: signedPrekeyID, db),
+                oneTimePrekey: oneTimePrekeyID == 0 ? nil : try oneTimePrekeyStore.loadOneTimePrekey(id: oneTimePrekeyID, db),
+                ephemeralKeyAccepted: try signedPrekeyStore.isEphemeralKeyAccepted(ephemeralKey, db))
+        }
+    }
+
+    /// The refused edits and deletes recorded for `messageID`, oldest first.
+    /// - Throws: ``KeyStoreError/corruptColumn(table:column:)``, GRDB's `DatabaseError`.
+    public func refusedInputs(messageID: String) async throws -> [RefusedInput] {
+        try await writer.read { db in
+            let t = "refused_inputs"
+            return try db.rows("SELECT * FROM refused_inputs WHERE message_id = ? ORDER BY id", [messageID]).map { row in
+                let hash: Data? = try row.decodeIfPresent("content_hash", table: t)
+                return RefusedInput(
+                    channelID: try row.decode("channel_id", table: t), messageID: try row.decode("message_id", table: t),
+                    kind: try row.decodeEnum("input_kind", table: t), reason: try row.decode("reason", table: t),
+                    contentHash: hash.map { [UInt8]($0) }, seenAt: StoreTime(microseconds: try row.decode("seen_at", table: t)))
+            }
+        }
+    }
+
+    /// Decodes a row selected with ``receivedColumns``.
+    private func decodeReceived(_ row: Row, openPlaintext: Bool) throws -> ReceivedMessage {
+        let t = TimelineStore.table
+        let id: String = try row.decode(at: 0, column: "message_id", table: t)
+        let stateText: String = try row.decode(at: 6, column: "state", table: t)
+        let reason: String? = try row.decodeIfPresent(at: 7, column: "failure_reason", table: t)
+        guard let state = TimelineState.from(column: stateText, reason: reason) else { throw KeyStoreError.corruptColumn(table: t, column: "state") }
+        let hash: Data = try row.decode(at: 5, column: "content_hash", table: t)
+        let isOwn: Int64 = try row.decode(at: 9, column: "is_own", table: t)
+        let sealed: Data? = openPlaintext ? try row.decodeIfPresent(at: 8, column: "plaintext", table: t) : nil
+        let kindText: String = try row.decode(at: 10, column: "kind", table: t)
+        guard let kind = TimelineRowKind(rawValue: kindText) else { throw KeyStoreError.corruptColumn(table: t, column: "kind") }
+        let edited: Int64? = try row.decodeIfPresent(at: 11, column: "edited_at", table: t)
+        let message = TimelineMessage(
+            messageID: id, channelID: try row.decode(at: 1, column: "channel_id", table: t),
+            senderUserID: try row.decodeIfPresent(at: 2, column: "sender_user_id", table: t),
+            senderDeviceID: try row.decodeIfPresent(at: 3, column: "sender_device_id", table: t),
+            createdAt: StoreTime(microseconds: try row.decode(at: 4, column: "created_at", table: t)), contentHash: [UInt8](hash), state: state,
+            plaintext: try sealer.openIfPresent(sealed, table: t, column: "plaintext", rowID: id), isOwn: isOwn == 1)
+        let facts = ReceivedFacts(
+            kind: kind, payloadID: try row.decodeIfPresent(at: 13, column: "payload_id", table: t),
+            editedAt: edited.map { StoreTime(microseconds: $0) }, duplicateOf: try row.decodeIfPresent(at: 12, column: "duplicate_of", table: t))
+        return ReceivedMessage(message: message, facts: facts)
+    }
+}

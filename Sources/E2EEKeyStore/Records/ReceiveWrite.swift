@@ -1,0 +1,75 @@
+import E2EECrypto
+
+/// One change of the receive pipeline, stored with others of its lane by
+/// ``KeyStore/storeReceiveBatch(_:)`` in one transaction.
+public struct ReceiveWrite: Sendable {
+    /// What happens to the message's timeline row.
+    public enum Action: Sendable {
+        /// A decryption: the row (normally `.decrypted` with the payload JSON as plaintext) with
+        /// its prekey, ephemeral-key and identity effects (the commit's `session` and
+        /// `senderKey` are not used here: see ``ReceiveWrite/session`` and ``ReceiveWrite/senderKey``).
+        case decrypted(DecryptionCommit)
+        /// The message waits for a key: a `.pendingKey` row and its queued ciphertext (an
+        /// existing pending row is updated; any other existing row is left as it is).
+        case pending(TimelineMessage, content: String, waitingFor: String, receivedAt: StoreTime)
+        /// A final outcome without key effects (undecryptable, unencrypted, a duplicate); a row
+        /// already decrypted, unencrypted or deleted is never downgraded.
+        case outcome(TimelineMessage)
+        /// An edit or delete that was refused: recorded, the message stays as it was.
+        case refused(RefusedInput)
+    }
+
+    /// What happens to the row.
+    public var action: Action
+    /// The receive-side columns of the row (unused for ``Action/refused(_:)``).
+    public var facts: ReceivedFacts
+    /// The sending device's session record after the decryption (stored as the device's
+    /// current session: updated in place, or installed when the device has none).
+    public var session: SessionRecordWrite?
+    /// A receiving sender-key state to store (installed by an SKD, or advanced by a group
+    /// message). Within a batch only the last state of each address is written.
+    public var senderKey: ReceiverSenderKey?
+    /// A changed identity to record (the pin is kept; recorded once per distinct new blob).
+    public var identityChange: RemoteIdentityClaim?
+
+    /// Creates the value.
+    public init(action: Action, facts: ReceivedFacts, session: SessionRecordWrite? = nil, senderKey: ReceiverSenderKey? = nil,
+                identityChange: RemoteIdentityClaim? = nil) {
+        self.action = action
+        self.facts = facts
+        self.session = session
+        self.senderKey = senderKey
+        self.identityChange = identityChange
+    }
+}
+
+/// A remote device's serialised session record (current state plus archived ones), stored as
+/// the device's current session row.
+public struct SessionRecordWrite: Sendable {
+    /// The remote user.
+    public var userID: String
+    /// The remote device.
+    public var deviceID: String
+    /// The serialised record (sealed at rest).
+    public var record: SecretBytes
+
+    /// Creates the value.
+    public init(userID: String, deviceID: String, record: SecretBytes) {
+        self.userID = userID
+        self.deviceID = deviceID
+        self.record = record
+    }
+}
+
+/// What ``KeyStore/storeReceiveBatch(_:)`` did with one write.
+public enum ReceiveWriteResult: Sendable, Equatable {
+    /// Stored as given.
+    case stored
+    /// The decrypted message reused a (sender user, payload id): stored as a duplicate of
+    /// this first message id, without plaintext (its key effects are stored).
+    case duplicateOfPayload(String)
+    /// The row already held a final state (decrypted, unencrypted, deleted): left unchanged.
+    case unchanged
+    /// Like ``stored``, and the identity change was recorded for the first time.
+    case storedWithNewIdentityChange
+}

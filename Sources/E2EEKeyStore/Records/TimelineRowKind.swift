@@ -1,0 +1,33 @@
+/// What a timeline row is for (schema `v4`): only `message` rows are the app's timeline; the
+/// others belong to the dedupe set and stay out of pages.
+public enum TimelineRowKind: String, Sendable, Equatable, CaseIterable {
+    /// A message the app shows (in any state).
+    case message
+    /// A control message (a sender key distribution) or the tombstone of a delete seen before
+    /// its message.
+    case control
+    /// A second server id for a message already shown (same envelope bytes, or a used
+    /// (sender user, payload id)); ``ReceivedFacts/duplicateOf`` names the first.
+    case duplicate
+}
+
+/// The receive-side columns of a timeline row (schema `v4`).
+public struct ReceivedFacts: Sendable, Equatable {
+    /// The row's kind.
+    public var kind: TimelineRowKind
+    /// The payload's client message id (lower-case UUID) of a decrypted message, for the
+    /// (sender user, payload id) dedupe; `nil` to leave the stored value.
+    public var payloadID: String?
+    /// When the sender last edited the message, `nil` when never (or to leave the stored value).
+    public var editedAt: StoreTime?
+    /// For a duplicate, the server id of the first copy.
+    public var duplicateOf: String?
+
+    /// Creates the value.
+    public init(kind: TimelineRowKind, payloadID: String? = nil, editedAt: StoreTime? = nil, duplicateOf: String? = nil) {
+        self.kind = kind
+        self.payloadID = payloadID
+        self.editedAt = editedAt
+        self.duplicateOf = duplicateOf
+    }
+}

@@ -1,0 +1,116 @@
+import E2EECrypto
+import E2EEKeyStore
+
+/// One message as the processor sees it, whichever way it came: a posted message (socket or
+/// REST), a pending row re-driven, or the new content of an edit.
+struct IncomingMessage: Sendable {
+    /// How the message relates to what is stored.
+    enum Mode: Sendable {
+        /// Not stored yet: a new timeline row.
+        case new
+        /// Its row is pending: a re-drive, or the edited content of a message not readable yet.
+        case existingPending
+        /// The new content of a readable message (`original`): an edit.
+        case edit(original: ReceivedMessage)
+    }
+
+    var id: String
+    var channelID: String
+    var channelEncryption: ChannelEncryptionType
+    /// The sender user (for an edit: the original's).
+    var senderUserID: String?
+    /// The sender device the server names (for an edit: the original's).
+    var senderDeviceID: String?
+    var content: String
+    var contentType: String
+    var protocolVersion: Int
+    var createdAt: StoreTime
+    var editedAt: StoreTime?
+    var mode: Mode
+    /// The posted message, for the own-message hand-off.
+    var source: ServerMessage?
+    /// SHA-256 of the exact `content` string.
+    let contentHash: [UInt8]
+
+    init(id: String, channelID: String, channelEncryption: ChannelEncryptionType, senderUserID: String?, senderDeviceID: String?,
+         content: String, contentType: String, protocolVersion: Int, createdAt: StoreTime, editedAt: StoreTime?, mode: Mode,
+         source: ServerMessage?) {
+        self.id = id
+        self.channelID = channelID
+        self.channelEncryption = channelEncryption
+        self.senderUserID = senderUserID
+        self.senderDeviceID = senderDeviceID
+        self.content = content
+        self.contentType = contentType
+        self.protocolVersion = protocolVersion
+        self.createdAt = createdAt
+        self.editedAt = editedAt
+        self.mode = mode
+        self.source = source
+        self.contentHash = SHA256.hash(Array(content.utf8))
+    }
+
+    /// A posted message (a missing `protocol_version` counts as 1, a missing `content_type` as
+    /// none of ours).
+    init(posted message: ServerMessage, channel: ReceivingChannel, mode: Mode = .new) {
+        self.init(id: message.id, channelID: message.channelID, channelEncryption: channel.encryption, senderUserID: message.senderID,
+                  senderDeviceID: message.senderDeviceID, content: message.content, contentType: message.contentType ?? "",
+                  protocolVersion: message.protocolVersion ?? 1, createdAt: StoreTime(microseconds: message.createdAt.microseconds),
+                  editedAt: message.editedAt.map { StoreTime(microseconds: $0.microseconds) }, mode: mode, source: message)
+    }
+
+    /// A pending row to re-drive: the content was checked against its channel when it was
+    /// queued, so the envelope's own type names the `content_type` and the channel type.
+    init(pending row: PendingReceive) {
+        let kind = EnvelopeSniffer.kind(of: row.pending.content) ?? .dm
+        self.init(id: row.pending.messageID, channelID: row.pending.channelID, channelEncryption: kind.channelEncryption,
+                  senderUserID: row.senderUserID, senderDeviceID: row.pending.senderDeviceID, content: row.pending.content,
+                  contentType: kind.contentType, protocolVersion: 2, createdAt: row.createdAt, editedAt: row.editedAt,
+                  mode: .existingPending, source: nil)
+    }
+
+    /// The new content of a stored message (`message.edit`, or a REST row whose content changed).
+    init(editing original: ReceivedMessage, content: String, editedAt: StoreTime?, channel: ReceivingChannel, protocolVersion: Int) {
+        let mode: Mode = original.message.state == .pendingKey ? .existingPending : .edit(original: original)
+        let contentType = EnvelopeSniffer.kind(of: content)?.contentType ?? ""
+        self.init(id: original.message.messageID, channelID: original.message.channelID, channelEncryption: channel.encryption,
+                  senderUserID: original.message.senderUserID, senderDeviceID: original.message.senderDeviceID, content: content,
+                  contentType: contentType, protocolVersion: protocolVersion, createdAt: original.message.createdAt, editedAt: editedAt,
+                  mode: mode, source: nil)
+    }
+
+    /// The timeline row this message starts from (state and plaintext are set by the outcome).
+    func row(state: TimelineState, plaintext: SecretBytes? = nil) -> TimelineMessage {
+        var isOwn = false
+        if case .edit(let original) = mode { isOwn = original.message.isOwn }
+        return TimelineMessage(messageID: id, channelID: channelID, senderUserID: senderUserID, senderDeviceID: senderDeviceID,
+                               createdAt: createdAt, contentHash: contentHash, state: state, plaintext: plaintext, isOwn: isOwn)
+    }
+
+    /// `true` for an edit of a readable message.
+    var isEdit: Bool {
+        if case .edit = mode { return true }
+        return false
+    }
+
+    /// `true` when the message has no row yet.
+    var isNew: Bool {
+        if case .new = mode { return true }
+        return false
+    }
+}
+
+/// Reads an envelope's type from a `content` string without opening it.
+enum EnvelopeSniffer {
+    /// The envelope kind of canonical base64 `content` that starts with our format byte, else nil.
+    static func kind(of content: String) -> EnvelopeKind? {
+        guard let bytes = try? Base64.decode(content, maxEncodedLength: ProtocolLimits.maxContentBase64Length), bytes.count >= 2,
+              bytes[0] == 0x03 else { return nil }
+        switch bytes[1] {
+        case DMEnvelope.typeBytes[1]: return .dm
+        case GroupEnvelope.typeBytes[1]: return .group
+        case SKDEnvelope.typeBytes[1]: return .senderKeyDistribution
+        default: return nil
+        }
+    }
+}

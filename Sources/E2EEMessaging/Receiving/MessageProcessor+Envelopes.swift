@@ -1,0 +1,106 @@
+import E2EECrypto
+import E2EEKeyStore
+
+extension MessageProcessor {
+    /// A DM (§5): our entry, the pairwise step, then the payload (hash, key commitment, AEAD),
+    /// the strict payload parser and the posted/edit rule. Nothing is committed unless all pass.
+    func processDM(_ envelope: DMEnvelope, _ message: IncomingMessage, lane: LaneState) async throws -> ProcessingStep {
+        guard let sender = try sender(of: envelope.senderDevice, message) else { return ignoredStep(message) }
+        guard let deviceUUID else { throw ProtocolError.notARecipient }
+        let entry = try envelope.pairwiseMessage(for: deviceUUID)
+        switch try await decryptPairwise(entry, userID: sender.userID, deviceID: sender.deviceID, lane: lane) {
+        case .waiting(let key):
+            return pendingStep(message, waitingFor: key, rowKind: .message)
+        case .decrypted(let pending):
+            let payloadBytes = try envelope.open(pairwisePlaintext: pending.plaintext, channel: try channelUUID(message))
+            let payload = try MessagePayload(json: payloadBytes)
+            let editedAt = try checkPayload(payload, message)
+            lane.didDecrypt(userID: sender.userID, deviceID: sender.deviceID, effects: pending.effects)
+            return decryptedStep(message, plaintext: payloadBytes, payloadID: payload.id.text, editedAt: editedAt, rowKind: .message,
+                                 sender: sender, effects: pending.effects, senderKey: nil, unlocks: sessionUnlocks(pending.effects, sender),
+                                 result: .decrypted)
+        }
+    }
+
+    /// A sender key distribution (§4): our entry, the pairwise step, the SKD plaintext, then
+    /// ``SenderKeyDistribution/process(postedChannel:senderDevice:existing:now:)``; the new
+    /// receiving state and the session advance commit together. A control row, never shown.
+    func processSKD(_ envelope: SKDEnvelope, _ message: IncomingMessage, lane: LaneState) async throws -> ProcessingStep {
+        guard !message.isEdit else { throw ReceiveRefusal(.wrongEnvelopeType) }
+        guard let sender = try sender(of: envelope.senderDevice, message) else { return ignoredStep(message) }
+        guard let deviceUUID else { throw ProtocolError.notARecipient }
+        let entry = try envelope.pairwiseMessage(for: deviceUUID)
+        switch try await decryptPairwise(entry, userID: sender.userID, deviceID: sender.deviceID, lane: lane) {
+        case .waiting(let key):
+            return pendingStep(message, waitingFor: key, rowKind: .control)
+        case .decrypted(let pending):
+            guard case .senderKeyDistribution(let skd) = try PairwisePlaintext.decode(pending.plaintext) else {
+                throw ProtocolError.wrongEnvelopeType
+            }
+            let address = SenderKeyAddress(channelID: message.channelID, senderDeviceID: sender.deviceID, keyID: skd.keyID)
+            let existing = try await lane.senderKey(address)
+            if let existing, existing.record.senderUserID != sender.userID { throw ReceiveRefusal(.senderMismatch) }
+            let decision = try skd.process(postedChannel: try channelUUID(message), senderDevice: envelope.senderDevice,
+                                           existing: existing?.state, now: nowSeconds)
+            lane.didDecrypt(userID: sender.userID, deviceID: sender.deviceID, effects: pending.effects)
+            var unlocks = sessionUnlocks(pending.effects, sender)
+            var installed: ReceiverSenderKey?
+            if case .install(let state) = decision {
+                let now = clock()
+                let record = ReceiverSenderKey(address: address, senderUserID: sender.userID, state: state.serialized(), createdAt: now, updatedAt: now)
+                lane.didStore(LaneState.SenderKey(record: record, state: state))
+                installed = record
+                unlocks.append(WaitingKey.senderKey(address))
+            }
+            return decryptedStep(message, plaintext: nil, payloadID: nil, editedAt: nil, rowKind: .control, sender: sender,
+                                 effects: pending.effects, senderKey: installed, unlocks: unlocks, result: .keyDistribution)
+        }
+    }
+
+    /// A group message (§4, §5): the receiving state of (channel, device, key id) — absent:
+    /// pending until its SKD arrives — whose owner must be the sender user (T16), then
+    /// signature, jump limit and AEAD on a copy; the advanced state commits with the plaintext.
+    func processGroup(_ envelope: GroupEnvelope, _ message: IncomingMessage, lane: LaneState) async throws -> ProcessingStep {
+        guard let sender = try sender(of: envelope.senderDevice, message) else { return ignoredStep(message) }
+        let address = SenderKeyAddress(channelID: message.channelID, senderDeviceID: sender.deviceID, keyID: envelope.keyID)
+        guard let key = try await lane.senderKey(address) else {
+            return pendingStep(message, waitingFor: WaitingKey.senderKey(address), rowKind: .message)
+        }
+        guard key.record.senderUserID == sender.userID else { throw ReceiveRefusal(.senderMismatch) }
+        let (plaintext, state) = try key.state.decrypt(envelope, channel: try channelUUID(message), now: nowSeconds)
+        let payload = try MessagePayload(json: plaintext)
+        let editedAt = try checkPayload(payload, message)
+        let record = ReceiverSenderKey(address: address, senderUserID: sender.userID, state: state.serialized(), createdAt: key.record.createdAt,
+                                       updatedAt: clock())
+        lane.didStore(LaneState.SenderKey(record: record, state: state))
+        return decryptedStep(message, plaintext: plaintext, payloadID: payload.id.text, editedAt: editedAt, rowKind: .message, sender: sender,
+                             effects: nil, senderKey: record, unlocks: [], result: .decrypted)
+    }
+
+    /// A new session installed by a prekey message lets the device's waiting messages retry.
+    private func sessionUnlocks(_ effects: SessionEffects, _ sender: (userID: String, deviceID: String)) -> [String] {
+        effects.acceptedBaseKey == nil ? [] : [WaitingKey.session(userID: sender.userID, deviceID: sender.deviceID)]
+    }
+
+    /// The write of a successful decryption: the row (for an edit, the original's row with the
+    /// new plaintext), the session effects, the sender-key state.
+    private func decryptedStep(
+        _ message: IncomingMessage, plaintext: SecretBytes?, payloadID: String?, editedAt: StoreTime?, rowKind: TimelineRowKind,
+        sender: (userID: String, deviceID: String), effects: SessionEffects?, senderKey: ReceiverSenderKey?, unlocks: [String],
+        result: ReceiveOutcome.Result
+    ) -> ProcessingStep {
+        let commit = DecryptionCommit(
+            message: message.row(state: .decrypted, plaintext: plaintext),
+            consumedOneTimePrekeyID: effects?.consumedOneTimePrekey?.id,
+            acceptedEphemeralKey: effects?.acceptedBaseKey.map { AcceptedEphemeralKey(publicKey: $0.baseKey.rawRepresentation, signedPrekeyID: $0.signedPrekeyID) },
+            identity: effects?.identityToPin.map { RemoteIdentityClaim(userID: sender.userID, deviceID: sender.deviceID, identityBlob: $0.bytes) },
+            processedAt: clock())
+        let facts = ReceivedFacts(kind: rowKind, payloadID: message.isEdit ? nil : payloadID, editedAt: editedAt)
+        let session = effects.map { SessionRecordWrite(userID: sender.userID, deviceID: sender.deviceID, record: $0.record.serialized()) }
+        let newPin = effects?.identityToPin == nil ? nil : sender
+        return ProcessingStep(
+            outcome: ReceiveOutcome(messageID: message.id, result: message.isEdit ? .edited : result),
+            write: ReceiveWrite(action: .decrypted(commit), facts: facts, session: session, senderKey: senderKey),
+            unlocks: unlocks, newPin: newPin, isNewRow: message.isNew, isTimelineRow: rowKind == .message, channelID: message.channelID)
+    }
+}

@@ -1,0 +1,32 @@
+import E2EEKeyStore
+
+/// What processing one message decided: its outcome, the write that stores it (committed with
+/// the rest of the lane's chunk), the waiting keys it satisfies, and what to tell the app.
+struct ProcessingStep: Sendable {
+    /// The outcome (a payload-id duplicate found at commit time replaces it).
+    var outcome: ReceiveOutcome
+    /// The store change; nil when nothing is stored (own message, ignored input).
+    var write: ReceiveWrite?
+    /// Waiting keys (``WaitingKey``) whose pending rows can be re-driven once this commits.
+    var unlocks: [String] = []
+    /// A device pinned for the first time by this message (user, device).
+    var newPin: (userID: String, deviceID: String)?
+    /// Whether the message had no row before.
+    var isNewRow: Bool
+    /// Whether the row belongs to the app's timeline (not a control message).
+    var isTimelineRow: Bool
+    /// The channel.
+    var channelID: String
+}
+
+/// A refusal inside processing: becomes an undecryptable row (or a refused edit).
+struct ReceiveRefusal: Error {
+    var reason: UndecryptableReason
+    /// A changed identity the refusal records (the pin is kept).
+    var identityChange: RemoteIdentityClaim?
+
+    init(_ reason: UndecryptableReason, identityChange: RemoteIdentityClaim? = nil) {
+        self.reason = reason
+        self.identityChange = identityChange
+    }
+}

@@ -1,0 +1,46 @@
+import E2EEKeyStore
+
+/// The events a committed step tells the app (published only after its commit).
+enum ReceiveEvents {
+    /// Every new timeline row gives `.inserted`, followed by `.pending` or `.undecryptable` when
+    /// it is not readable; a pending row that becomes readable gives `.decrypted` (or
+    /// `.undecryptable`); an accepted edit `.edited`. Control rows and duplicates give no
+    /// timeline event; refused edits and refused key distributions give `.inputRefused`.
+    static func events(for step: ProcessingStep, result: ReceiveWriteResult) -> [AccountEvent] {
+        guard result != .unchanged else { return [] }
+        var events: [AccountEvent] = []
+        if let pin = step.newPin { events.append(.identity(.newDevice(userID: pin.userID, deviceID: pin.deviceID))) }
+        if result == .storedWithNewIdentityChange, let claim = step.write?.identityChange {
+            events.append(.identity(.identityChanged(userID: claim.userID, deviceID: claim.deviceID)))
+        }
+        if case .duplicateOfPayload = result { return events }
+        let id = step.outcome.messageID
+        func timeline(_ kind: TimelineChange.Kind) -> AccountEvent { .timeline(TimelineChange(channelID: step.channelID, messageID: id, kind: kind)) }
+        let reason: UndecryptableReason?
+        switch step.outcome.result {
+        case .undecryptable(let why): reason = why
+        case .unsupportedFormat: reason = .unsupportedFormat
+        default: reason = nil
+        }
+        guard step.isTimelineRow else {
+            if let reason { events.append(.inputRefused(reason: "sender key distribution refused: \(reason.rawValue)")) }
+            return events
+        }
+        switch step.outcome.result {
+        case .decrypted, .unencrypted:
+            events.append(timeline(step.isNewRow ? .inserted : .decrypted))
+        case .pending:
+            if step.isNewRow { events.append(contentsOf: [timeline(.inserted), timeline(.pending)]) }
+        case .undecryptable, .unsupportedFormat:
+            if step.isNewRow { events.append(timeline(.inserted)) }
+            events.append(timeline(.undecryptable(reason: (reason ?? .other).rawValue)))
+        case .edited:
+            events.append(timeline(.edited))
+        case .editRefused(let why):
+            events.append(.inputRefused(reason: "edit refused: \(why.rawValue)"))
+        case .keyDistribution, .duplicate, .own, .deleted, .ignored, .refused:
+            break
+        }
+        return events
+    }
+}

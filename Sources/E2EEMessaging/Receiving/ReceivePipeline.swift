@@ -1,0 +1,160 @@
+import E2EECrypto
+import E2EEKeyStore
+
+/// The receive pipeline of one account (SYNC.md guarantees 1–4 and 8, PROTOCOL.md §2–§6):
+/// posted messages from the socket or REST pages go in, exactly one outcome per message comes
+/// out, the store holds the result, and the app hears of it on the ``EventBroadcaster``.
+///
+/// - Dedupe is persisted: the timeline table is the set (server id, envelope hash per channel,
+///   (sender user, payload id)); a restart loses nothing and shows nothing twice.
+/// - A batch is sorted by `(created_at, id)`; decryption is strictly serial per sender device
+///   (a pairwise session is shared by every channel of the device, so the lane is the device,
+///   which is finer than required for groups) and parallel across devices.
+/// - Each lane commits in chunks, each one transaction; a store failure stores nothing of the
+///   chunk and is thrown (calling again with the same messages resumes: committed ones are
+///   duplicates, the rest are still decryptable).
+/// - Messages whose key is not here wait in the pending queue and are re-driven when the key
+///   arrives, or by ``redrivePending()``.
+///
+/// Calls are serialised: one batch, edit, delete or re-drive at a time.
+public actor ReceivePipeline {
+    private let processor: MessageProcessor
+    private let events: EventBroadcaster
+    private let chunkSize: Int
+    private var busy = false
+    private var waiters: [CheckedContinuation<Void, Never>] = []
+
+    /// A pipeline over `store` for `device`.
+    /// - Parameters:
+    ///   - listedIdentities: the identities the server lists, for prekey messages from devices not pinned yet.
+    ///   - ownMessages: the outbox's answer to messages claiming this device.
+    ///   - events: where timeline and identity events go, after each commit.
+    ///   - chunkSize: decrypted messages per transaction in a lane (at least 1).
+    ///   - clock: the current time (prekey grace window, sender-key retention, record times).
+    ///   - random: the ratchet's randomness (new ratchet key pairs when a peer's ratchet turns).
+    public init(store: KeyStore, device: LocalDevice, listedIdentities: any ListedIdentityProviding, ownMessages: any OwnMessageObserving,
+                events: EventBroadcaster, chunkSize: Int = 500, clock: @escaping @Sendable () -> StoreTime = { StoreTime.now() },
+                random: any RandomSource = SystemRandom()) {
+        self.processor = MessageProcessor(store: store, device: device, listedIdentities: listedIdentities, ownMessages: ownMessages,
+                                          clock: clock, random: random)
+        self.events = events
+        self.chunkSize = max(1, chunkSize)
+    }
+
+    /// Ingests posted messages of `channel` (a socket event, a REST page, or both merged):
+    /// one outcome per message (and per pending row re-driven because of it). Messages of
+    /// another channel are refused without being stored.
+    /// - Throws: store errors, and whatever ``OwnMessageObserving/ownMessageSeen(_:)`` throws;
+    ///   never for bad input.
+    public func ingest(_ messages: [ServerMessage], channel: ReceivingChannel) async throws -> [ReceiveOutcome] {
+        await acquire()
+        defer { release() }
+        let plan = try await ReceivePlan.make(messages, channel: channel, store: processor.store)
+        for event in plan.refusals { events.publish(event) }
+        var outcomes = plan.outcomes
+        outcomes += try await runLanes(Array(plan.lanes.values))
+        if !plan.duplicateWrites.isEmpty { _ = try await processor.store.storeReceiveBatch(plan.duplicateWrites) }
+        for copy in plan.edits {
+            let stored = try await processor.store.receivedMessages(ids: [copy.id])[copy.id]
+            outcomes.append(try await applyEdit(of: stored, messageID: copy.id, channel: channel, content: copy.content,
+                                                editedAt: copy.editedAt, protocolVersion: copy.protocolVersion ?? 1))
+        }
+        return outcomes
+    }
+
+    /// Applies a `message.edit` event of `channel`: accepted only from the original sender
+    /// (§5) with `edit_of` naming the message (§6); a refused edit is recorded and the message
+    /// stays. An edit of a message not seen yet is ignored (the REST catch-up brings it edited).
+    /// - Throws: store errors.
+    public func ingestEdit(_ edit: MessageEdit, channel: ReceivingChannel) async throws -> ReceiveOutcome {
+        await acquire()
+        defer { release() }
+        guard edit.channelID == channel.id else { return ReceiveOutcome(messageID: edit.id, result: .refused(.wrongChannel)) }
+        let stored = try await processor.store.receivedMessages(ids: [edit.id])[edit.id]
+        let version = stored?.message.state == .unencrypted ? 1 : 2
+        return try await applyEdit(of: stored, messageID: edit.id, channel: channel, content: edit.content, editedAt: edit.editedAt,
+                                   protocolVersion: version)
+    }
+
+    /// Applies a `message.delete` event: the message is marked deleted (plaintext wiped); an
+    /// unknown id leaves a tombstone so a late copy stays deleted; a delete naming another
+    /// channel than the message's is refused and recorded.
+    /// - Throws: store errors.
+    public func ingestDelete(messageID: String, channelID: String) async throws -> ReceiveOutcome {
+        await acquire()
+        defer { release() }
+        let now = processor.clock()
+        switch try await processor.store.markReceivedDeleted(messageID: messageID, channelID: channelID, at: now) {
+        case .deleted:
+            events.publish(.timeline(TimelineChange(channelID: channelID, messageID: messageID, kind: .deleted)))
+            return ReceiveOutcome(messageID: messageID, result: .deleted)
+        case .tombstoned:
+            return ReceiveOutcome(messageID: messageID, result: .deleted)
+        case .alreadyDeleted:
+            return ReceiveOutcome(messageID: messageID, result: .ignored)
+        case .channelMismatch:
+            try await processor.store.recordRefusedInput(RefusedInput(channelID: channelID, messageID: messageID, kind: .delete,
+                                                                      reason: UndecryptableReason.wrongChannel.rawValue, contentHash: nil, seenAt: now))
+            events.publish(.inputRefused(reason: "delete refused: \(UndecryptableReason.wrongChannel.rawValue)"))
+            return ReceiveOutcome(messageID: messageID, result: .refused(.wrongChannel))
+        }
+    }
+
+    /// Retries every pending message (after a reconnect, or when listed identities may be
+    /// reachable again), per sender device in `(created_at, id)` order.
+    /// - Throws: store errors.
+    public func redrivePending() async throws -> [ReceiveOutcome] {
+        await acquire()
+        defer { release() }
+        let rows = try await processor.store.pendingReceives()
+        var lanes: [String: [IncomingMessage]] = [:]
+        for row in rows { lanes[row.pending.senderDeviceID ?? "", default: []].append(IncomingMessage(pending: row)) }
+        return try await runLanes(Array(lanes.values))
+    }
+
+    private func runLanes(_ lanes: [[IncomingMessage]]) async throws -> [ReceiveOutcome] {
+        let lane = ReceiveLane(processor: processor, events: events, chunkSize: chunkSize)
+        return try await withThrowingTaskGroup(of: [ReceiveOutcome].self) { group in
+            for messages in lanes where !messages.isEmpty { group.addTask { try await lane.run(messages) } }
+            var all: [ReceiveOutcome] = []
+            for try await outcomes in group { all += outcomes }
+            return all
+        }
+    }
+
+    private func applyEdit(of stored: ReceivedMessage?, messageID: String, channel: ReceivingChannel, content: String,
+                           editedAt: ServerTimestamp?, protocolVersion: Int) async throws -> ReceiveOutcome {
+        guard let stored, stored.facts.kind == .message else { return ReceiveOutcome(messageID: messageID, result: .ignored) }
+        guard stored.message.channelID == channel.id else { return ReceiveOutcome(messageID: messageID, result: .refused(.wrongChannel)) }
+        guard SHA256.hash(Array(content.utf8)) != stored.message.contentHash else {
+            return ReceiveOutcome(messageID: messageID, result: .duplicate(of: nil))
+        }
+        let time = editedAt.map { StoreTime(microseconds: $0.microseconds) }
+        switch stored.message.state {
+        case .deleted:
+            return ReceiveOutcome(messageID: messageID, result: .ignored)
+        case .undecryptable:
+            let input = RefusedInput(channelID: channel.id, messageID: messageID, kind: .edit, reason: UndecryptableReason.originalNotReadable.rawValue,
+                                     contentHash: SHA256.hash(Array(content.utf8)), seenAt: processor.clock())
+            try await processor.store.recordRefusedInput(input)
+            events.publish(.inputRefused(reason: "edit refused: \(UndecryptableReason.originalNotReadable.rawValue)"))
+            return ReceiveOutcome(messageID: messageID, result: .editRefused(.originalNotReadable))
+        case .pendingKey, .decrypted, .unencrypted:
+            let message = IncomingMessage(editing: stored, content: content, editedAt: time, channel: channel, protocolVersion: protocolVersion)
+            let outcomes = try await ReceiveLane(processor: processor, events: events, chunkSize: chunkSize).run([message])
+            return outcomes.first ?? ReceiveOutcome(messageID: messageID, result: .ignored)
+        }
+    }
+
+    private func acquire() async {
+        guard busy else {
+            busy = true
+            return
+        }
+        await withCheckedContinuation { waiters.append($0) }
+    }
+
+    private func release() {
+        if waiters.isEmpty { busy = false } else { waiters.removeFirst().resume() }
+    }
+}

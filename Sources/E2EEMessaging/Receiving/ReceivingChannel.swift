@@ -1,0 +1,16 @@
+import E2EECrypto
+
+/// The channel a batch of posted messages belongs to, as the receive pipeline needs it: its id
+/// and its `encryption_type` (an envelope of the other kind is refused, PROTOCOL.md §5).
+public struct ReceivingChannel: Sendable, Hashable {
+    /// The channel id (lower-case UUID).
+    public var id: String
+    /// `x3dh` for DMs, `sender_keys` for groups.
+    public var encryption: ChannelEncryptionType
+
+    /// Creates the value.
+    public init(id: String, encryption: ChannelEncryptionType) {
+        self.id = id
+        self.encryption = encryption
+    }
+}

@@ -1,0 +1,14 @@
+import E2EEKeyStore
+
+/// What a pending message waits for, as stored in `pending_ciphertexts.waiting_for` (public
+/// ids only). When the key arrives, the rows waiting for exactly this text are re-driven.
+enum WaitingKey {
+    /// A group message whose sender key distribution has not arrived.
+    static func senderKey(_ address: SenderKeyAddress) -> String { "sender_key:\(address.channelID)/\(address.senderDeviceID)/\(address.keyID)" }
+
+    /// A pairwise normal message with no session for the device yet.
+    static func session(userID: String, deviceID: String) -> String { "session:\(userID)/\(deviceID)" }
+
+    /// A prekey message from a device not pinned yet whose listed identity could not be fetched.
+    static func identity(userID: String, deviceID: String) -> String { "identity:\(userID)/\(deviceID)" }
+}

@@ -1,0 +1,72 @@
+/// One message of a channel's timeline as the app shows it. The text comes from the stored
+/// payload JSON (received and own messages alike); unreadable states carry no text.
+public struct TimelineItem: Sendable, Equatable {
+    /// Where the message is.
+    public enum State: Sendable, Equatable {
+        /// Decrypted (or our own): ``TimelineItem/text`` holds the text.
+        case decrypted
+        /// Waiting for a key; it may still become readable.
+        case pending
+        /// Refused, for this reason.
+        case undecryptable(UndecryptableReason)
+        /// `protocol_version` 2 content that is not our envelope (SYNC.md 8).
+        case unsupportedFormat
+        /// Plaintext from another client (`protocol_version` 1): never presented as encrypted.
+        case unencrypted
+        /// Deleted on the server.
+        case deleted
+    }
+
+    /// The server message id.
+    public var messageID: String
+    /// The channel.
+    public var channelID: String
+    /// The sender user, as the server names it.
+    public var senderUserID: String?
+    /// The sender device, as the server names it (checked against the envelope once decrypted).
+    public var senderDeviceID: String?
+    /// The server's `created_at`; the timeline is ordered by `(createdAt, messageID)`.
+    public var createdAt: ServerTimestamp
+    /// The state.
+    public var state: State
+    /// The text (decrypted, own and unencrypted messages).
+    public var text: String?
+    /// The message this one answers (from the payload: authoritative over the server's field).
+    public var replyTo: String?
+    /// When the sender last edited it.
+    public var editedAt: ServerTimestamp?
+    /// `true` for a message this device sent.
+    public var isOwn: Bool
+
+    /// Creates the value.
+    public init(messageID: String, channelID: String, senderUserID: String?, senderDeviceID: String?, createdAt: ServerTimestamp,
+                state: State, text: String?, replyTo: String?, editedAt: ServerTimestamp?, isOwn: Bool) {
+        self.messageID = messageID
+        self.channelID = channelID
+        self.senderUserID = senderUserID
+        self.senderDeviceID = senderDeviceID
+        self.createdAt = createdAt
+        self.state = state
+        self.text = text
+        self.replyTo = replyTo
+        self.editedAt = editedAt
+        self.isOwn = isOwn
+    }
+
+    /// Where the item sorts, for paging further back.
+    public var cursor: TimelinePosition { TimelinePosition(createdAt: createdAt, messageID: messageID) }
+}
+
+/// A position in a channel's timeline: `(created_at, id)`.
+public struct TimelinePosition: Sendable, Hashable {
+    /// The server's `created_at`.
+    public var createdAt: ServerTimestamp
+    /// The server message id.
+    public var messageID: String
+
+    /// Creates the value.
+    public init(createdAt: ServerTimestamp, messageID: String) {
+        self.createdAt = createdAt
+        self.messageID = messageID
+    }
+}

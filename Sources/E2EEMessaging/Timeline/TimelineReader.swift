@@ -1,0 +1,59 @@
+import E2EECrypto
+import E2EEKeyStore
+
+/// Reads a channel's timeline for the app: pages of messages by `(created_at, id)`, control
+/// rows (sender key distributions) and duplicate rows left out, each stored payload decoded.
+public struct TimelineReader: Sendable {
+    private let store: KeyStore
+
+    /// A reader of `store`.
+    public init(store: KeyStore) { self.store = store }
+
+    /// Up to `limit` messages of `channelID` strictly before `position` (the newest when nil),
+    /// oldest → newest.
+    /// - Throws: ``KeyStoreError`` for a tampered row, GRDB's `DatabaseError`.
+    public func page(channelID: String, before position: TimelinePosition? = nil, limit: Int = 50) async throws -> [TimelineItem] {
+        let cursor = position.map { TimelineCursor(createdAt: StoreTime(microseconds: $0.createdAt.microseconds), messageID: $0.messageID) }
+        return try await store.receivedTimelinePage(channelID: channelID, before: cursor, limit: limit).map(Self.item)
+    }
+
+    /// One message by server id (nil when unknown or not a timeline message).
+    /// - Throws: as ``page(channelID:before:limit:)``.
+    public func item(messageID: String) async throws -> TimelineItem? {
+        guard let stored = try await store.receivedMessage(id: messageID), stored.facts.kind == .message else { return nil }
+        return Self.item(stored)
+    }
+
+    /// The app's view of a stored row. The plaintext of a decrypted or own message is its
+    /// payload JSON exactly as encrypted; one that no longer parses is shown as invalid.
+    static func item(_ stored: ReceivedMessage) -> TimelineItem {
+        let row = stored.message
+        var state: TimelineItem.State
+        var text: String?
+        var replyTo: String?
+        switch row.state {
+        case .decrypted:
+            state = .decrypted
+            if let plaintext = row.plaintext, let payload = try? MessagePayload(json: plaintext) {
+                text = payload.text
+                replyTo = payload.replyTo?.text
+            } else {
+                state = .undecryptable(.invalidPayload)
+            }
+        case .pendingKey:
+            state = .pending
+        case .undecryptable(let reason):
+            let known = UndecryptableReason(stored: reason)
+            state = known == .unsupportedFormat ? .unsupportedFormat : .undecryptable(known)
+        case .unencrypted:
+            state = .unencrypted
+            text = row.plaintext.map { String(decoding: $0.unprotectedCopy(), as: UTF8.self) }
+        case .deleted:
+            state = .deleted
+        }
+        return TimelineItem(
+            messageID: row.messageID, channelID: row.channelID, senderUserID: row.senderUserID, senderDeviceID: row.senderDeviceID,
+            createdAt: ServerTimestamp(microseconds: row.createdAt.microseconds), state: state, text: text, replyTo: replyTo,
+            editedAt: stored.facts.editedAt.map { ServerTimestamp(microseconds: $0.microseconds) }, isOwn: row.isOwn)
+    }
+}

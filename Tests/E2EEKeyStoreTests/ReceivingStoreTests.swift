@@ -1,0 +1,122 @@
+import E2EECrypto
+@testable import E2EEKeyStore
+import Foundation
+import GRDB
+import Testing
+
+/// Schema `v4` and the receive pipeline's operations.
+@Suite struct ReceivingStoreTests {
+    private func decrypted(_ id: String, at micros: Int64, text: String, payloadID: String?, user: String = "user-b",
+                           identity: RemoteIdentityClaim? = nil) -> ReceiveWrite {
+        var row = Fixtures.message(id, at: micros, plaintext: text)
+        row.senderUserID = user
+        return ReceiveWrite(action: .decrypted(DecryptionCommit(message: row, identity: identity, processedAt: Fixtures.time(2))),
+                            facts: ReceivedFacts(kind: .message, payloadID: payloadID))
+    }
+
+    @Test func v3FileMigratesToV4WithItsRowsAsMessages() async throws {
+        let dir = try TemporaryDirectory()
+        let key = StoreKey.random()
+        let sealer = Sealer(key: key)
+        let queue = try DatabaseQueue(path: dir.storeURL.path, configuration: KeyStore.configuration())
+        try StoreSchema.migrator.migrate(queue, upTo: "v3")
+        try await queue.write { db in
+            try StoreMetadata.create(db, source: .raw, salt: nil, parameters: nil, sealer: sealer, now: 1)
+            try TimelineStore(sealer: sealer).storeMessage(Fixtures.message("m1", at: 10, plaintext: "from v3"), db)
+        }
+        try queue.close()
+        let store = try KeyStore.open(at: dir.storeURL, key: key)
+        let row = try #require(try await store.receivedMessage(id: "m1"))
+        #expect(row.facts == ReceivedFacts(kind: .message))
+        #expect(Fixtures.text(row.message.plaintext) == "from v3")
+        #expect(try await store.receivedTimelinePage(channelID: "channel-1").map(\.message.messageID) == ["m1"])
+        let tables = try await store.read { db in try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'") }
+        #expect(tables.contains("refused_inputs"))
+        try store.close()
+    }
+
+    @Test func receivedPageQueryUsesTheIndexWithoutSorting() async throws {
+        let store = try KeyStore.inMemory()
+        let plan = try await store.read { db in
+            try Row.fetchAll(db, sql: """
+                EXPLAIN QUERY PLAN SELECT * FROM timeline WHERE channel_id = ? AND kind = 'message' AND (created_at, message_id) < (?, ?)
+                ORDER BY created_at DESC, message_id DESC LIMIT ?
+                """, arguments: ["c", 1, "m", 50]).map { $0["detail"] as String? ?? "" }
+        }
+        #expect(plan.contains { $0.contains("timeline_page") })
+        #expect(!plan.contains { $0.contains("TEMP B-TREE") })
+    }
+
+    @Test func batchIsAllOrNothing() async throws {
+        let store = try KeyStore.inMemory()
+        _ = try await store.recordIdentity(RemoteIdentityClaim(userID: "user-b", deviceID: "device-b", identityBlob: Fixtures.bytes(65, 1)))
+        let conflicting = RemoteIdentityClaim(userID: "user-b", deviceID: "device-b", identityBlob: Fixtures.bytes(65, 2))
+        let batch = [decrypted("m1", at: 1, text: "one", payloadID: "p1"), decrypted("m2", at: 2, text: "two", payloadID: "p2", identity: conflicting)]
+        await #expect(throws: KeyStoreError.self) { try await store.storeReceiveBatch(batch) }
+        #expect(try await store.receivedMessages(ids: ["m1", "m2"]).isEmpty)
+    }
+
+    @Test func reusedPayloadIDBecomesADuplicateOfTheFirst() async throws {
+        let store = try KeyStore.inMemory()
+        let results = try await store.storeReceiveBatch([
+            decrypted("m1", at: 1, text: "first", payloadID: "p1"),
+            decrypted("m2", at: 2, text: "second", payloadID: "p1"),
+            decrypted("m3", at: 3, text: "other user", payloadID: "p1", user: "user-c"),
+        ])
+        #expect(results == [.stored, .duplicateOfPayload("m1"), .stored])
+        let second = try #require(try await store.receivedMessage(id: "m2"))
+        #expect(second.facts == ReceivedFacts(kind: .duplicate, duplicateOf: "m1"))
+        #expect(second.message.plaintext == nil)
+        #expect(try await store.receivedTimelinePage(channelID: "channel-1").map(\.message.messageID) == ["m1", "m3"])
+    }
+
+    @Test func finalRowsAreNeverDowngradedAndPendingRowsAreUpdated() async throws {
+        let store = try KeyStore.inMemory()
+        _ = try await store.storeReceiveBatch([decrypted("m1", at: 1, text: "readable", payloadID: "p1")])
+        let pending = ReceiveWrite(action: .pending(Fixtures.message("m1", at: 1, state: .pendingKey), content: "env", waitingFor: "k", receivedAt: Fixtures.time(1)),
+                                   facts: ReceivedFacts(kind: .message))
+        let refused = ReceiveWrite(action: .outcome(Fixtures.message("m1", at: 1, state: .undecryptable(reason: "bad_tag"))), facts: ReceivedFacts(kind: .message))
+        #expect(try await store.storeReceiveBatch([pending, refused]) == [.unchanged, .unchanged])
+        #expect(Fixtures.text(try await store.receivedMessage(id: "m1")?.message.plaintext) == "readable")
+
+        let waiting = ReceiveWrite(action: .pending(Fixtures.message("m2", at: 2, state: .pendingKey), content: "env", waitingFor: "k1", receivedAt: Fixtures.time(1)),
+                                   facts: ReceivedFacts(kind: .control))
+        let rewaiting = ReceiveWrite(action: .pending(Fixtures.message("m2", at: 2, state: .pendingKey), content: "env2", waitingFor: "k2", receivedAt: Fixtures.time(2)),
+                                     facts: ReceivedFacts(kind: .control))
+        #expect(try await store.storeReceiveBatch([waiting]) == [.stored])
+        #expect(try await store.storeReceiveBatch([rewaiting]) == [.stored])
+        let queued = try await store.pendingReceives()
+        #expect(queued.map(\.pending.waitingFor) == ["k2"])
+        #expect(queued.map(\.kind) == [.control])
+        #expect(try await store.pendingReceives(waitingFor: ["k1"]).isEmpty)
+        #expect(try await store.receivedTimelinePage(channelID: "channel-1").map(\.message.messageID) == ["m1"])
+    }
+
+    @Test func deletesTombstonesAndChannelMismatch() async throws {
+        let store = try KeyStore.inMemory()
+        _ = try await store.storeReceiveBatch([decrypted("m1", at: 1, text: "bye", payloadID: "p1")])
+        #expect(try await store.markReceivedDeleted(messageID: "m1", channelID: "channel-2", at: Fixtures.time(3)) == .channelMismatch)
+        #expect(try await store.markReceivedDeleted(messageID: "m1", channelID: "channel-1", at: Fixtures.time(3)) == .deleted)
+        #expect(try await store.markReceivedDeleted(messageID: "m1", channelID: "channel-1", at: Fixtures.time(3)) == .alreadyDeleted)
+        #expect(try await store.receivedMessage(id: "m1")?.message.plaintext == nil)
+        #expect(try await store.markReceivedDeleted(messageID: "m9", channelID: "channel-1", at: Fixtures.time(3)) == .tombstoned)
+        // A late copy of the tombstoned id stays deleted and out of pages.
+        _ = try await store.storeReceiveBatch([decrypted("m9", at: 9, text: "late", payloadID: "p9")])
+        let tombstone = try #require(try await store.receivedMessage(id: "m9"))
+        #expect(tombstone.message.state == .deleted && tombstone.facts.kind == .control && tombstone.message.plaintext == nil)
+        #expect(try await store.receivedTimelinePage(channelID: "channel-1").map(\.message.messageID) == ["m1"])
+    }
+
+    @Test func contentHashLookupFindsTheFirstReadableCopy() async throws {
+        let store = try KeyStore.inMemory()
+        var refused = Fixtures.message("m0", at: 0, state: .undecryptable(reason: "sender_mismatch"))
+        refused.contentHash = Fixtures.hash("env")
+        var first = Fixtures.message("m1", at: 1, plaintext: "x")
+        first.contentHash = Fixtures.hash("env")
+        _ = try await store.storeReceiveBatch([ReceiveWrite(action: .outcome(refused), facts: ReceivedFacts(kind: .message)),
+                                               ReceiveWrite(action: .decrypted(DecryptionCommit(message: first)), facts: ReceivedFacts(kind: .message))])
+        let found = try await store.firstMessageIDs(channelID: "channel-1", contentHashes: [Fixtures.hash("env"), Fixtures.hash("none")])
+        #expect(found == [Fixtures.hash("env"): "m1"])
+        #expect(try await store.firstMessageIDs(channelID: "channel-2", contentHashes: [Fixtures.hash("env")]).isEmpty)
+    }
+}

@@ -1,0 +1,97 @@
+import E2EECrypto
+import E2EEKeyStore
+@testable import E2EEMessaging
+import Testing
+
+@Suite("Receive: edits and deletes from peers")
+struct EditAndDeleteTests {
+    /// A group where `author` posted `original` ("first text") and `other` also holds a sender key.
+    private func groupWithMessage() async throws -> (ReceiveHarness, RemotePeer, RemotePeer, ReceivingChannel, ServerMessage) {
+        let h = try await ReceiveHarness.make()
+        let author = try h.connectedPeer()
+        let other = try h.connectedPeer(oneTimePrekey: 1)
+        let channel = ReceivingChannel.group()
+        let keys = [try author.skd(channel: channel.id, to: [h.deviceID], at: t(0)), try other.skd(channel: channel.id, to: [h.deviceID], at: t(0))]
+        let original = try author.group("first text", channel: channel.id, at: t(1))
+        _ = try await h.ingest(keys + [original], channel)
+        return (h, author, other, channel, original)
+    }
+
+    private func editContent(by peer: RemotePeer, of messageID: String, text: String, channel: ReceivingChannel, editOf: String? = nil) throws -> String {
+        Envelope.group(try peer.groupEnvelope(try peer.payload(text, editOf: editOf ?? messageID), channel: channel.id)).content()
+    }
+
+    @Test("an edit from the original sender replaces the text and records edited_at (event and REST row alike)")
+    func editAccepted() async throws {
+        let (h, author, _, channel, original) = try await groupWithMessage()
+        let edit = MessageEdit(id: original.id, channelID: channel.id, content: try editContent(by: author, of: original.id, text: "second text", channel: channel),
+                               editedAt: ServerTimestamp(microseconds: t(5)))
+        #expect(try await h.pipeline.ingestEdit(edit, channel: channel) == ReceiveOutcome(messageID: original.id, result: .edited))
+        var item = try #require(try await h.reader.item(messageID: original.id))
+        #expect(item.text == "second text")
+        #expect(item.editedAt == ServerTimestamp(microseconds: t(5)))
+        #expect(item.createdAt == original.createdAt)
+        // The same edit again (the REST row of it) is a duplicate; a newer REST row is another edit.
+        #expect(try await h.pipeline.ingestEdit(edit, channel: channel).result == .duplicate(of: nil))
+        let restRow = author.posted(try editContent(by: author, of: original.id, text: "third text", channel: channel), kind: .group,
+                                    channel: channel.id, at: t(1), id: original.id, editedAt: t(6))
+        #expect(try await h.ingest([restRow], channel)[original.id] == .edited)
+        item = try #require(try await h.reader.item(messageID: original.id))
+        #expect(item.text == "third text")
+        #expect(item.editedAt == ServerTimestamp(microseconds: t(6)))
+        #expect(try await h.timeline(channel).count == 1)
+        let events = await h.publishedEvents()
+        #expect(events.filter { $0 == .timeline(TimelineChange(channelID: channel.id, messageID: original.id, kind: .edited)) }.count == 2)
+    }
+
+    @Test("an edit by someone else, or naming another message, is refused and recorded; the original stays")
+    func editRefused() async throws {
+        let (h, author, other, channel, original) = try await groupWithMessage()
+        let byOther = MessageEdit(id: original.id, channelID: channel.id,
+                                  content: try editContent(by: other, of: original.id, text: "hijacked", channel: channel), editedAt: nil)
+        #expect(try await h.pipeline.ingestEdit(byOther, channel: channel).result == .editRefused(.senderMismatch))
+        let wrongTarget = MessageEdit(id: original.id, channelID: channel.id,
+                                      content: try editContent(by: author, of: original.id, text: "moved", channel: channel, editOf: newID()), editedAt: nil)
+        #expect(try await h.pipeline.ingestEdit(wrongTarget, channel: channel).result == .editRefused(.editMismatch))
+        let item = try #require(try await h.reader.item(messageID: original.id))
+        #expect(item.text == "first text")
+        #expect(item.editedAt == nil)
+        let refused = try await h.store.refusedInputs(messageID: original.id)
+        #expect(refused.map(\.kind) == [.edit, .edit])
+        #expect(refused.map(\.reason) == [UndecryptableReason.senderMismatch.rawValue, UndecryptableReason.editMismatch.rawValue])
+        let events = await h.publishedEvents()
+        #expect(events.contains(.inputRefused(reason: "edit refused: sender_mismatch")))
+    }
+
+    @Test("a posted message carrying edit_of of another id is refused")
+    func postedEditOfRefused() async throws {
+        let (h, author, _, channel, original) = try await groupWithMessage()
+        let sneaky = author.posted(try editContent(by: author, of: original.id, text: "sneaky", channel: channel), kind: .group, channel: channel.id, at: t(2))
+        #expect(try await h.ingest([sneaky], channel)[sneaky.id] == .undecryptable(.editMismatch))
+    }
+
+    @Test("a delete wipes the text; a late copy stays deleted; a delete before the message keeps it out")
+    func deletes() async throws {
+        let (h, author, _, channel, original) = try await groupWithMessage()
+        #expect(try await h.pipeline.ingestDelete(messageID: original.id, channelID: channel.id).result == .deleted)
+        var item = try #require(try await h.reader.item(messageID: original.id))
+        #expect(item.state == .deleted && item.text == nil)
+        #expect(try await h.ingest([original], channel)[original.id] == .duplicate(of: nil))
+        #expect(try await h.pipeline.ingestDelete(messageID: original.id, channelID: channel.id).result == .ignored)
+
+        let early = try author.group("deleted before seen", channel: channel.id, at: t(3))
+        #expect(try await h.pipeline.ingestDelete(messageID: early.id, channelID: channel.id).result == .deleted)
+        #expect(try await h.ingest([early], channel)[early.id] == .ignored)
+        item = try #require(try await h.reader.item(messageID: original.id))
+        #expect(item.state == .deleted)
+        #expect(try await h.timeline(channel).map(\.messageID) == [original.id])
+
+        let otherChannel = ReceivingChannel.group()
+        let kept = try author.group("kept", channel: channel.id, at: t(4))
+        _ = try await h.ingest([kept], channel)
+        #expect(try await h.pipeline.ingestDelete(messageID: kept.id, channelID: otherChannel.id).result == .refused(.wrongChannel))
+        #expect(try await h.reader.item(messageID: kept.id)?.text == "kept")
+        let events = await h.publishedEvents()
+        #expect(events.filter { $0 == .timeline(TimelineChange(channelID: channel.id, messageID: original.id, kind: .deleted)) }.count == 1)
+    }
+}

@@ -1,0 +1,83 @@
+import E2EECrypto
+@testable import E2EEMessaging
+import Foundation
+
+/// The listed identities of users' devices (`GET /keys/{user}/bundles`), as a test sets them.
+/// It can fail (server unreachable) and can hold callers until the test lets them go.
+final class FakeListedIdentities: ListedIdentityProviding, @unchecked Sendable {
+    private let lock = NSLock()
+    private var listed: [String: [String: IdentityBlob]] = [:]
+    private var failing = false
+    private var calls = 0
+    private var hold: (@Sendable (String) async -> Void)?
+
+    func list(_ peer: RemotePeer) { list(userID: peer.userID, deviceID: peer.deviceID, identity: peer.identity.publicIdentity) }
+
+    func list(userID: String, deviceID: String, identity: IdentityBlob) {
+        lock.withLock { listed[userID, default: [:]][deviceID] = identity }
+    }
+
+    func setFailing(_ value: Bool) { lock.withLock { failing = value } }
+
+    /// Callers wait in `body` (given the user asked for) before answering.
+    func setHold(_ body: (@Sendable (String) async -> Void)?) { lock.withLock { hold = body } }
+
+    var callCount: Int { lock.withLock { calls } }
+
+    func listedIdentities(userID: String, refresh: Bool) async throws -> [String: IdentityBlob] {
+        let waiting = lock.withLock { () -> (@Sendable (String) async -> Void)? in
+            calls += 1
+            return hold
+        }
+        if let waiting { await waiting(userID) }
+        return try lock.withLock {
+            if failing { throw ServerError.transport("unreachable (test)") }
+            return listed[userID] ?? [:]
+        }
+    }
+}
+
+/// The outbox's side for messages claiming our device: the ids it knows as sent.
+final class FakeOwnMessages: OwnMessageObserving, @unchecked Sendable {
+    private let lock = NSLock()
+    private var sent: Set<String> = []
+    private var seen: [String] = []
+
+    func markSent(_ id: String) { _ = lock.withLock { sent.insert(id) } }
+
+    var seenIDs: [String] { lock.withLock { seen } }
+
+    func ownMessageSeen(_ message: ServerMessage) async throws -> Bool {
+        lock.withLock {
+            seen.append(message.id)
+            return sent.contains(message.id)
+        }
+    }
+}
+
+/// A one-shot signal a test can wait on (no sleeps).
+final class Signal: @unchecked Sendable {
+    private let lock = NSLock()
+    private var fired = false
+    private var waiters: [CheckedContinuation<Void, Never>] = []
+
+    func fire() {
+        let toResume = lock.withLock { () -> [CheckedContinuation<Void, Never>] in
+            fired = true
+            defer { waiters.removeAll() }
+            return waiters
+        }
+        for waiter in toResume { waiter.resume() }
+    }
+
+    func wait() async {
+        await withCheckedContinuation { continuation in
+            let resumeNow = lock.withLock { () -> Bool in
+                if fired { return true }
+                waiters.append(continuation)
+                return false
+            }
+            if resumeNow { continuation.resume() }
+        }
+    }
+}
