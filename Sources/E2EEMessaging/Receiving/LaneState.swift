@@ -47,6 +47,12 @@ final class LaneState {
         return loaded
     }
 
+    /// The lane's current state at `address`, if loaded or made.
+    func cachedSenderKey(_ address: SenderKeyAddress) -> SenderKey? { senderKeys[address] ?? nil }
+
+    /// The lane's current session record with (user, device), if loaded or made.
+    func cachedSession(userID: String, deviceID: String) -> SessionRecord? { sessions["\(userID)/\(deviceID)"] ?? nil }
+
     /// Records a decryption's session effects for the following messages of the lane.
     func didDecrypt(userID: String, deviceID: String, effects: SessionEffects) {
         sessions["\(userID)/\(deviceID)"] = effects.record

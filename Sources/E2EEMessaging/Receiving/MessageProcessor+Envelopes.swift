@@ -44,12 +44,12 @@ extension MessageProcessor {
                                            existing: existing?.state, now: nowSeconds)
             lane.didDecrypt(userID: sender.userID, deviceID: sender.deviceID, effects: pending.effects)
             var unlocks = sessionUnlocks(pending.effects, sender)
-            var installed: ReceiverSenderKey?
+            var installed: SenderKeyAddress?
             if case .install(let state) = decision {
                 let now = clock()
-                let record = ReceiverSenderKey(address: address, senderUserID: sender.userID, state: state.serialized(), createdAt: now, updatedAt: now)
+                let record = ReceiverSenderKey(address: address, senderUserID: sender.userID, state: SecretBytes(copying: []), createdAt: now, updatedAt: now)
                 lane.didStore(LaneState.SenderKey(record: record, state: state))
-                installed = record
+                installed = address
                 unlocks.append(WaitingKey.senderKey(address))
             }
             return decryptedStep(message, plaintext: nil, payloadID: nil, editedAt: nil, rowKind: .control, sender: sender,
@@ -70,11 +70,11 @@ extension MessageProcessor {
         let (plaintext, state) = try key.state.decrypt(envelope, channel: try channelUUID(message), now: nowSeconds)
         let payload = try MessagePayload(json: plaintext)
         let editedAt = try checkPayload(payload, message)
-        let record = ReceiverSenderKey(address: address, senderUserID: sender.userID, state: state.serialized(), createdAt: key.record.createdAt,
-                                       updatedAt: clock())
+        var record = key.record
+        record.updatedAt = clock()
         lane.didStore(LaneState.SenderKey(record: record, state: state))
         return decryptedStep(message, plaintext: plaintext, payloadID: payload.id.text, editedAt: editedAt, rowKind: .message, sender: sender,
-                             effects: nil, senderKey: record, unlocks: [], result: .decrypted)
+                             effects: nil, senderKey: address, unlocks: [], result: .decrypted)
     }
 
     /// A new session installed by a prekey message lets the device's waiting messages retry.
@@ -83,10 +83,11 @@ extension MessageProcessor {
     }
 
     /// The write of a successful decryption: the row (for an edit, the original's row with the
-    /// new plaintext), the session effects, the sender-key state.
+    /// new plaintext) and the prekey and identity effects; the session and sender-key state it
+    /// advanced are named for the lane to attach.
     private func decryptedStep(
         _ message: IncomingMessage, plaintext: SecretBytes?, payloadID: String?, editedAt: StoreTime?, rowKind: TimelineRowKind,
-        sender: (userID: String, deviceID: String), effects: SessionEffects?, senderKey: ReceiverSenderKey?, unlocks: [String],
+        sender: (userID: String, deviceID: String), effects: SessionEffects?, senderKey: SenderKeyAddress?, unlocks: [String],
         result: ReceiveOutcome.Result
     ) -> ProcessingStep {
         let commit = DecryptionCommit(
@@ -96,11 +97,12 @@ extension MessageProcessor {
             identity: effects?.identityToPin.map { RemoteIdentityClaim(userID: sender.userID, deviceID: sender.deviceID, identityBlob: $0.bytes) },
             processedAt: clock())
         let facts = ReceivedFacts(kind: rowKind, payloadID: message.isEdit ? nil : payloadID, editedAt: editedAt)
-        let session = effects.map { SessionRecordWrite(userID: sender.userID, deviceID: sender.deviceID, record: $0.record.serialized()) }
         let newPin = effects?.identityToPin == nil ? nil : sender
+        // Key states are serialised by the lane at commit time, once per chunk.
         return ProcessingStep(
             outcome: ReceiveOutcome(messageID: message.id, result: message.isEdit ? .edited : result),
-            write: ReceiveWrite(action: .decrypted(commit), facts: facts, session: session, senderKey: senderKey),
-            unlocks: unlocks, newPin: newPin, isNewRow: message.isNew, isTimelineRow: rowKind == .message, channelID: message.channelID)
+            write: ReceiveWrite(action: .decrypted(commit), facts: facts), unlocks: unlocks,
+            senderKeyAddress: senderKey, sessionOwner: effects == nil ? nil : sender, newPin: newPin,
+            isNewRow: message.isNew, isTimelineRow: rowKind == .message, channelID: message.channelID)
     }
 }

@@ -9,6 +9,11 @@ struct ProcessingStep: Sendable {
     var write: ReceiveWrite?
     /// Waiting keys (``WaitingKey``) whose pending rows can be re-driven once this commits.
     var unlocks: [String] = []
+    /// The sender-key state this step advanced or installed (its final state is serialised
+    /// once per chunk, onto the chunk's last write that touched it).
+    var senderKeyAddress: SenderKeyAddress?
+    /// The session (user, device) this step advanced, likewise.
+    var sessionOwner: (userID: String, deviceID: String)?
     /// A device pinned for the first time by this message (user, device).
     var newPin: (userID: String, deviceID: String)?
     /// Whether the message had no row before.

@@ -10,6 +10,8 @@ struct ReceiveLane: Sendable {
     let events: EventBroadcaster
     /// Writes per transaction.
     let chunkSize: Int
+    /// Told the one-time prekeys each commit consumed (for republishing the remaining ones).
+    let oneTimePrekeysConsumed: (@Sendable ([UInt32]) -> Void)?
 
     /// Processes `inputs` in order; returns one outcome per message handled (re-driven rows included).
     /// - Throws: store errors; the chunk being committed is then not stored at all.
@@ -28,20 +30,26 @@ struct ReceiveLane: Sendable {
             outcomes.append(step.outcome)
             if step.write != nil { buffer.append((outcomes.count - 1, step)) }
             guard !step.unlocks.isEmpty || buffer.count >= chunkSize else { continue }
-            try await flush(&buffer, into: &outcomes)
+            try await flush(&buffer, into: &outcomes, lane: lane)
             if !step.unlocks.isEmpty {
                 let waiting = try await processor.store.pendingReceives(waitingFor: step.unlocks)
                     .filter { !lane.handled.contains($0.pending.messageID) }
                 queue.insert(contentsOf: waiting.map(IncomingMessage.init(pending:)), at: position)
             }
         }
-        try await flush(&buffer, into: &outcomes)
+        try await flush(&buffer, into: &outcomes, lane: lane)
         return outcomes
     }
 
-    private func flush(_ buffer: inout [(index: Int, step: ProcessingStep)], into outcomes: inout [ReceiveOutcome]) async throws {
+    private func flush(_ buffer: inout [(index: Int, step: ProcessingStep)], into outcomes: inout [ReceiveOutcome], lane: LaneState) async throws {
         guard !buffer.isEmpty else { return }
-        let results = try await processor.store.storeReceiveBatch(buffer.compactMap(\.step.write))
+        let writes = finalStates(attachedTo: buffer.compactMap(\.step.write), steps: buffer.map(\.step), lane: lane)
+        let results = try await processor.store.storeReceiveBatch(writes)
+        let consumed = writes.compactMap { write -> UInt32? in
+            if case .decrypted(let commit) = write.action { return commit.consumedOneTimePrekeyID }
+            return nil
+        }
+        if !consumed.isEmpty { oneTimePrekeysConsumed?(consumed) }
         for (entry, result) in zip(buffer, results) {
             if case .duplicateOfPayload(let first) = result {
                 outcomes[entry.index] = ReceiveOutcome(messageID: entry.step.outcome.messageID, result: .duplicate(of: first))
@@ -49,5 +57,29 @@ struct ReceiveLane: Sendable {
             for event in ReceiveEvents.events(for: entry.step, result: result) { events.publish(event) }
         }
         buffer.removeAll(keepingCapacity: true)
+    }
+
+    /// The writes with the lane's final session records and sender-key states serialised onto
+    /// the last write of the chunk that touched each (earlier states are never stored: the
+    /// chunk commits as a whole).
+    private func finalStates(attachedTo writes: [ReceiveWrite], steps: [ProcessingStep], lane: LaneState) -> [ReceiveWrite] {
+        var writes = writes
+        var lastKey: [SenderKeyAddress: Int] = [:]
+        var lastSession: [String: (index: Int, userID: String, deviceID: String)] = [:]
+        for (index, step) in steps.enumerated() {
+            if let address = step.senderKeyAddress { lastKey[address] = index }
+            if let owner = step.sessionOwner { lastSession["\(owner.userID)/\(owner.deviceID)"] = (index, owner.userID, owner.deviceID) }
+        }
+        for (address, index) in lastKey {
+            guard let key = lane.cachedSenderKey(address) else { continue }
+            var record = key.record
+            record.state = key.state.serialized()
+            writes[index].senderKey = record
+        }
+        for entry in lastSession.values {
+            guard let record = lane.cachedSession(userID: entry.userID, deviceID: entry.deviceID) else { continue }
+            writes[entry.index].session = SessionRecordWrite(userID: entry.userID, deviceID: entry.deviceID, record: record.serialized())
+        }
+        return writes
     }
 }

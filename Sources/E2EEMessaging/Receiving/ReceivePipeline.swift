@@ -21,6 +21,7 @@ public actor ReceivePipeline {
     private let processor: MessageProcessor
     private let events: EventBroadcaster
     private let chunkSize: Int
+    private let oneTimePrekeysConsumed: (@Sendable ([UInt32]) -> Void)?
     private var busy = false
     private var waiters: [CheckedContinuation<Void, Never>] = []
 
@@ -32,9 +33,12 @@ public actor ReceivePipeline {
     ///   - chunkSize: decrypted messages per transaction in a lane (at least 1).
     ///   - clock: the current time (prekey grace window, sender-key retention, record times).
     ///   - random: the ratchet's randomness (new ratchet key pairs when a peer's ratchet turns).
+    ///   - oneTimePrekeysConsumed: told, after each commit, the one-time prekey ids prekey
+    ///     messages consumed (the account republishes its remaining list, PROTOCOL.md §2).
     public init(store: KeyStore, device: LocalDevice, listedIdentities: any ListedIdentityProviding, ownMessages: any OwnMessageObserving,
                 events: EventBroadcaster, chunkSize: Int = 500, clock: @escaping @Sendable () -> StoreTime = { StoreTime.now() },
-                random: any RandomSource = SystemRandom()) {
+                random: any RandomSource = SystemRandom(), oneTimePrekeysConsumed: (@Sendable ([UInt32]) -> Void)? = nil) {
+        self.oneTimePrekeysConsumed = oneTimePrekeysConsumed
         self.processor = MessageProcessor(store: store, device: device, listedIdentities: listedIdentities, ownMessages: ownMessages,
                                           clock: clock, random: random)
         self.events = events
@@ -113,7 +117,7 @@ public actor ReceivePipeline {
     }
 
     private func runLanes(_ lanes: [[IncomingMessage]]) async throws -> [ReceiveOutcome] {
-        let lane = ReceiveLane(processor: processor, events: events, chunkSize: chunkSize)
+        let lane = ReceiveLane(processor: processor, events: events, chunkSize: chunkSize, oneTimePrekeysConsumed: oneTimePrekeysConsumed)
         return try await withThrowingTaskGroup(of: [ReceiveOutcome].self) { group in
             for messages in lanes where !messages.isEmpty { group.addTask { try await lane.run(messages) } }
             var all: [ReceiveOutcome] = []
@@ -141,7 +145,7 @@ public actor ReceivePipeline {
             return ReceiveOutcome(messageID: messageID, result: .editRefused(.originalNotReadable))
         case .pendingKey, .decrypted, .unencrypted:
             let message = IncomingMessage(editing: stored, content: content, editedAt: time, channel: channel, protocolVersion: protocolVersion)
-            let outcomes = try await ReceiveLane(processor: processor, events: events, chunkSize: chunkSize).run([message])
+            let outcomes = try await ReceiveLane(processor: processor, events: events, chunkSize: chunkSize, oneTimePrekeysConsumed: oneTimePrekeysConsumed).run([message])
             return outcomes.first ?? ReceiveOutcome(messageID: messageID, result: .ignored)
         }
     }

@@ -22,6 +22,7 @@ struct DirectMessageReceiveTests {
         let pins = try await h.store.remoteIdentities(deviceID: peer.deviceID)
         #expect(pins.map(\.identityBlob) == [peer.identity.publicIdentity.bytes])
         #expect(try await h.store.oneTimePrekeyCount(state: .consumed) == 1)
+        #expect(h.consumed.all == [h.account.oneTimePrekeys[0].id])
         let events = await h.publishedEvents()
         #expect(events.filter { $0 == .identity(.newDevice(userID: peer.userID, deviceID: peer.deviceID)) }.count == 1)
         #expect(events.contains(.timeline(TimelineChange(channelID: channel.id, messageID: first.id, kind: .inserted))))

@@ -81,3 +81,13 @@ final class Signal: @unchecked Sendable {
         }
     }
 }
+
+/// Records the one-time prekey ids the pipeline reports consumed.
+final class ConsumedPrekeys: @unchecked Sendable {
+    private let lock = NSLock()
+    private var ids: [UInt32] = []
+
+    var all: [UInt32] { lock.withLock { ids } }
+
+    var callback: @Sendable ([UInt32]) -> Void { { [self] consumed in lock.withLock { ids += consumed } } }
+}

@@ -13,6 +13,7 @@ struct ReceiveHarness {
     let events: AsyncStream<AccountEvent>
     let listed: FakeListedIdentities
     let own: FakeOwnMessages
+    let consumed: ConsumedPrekeys
     let clock: TestClock
     let reader: TimelineReader
 
@@ -24,10 +25,12 @@ struct ReceiveHarness {
         if let account { local = account } else { local = try await LocalAccount.make(store: store, now: clock.now) }
         let broadcaster = EventBroadcaster()
         let own = FakeOwnMessages()
+        let consumed = ConsumedPrekeys()
         let pipeline = ReceivePipeline(store: store, device: local.device, listedIdentities: listed, ownMessages: own, events: broadcaster,
-                                       chunkSize: chunkSize, clock: clock.closure, random: random)
+                                       chunkSize: chunkSize, clock: clock.closure, random: random,
+                                       oneTimePrekeysConsumed: consumed.callback)
         return ReceiveHarness(store: store, account: local, pipeline: pipeline, broadcaster: broadcaster, events: broadcaster.events(),
-                              listed: listed, own: own, clock: clock, reader: TimelineReader(store: store))
+                              listed: listed, own: own, consumed: consumed, clock: clock, reader: TimelineReader(store: store))
     }
 
     var deviceID: String { account.device.deviceID }
