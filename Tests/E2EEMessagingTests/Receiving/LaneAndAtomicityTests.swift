@@ -21,7 +21,7 @@ struct LaneAndAtomicityTests {
     }
 
     @Test("guarantee 3: different sender devices proceed in parallel (one lane blocked does not block another)",
-          .timeLimit(.minutes(2)))
+          .timeLimit(.minutes(1)))
     func parallelAcrossDevices() async throws {
         let h = try await ReceiveHarness.make()
         let blocked = try h.connectedPeer()

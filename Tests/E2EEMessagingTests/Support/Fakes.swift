@@ -55,7 +55,7 @@ final class FakeOwnMessages: OwnMessageObserving, @unchecked Sendable {
     }
 }
 
-/// A one-shot signal a test can wait on (no sleeps).
+/// A one-shot signal a test can wait on (no sleeps). Once fired (or cancelled) it stays open.
 final class Signal: @unchecked Sendable {
     private let lock = NSLock()
     private var fired = false
@@ -70,14 +70,19 @@ final class Signal: @unchecked Sendable {
         for waiter in toResume { waiter.resume() }
     }
 
+    /// Waits until fired; a cancelled waiter (a test over its time limit) is let go too.
     func wait() async {
-        await withCheckedContinuation { continuation in
-            let resumeNow = lock.withLock { () -> Bool in
-                if fired { return true }
-                waiters.append(continuation)
-                return false
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let resumeNow = lock.withLock { () -> Bool in
+                    if fired { return true }
+                    waiters.append(continuation)
+                    return false
+                }
+                if resumeNow { continuation.resume() }
             }
-            if resumeNow { continuation.resume() }
+        } onCancel: {
+            fire()
         }
     }
 }
