@@ -189,4 +189,18 @@ struct DirectMessageReceiveTests {
         #expect(Set(h.own.seenIDs) == [ours.id, forged.id])
         #expect(try await h.timeline(channel).map(\.messageID) == [forged.id])
     }
+
+    @Test("T10: a DM replayed into another channel is refused without moving the session; the original then decrypts")
+    func dmReplayIntoAnotherChannel() async throws {
+        let h = try await ReceiveHarness.make()
+        let peer = try h.connectedPeer()
+        let home = ReceivingChannel.dm()
+        let elsewhere = ReceivingChannel.dm()
+        let original = try peer.dm("for home", channel: home.id, to: [h.deviceID], at: t(1))
+        let replay = peer.posted(original.content, kind: .dm, channel: elsewhere.id, at: t(1))
+        #expect(try await h.ingest([replay], elsewhere)[replay.id] == .undecryptable(.badTag))
+        #expect(try await h.store.currentSession(userID: peer.userID, deviceID: peer.deviceID) == nil)
+        #expect(try await h.ingest([original], home)[original.id] == .decrypted)
+        #expect(try await h.timeline(elsewhere).map(\.state) == [.undecryptable(.badTag)])
+    }
 }

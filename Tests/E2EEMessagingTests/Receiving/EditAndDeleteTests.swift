@@ -94,4 +94,27 @@ struct EditAndDeleteTests {
         let events = await h.publishedEvents()
         #expect(events.filter { $0 == .timeline(TimelineChange(channelID: channel.id, messageID: original.id, kind: .deleted)) }.count == 1)
     }
+
+    @Test("a DM edit from the author is accepted; an edit made on our own device is left to the sending side")
+    func directMessageEdits() async throws {
+        let h = try await ReceiveHarness.make()
+        let author = try h.connectedPeer()
+        let channel = ReceivingChannel.dm()
+        let original = try author.dm("draft", channel: channel.id, to: [h.deviceID], at: t(1))
+        _ = try await h.ingest([original], channel)
+        let content = Envelope.dm(try author.dmEnvelope(try author.payload("final", editOf: original.id), channel: channel.id, to: [h.deviceID])).content()
+        let edit = MessageEdit(id: original.id, channelID: channel.id, content: content, editedAt: ServerTimestamp(microseconds: t(2)))
+        #expect(try await h.pipeline.ingestEdit(edit, channel: channel).result == .edited)
+        #expect(try await h.reader.item(messageID: original.id)?.text == "final")
+
+        // Our own device's envelope (an edit we made elsewhere is never addressed to us).
+        let ours = RemotePeer(userID: author.userID, deviceID: h.deviceID)
+        let elsewhere = try await LocalAccount.make(store: try KeyStore.inMemory(), now: h.clock.now)
+        try ours.connect(to: elsewhere.bundle())
+        let own = MessageEdit(id: original.id, channelID: channel.id,
+                              content: Envelope.dm(try ours.dmEnvelope(try ours.payload("x", editOf: original.id), channel: channel.id,
+                                                                       to: [elsewhere.device.deviceID])).content(), editedAt: nil)
+        #expect(try await h.pipeline.ingestEdit(own, channel: channel).result == .ignored)
+        #expect(try await h.reader.item(messageID: original.id)?.text == "final")
+    }
 }
