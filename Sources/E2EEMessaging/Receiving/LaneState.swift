@@ -17,6 +17,7 @@ final class LaneState {
     private var senderKeys: [SenderKeyAddress: SenderKey?] = [:]
     /// `EK_A`s accepted by this lane's uncommitted decryptions.
     private(set) var acceptedBaseKeys: Set<[UInt8]> = []
+    private var parsedIDs: [String: WireUUID?] = [:]
     /// Ids already handled in this run (a re-drive never handles a message twice).
     var handled: Set<String> = []
 
@@ -45,6 +46,15 @@ final class LaneState {
         let loaded = try await store.receiverSenderKey(address).map { SenderKey(record: $0, state: try SenderKeyReceivingState(serialized: $0.state)) }
         senderKeys[address] = loaded
         return loaded
+    }
+
+    /// `text` as a wire UUID (nil when it is not a lower-case UUID), parsed once per lane: a
+    /// lane sees the same channel and device ids over and over.
+    func uuid(_ text: String) -> WireUUID? {
+        if let cached = parsedIDs[text] { return cached }
+        let parsed = try? WireUUID(text: text)
+        if parsedIDs.count < 1_024 { parsedIDs[text] = parsed }
+        return parsed
     }
 
     /// The lane's current state at `address`, if loaded or made.

@@ -5,14 +5,14 @@ extension MessageProcessor {
     /// A DM (§5): our entry, the pairwise step, then the payload (hash, key commitment, AEAD),
     /// the strict payload parser and the posted/edit rule. Nothing is committed unless all pass.
     func processDM(_ envelope: DMEnvelope, _ message: IncomingMessage, lane: LaneState) async throws -> ProcessingStep {
-        guard let sender = try sender(of: envelope.senderDevice, message) else { return ignoredStep(message) }
+        guard let sender = try sender(of: envelope.senderDevice, message, lane: lane) else { return ignoredStep(message) }
         guard let deviceUUID else { throw ProtocolError.notARecipient }
         let entry = try envelope.pairwiseMessage(for: deviceUUID)
         switch try await decryptPairwise(entry, userID: sender.userID, deviceID: sender.deviceID, lane: lane) {
         case .waiting(let key):
             return pendingStep(message, waitingFor: key, rowKind: .message)
         case .decrypted(let pending):
-            let payloadBytes = try envelope.open(pairwisePlaintext: pending.plaintext, channel: try channelUUID(message))
+            let payloadBytes = try envelope.open(pairwisePlaintext: pending.plaintext, channel: try channelUUID(message, lane: lane))
             let payload = try MessagePayload(json: payloadBytes)
             let editedAt = try checkPayload(payload, message)
             lane.didDecrypt(userID: sender.userID, deviceID: sender.deviceID, effects: pending.effects)
@@ -27,7 +27,7 @@ extension MessageProcessor {
     /// receiving state and the session advance commit together. A control row, never shown.
     func processSKD(_ envelope: SKDEnvelope, _ message: IncomingMessage, lane: LaneState) async throws -> ProcessingStep {
         guard !message.isEdit else { throw ReceiveRefusal(.wrongEnvelopeType) }
-        guard let sender = try sender(of: envelope.senderDevice, message) else { return ignoredStep(message) }
+        guard let sender = try sender(of: envelope.senderDevice, message, lane: lane) else { return ignoredStep(message) }
         guard let deviceUUID else { throw ProtocolError.notARecipient }
         let entry = try envelope.pairwiseMessage(for: deviceUUID)
         switch try await decryptPairwise(entry, userID: sender.userID, deviceID: sender.deviceID, lane: lane) {
@@ -40,7 +40,7 @@ extension MessageProcessor {
             let address = SenderKeyAddress(channelID: message.channelID, senderDeviceID: sender.deviceID, keyID: skd.keyID)
             let existing = try await lane.senderKey(address)
             if let existing, existing.record.senderUserID != sender.userID { throw ReceiveRefusal(.senderMismatch) }
-            let decision = try skd.process(postedChannel: try channelUUID(message), senderDevice: envelope.senderDevice,
+            let decision = try skd.process(postedChannel: try channelUUID(message, lane: lane), senderDevice: envelope.senderDevice,
                                            existing: existing?.state, now: nowSeconds)
             lane.didDecrypt(userID: sender.userID, deviceID: sender.deviceID, effects: pending.effects)
             var unlocks = sessionUnlocks(pending.effects, sender)
@@ -61,13 +61,13 @@ extension MessageProcessor {
     /// pending until its SKD arrives — whose owner must be the sender user (T16), then
     /// signature, jump limit and AEAD on a copy; the advanced state commits with the plaintext.
     func processGroup(_ envelope: GroupEnvelope, _ message: IncomingMessage, lane: LaneState) async throws -> ProcessingStep {
-        guard let sender = try sender(of: envelope.senderDevice, message) else { return ignoredStep(message) }
+        guard let sender = try sender(of: envelope.senderDevice, message, lane: lane) else { return ignoredStep(message) }
         let address = SenderKeyAddress(channelID: message.channelID, senderDeviceID: sender.deviceID, keyID: envelope.keyID)
         guard let key = try await lane.senderKey(address) else {
             return pendingStep(message, waitingFor: WaitingKey.senderKey(address), rowKind: .message)
         }
         guard key.record.senderUserID == sender.userID else { throw ReceiveRefusal(.senderMismatch) }
-        let (plaintext, state) = try key.state.decrypt(envelope, channel: try channelUUID(message), now: nowSeconds)
+        let (plaintext, state) = try key.state.decrypt(envelope, channel: try channelUUID(message, lane: lane), now: nowSeconds)
         let payload = try MessagePayload(json: plaintext)
         let editedAt = try checkPayload(payload, message)
         var record = key.record

@@ -77,20 +77,20 @@ struct MessageProcessor: Sendable {
     /// the envelope's device must be the message's `sender_device_id` of the `sender_id`
     /// user; for an edit, a device of the original sender (checked against pins and sender-key
     /// owners by the caller). Nil for an edit made on this device (the sending side's).
-    func sender(of envelopeDevice: WireUUID, _ message: IncomingMessage) throws -> (userID: String, deviceID: String)? {
+    func sender(of envelopeDevice: WireUUID, _ message: IncomingMessage, lane: LaneState) throws -> (userID: String, deviceID: String)? {
         if case .edit(let original) = message.mode {
             guard envelopeDevice.text != device.deviceID else { return nil }
             guard let user = original.message.senderUserID else { throw ReceiveRefusal(.senderMismatch) }
             return (user, envelopeDevice.text)
         }
-        guard let claimed = message.senderDeviceID, let claimedUUID = try? WireUUID(text: claimed), claimedUUID == envelopeDevice,
+        guard let claimed = message.senderDeviceID, let claimedUUID = lane.uuid(claimed), claimedUUID == envelopeDevice,
               let user = message.senderUserID else { throw ReceiveRefusal(.senderMismatch) }
         return (user, claimed)
     }
 
     /// The channel as a wire UUID.
-    func channelUUID(_ message: IncomingMessage) throws -> WireUUID {
-        guard let uuid = try? WireUUID(text: message.channelID) else { throw ReceiveRefusal(.malformed) }
+    func channelUUID(_ message: IncomingMessage, lane: LaneState) throws -> WireUUID {
+        guard let uuid = lane.uuid(message.channelID) else { throw ReceiveRefusal(.malformed) }
         return uuid
     }
 
