@@ -169,4 +169,24 @@ struct GroupReceiveTests {
         let events = await h.publishedEvents()
         #expect(events.contains(.inputRefused(reason: "sender key distribution refused: channel_mismatch")))
     }
+
+    @Test("redrivePending: an SKD waiting for its device's listed identity decrypts, and then unlocks the group messages waiting for it")
+    func redriveChain() async throws {
+        let h = try await ReceiveHarness.make()
+        let peer = try h.connectedPeer()
+        let channel = ReceivingChannel.group()
+        h.listed.setFailing(true)
+        let skd = try peer.skd(channel: channel.id, to: [h.deviceID], at: t(0))
+        let messages = try (1...3).map { try peer.group("g\($0)", channel: channel.id, at: t(Int64($0))) }
+        let first = try await h.ingest([skd] + messages, channel)
+        #expect(first[skd.id] == .pending(waitingFor: WaitingKey.identity(userID: peer.userID, deviceID: peer.deviceID)))
+        #expect(messages.allSatisfy { if case .pending = first[$0.id] { return true } else { return false } })
+        #expect(try await h.store.pendingCount() == 4)
+        h.listed.setFailing(false)
+        let outcomes = try await h.pipeline.redrivePending()
+        #expect(outcomes.first == ReceiveOutcome(messageID: skd.id, result: .keyDistribution))
+        #expect(Set(outcomes.filter { $0.result == .decrypted }.map(\.messageID)) == Set(messages.map(\.id)))
+        #expect(try await h.store.pendingCount() == 0)
+        #expect(try await h.timeline(channel).map(\.text) == ["g1", "g2", "g3"])
+    }
 }
