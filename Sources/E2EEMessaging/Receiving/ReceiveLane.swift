@@ -14,7 +14,8 @@ struct ReceiveLane: Sendable {
     let oneTimePrekeysConsumed: (@Sendable ([UInt32]) -> Void)?
 
     /// Processes `inputs` in order; returns one outcome per message handled (re-driven rows included).
-    /// - Throws: store errors; the chunk being committed is then not stored at all.
+    /// - Throws: store errors (the chunk being committed is then not stored at all), or
+    ///   `CancellationError` when the calling task is cancelled.
     func run(_ inputs: [IncomingMessage]) async throws -> [ReceiveOutcome] {
         let lane = LaneState(store: processor.store)
         var queue = inputs
@@ -22,6 +23,8 @@ struct ReceiveLane: Sendable {
         var outcomes: [ReceiveOutcome] = []
         var buffer: [(index: Int, step: ProcessingStep)] = []
         while position < queue.count {
+            // A cancelled caller stops between messages; committed chunks stay, the rest is redone next time.
+            try Task.checkCancellation()
             let message = queue[position]
             position += 1
             guard !lane.handled.contains(message.id) else { continue }

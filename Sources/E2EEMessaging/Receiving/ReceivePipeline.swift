@@ -48,8 +48,8 @@ public actor ReceivePipeline {
     /// Ingests posted messages of `channel` (a socket event, a REST page, or both merged):
     /// one outcome per message (and per pending row re-driven because of it). Messages of
     /// another channel are refused without being stored.
-    /// - Throws: store errors, and whatever ``OwnMessageObserving/ownMessageSeen(_:)`` throws;
-    ///   never for bad input.
+    /// - Throws: store errors, whatever ``OwnMessageObserving/ownMessageSeen(_:)`` throws, or
+    ///   `CancellationError`; never for bad input.
     public func ingest(_ messages: [ServerMessage], channel: ReceivingChannel) async throws -> [ReceiveOutcome] {
         await acquire()
         defer { release() }

@@ -189,4 +189,17 @@ struct GroupReceiveTests {
         #expect(try await h.store.pendingCount() == 0)
         #expect(try await h.timeline(channel).map(\.text) == ["g1", "g2", "g3"])
     }
+
+    @Test("§6: different bytes claiming a group message identity already used are refused; the first stays")
+    func usedIdentityWithOtherBytes() async throws {
+        let (h, peer, channel, _) = try await groupWithKey()
+        let saved = try #require(peer.senderKeys[channel.id])
+        let first = try peer.group("first", channel: channel.id, at: t(1))
+        peer.setSenderKey(saved, channel: channel.id)
+        let rival = try peer.group("rival at the same iteration", channel: channel.id, at: t(2))
+        let outcomes = try await h.ingest([first, rival], channel)
+        #expect(outcomes[first.id] == .decrypted)
+        #expect(outcomes[rival.id] == .undecryptable(.duplicateIteration))
+        #expect(try await h.timeline(channel).map(\.text) == ["first", nil])
+    }
 }
