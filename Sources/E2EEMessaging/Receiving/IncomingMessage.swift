@@ -29,6 +29,9 @@ struct IncomingMessage: Sendable {
     var mode: Mode
     /// The posted message, for the own-message hand-off.
     var source: ServerMessage?
+    /// An earlier message of the same batch has the same envelope bytes (the lane decides
+    /// whether this one is its duplicate).
+    var hasEarlierCopy = false
     /// SHA-256 of the exact `content` string.
     let contentHash: [UInt8]
 
@@ -87,6 +90,17 @@ struct IncomingMessage: Sendable {
                                createdAt: createdAt, contentHash: contentHash, state: state, plaintext: plaintext, isOwn: isOwn)
     }
 
+    /// The serial lane this message belongs to: the device whose keys would authenticate it —
+    /// the sender device inside our envelope (copies of the same bytes share it), else the
+    /// device the server names.
+    var laneKey: String { EnvelopeSniffer.senderDevice(of: content) ?? senderDeviceID ?? "" }
+
+    /// The write of a hidden duplicate row linked to `first` (§6).
+    func duplicateWrite(of first: String) -> ReceiveWrite {
+        ReceiveWrite(action: .outcome(row(state: .undecryptable(reason: UndecryptableReason.duplicate.rawValue))),
+                     facts: ReceivedFacts(kind: .duplicate, duplicateOf: first))
+    }
+
     /// `true` for an edit of a readable message.
     var isEdit: Bool {
         if case .edit = mode { return true }
@@ -102,6 +116,14 @@ struct IncomingMessage: Sendable {
 
 /// Reads an envelope's type from a `content` string without opening it.
 enum EnvelopeSniffer {
+    /// The sending device (lower-case text) of canonical base64 `content` that starts with our
+    /// format byte: every envelope type carries it right after the two type bytes.
+    static func senderDevice(of content: String) -> String? {
+        guard let bytes = try? Base64.decode(content, maxEncodedLength: ProtocolLimits.maxContentBase64Length), bytes.count >= 18,
+              bytes[0] == 0x03, let device = try? WireUUID(bytes: Array(bytes[2..<18])) else { return nil }
+        return device.text
+    }
+
     /// The envelope kind of canonical base64 `content` that starts with our format byte, else nil.
     static func kind(of content: String) -> EnvelopeKind? {
         guard let bytes = try? Base64.decode(content, maxEncodedLength: ProtocolLimits.maxContentBase64Length), bytes.count >= 2,

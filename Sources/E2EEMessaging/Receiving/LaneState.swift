@@ -20,6 +20,9 @@ final class LaneState {
     private var parsedIDs: [String: WireUUID?] = [:]
     /// Ids already handled in this run (a re-drive never handles a message twice).
     var handled: Set<String> = []
+    /// Per envelope hash, the message of this run that took those bytes (any outcome but a
+    /// refusal): a later copy is its duplicate.
+    var acceptedByHash: [[UInt8]: String] = [:]
 
     init(store: KeyStore) { self.store = store }
 

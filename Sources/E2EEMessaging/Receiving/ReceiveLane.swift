@@ -28,7 +28,17 @@ struct ReceiveLane: Sendable {
             let message = queue[position]
             position += 1
             guard !lane.handled.contains(message.id) else { continue }
-            let step = try await processor.process(message, lane: lane)
+            let step: ProcessingStep
+            if message.hasEarlierCopy, let first = lane.acceptedByHash[message.contentHash] {
+                step = ProcessingStep(outcome: ReceiveOutcome(messageID: message.id, result: .duplicate(of: first)), write: message.duplicateWrite(of: first),
+                                      isNewRow: true, isTimelineRow: false, channelID: message.channelID)
+            } else {
+                step = try await processor.process(message, lane: lane)
+                switch step.outcome.result {
+                case .undecryptable, .refused: break
+                default: if lane.acceptedByHash[message.contentHash] == nil { lane.acceptedByHash[message.contentHash] = message.id }
+                }
+            }
             if case .pending = step.outcome.result {} else { lane.handled.insert(message.id) }
             outcomes.append(step.outcome)
             if step.write != nil { buffer.append((outcomes.count - 1, step)) }

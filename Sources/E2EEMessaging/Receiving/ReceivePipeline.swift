@@ -112,7 +112,10 @@ public actor ReceivePipeline {
         defer { release() }
         let rows = try await processor.store.pendingReceives()
         var lanes: [String: [IncomingMessage]] = [:]
-        for row in rows { lanes[row.pending.senderDeviceID ?? "", default: []].append(IncomingMessage(pending: row)) }
+        for row in rows {
+            let message = IncomingMessage(pending: row)
+            lanes[message.laneKey, default: []].append(message)
+        }
         return try await runLanes(Array(lanes.values))
     }
 

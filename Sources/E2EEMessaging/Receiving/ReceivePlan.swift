@@ -4,8 +4,10 @@ import E2EEKeyStore
 /// The deterministic merge of a batch (STYLE 12): messages of another channel refused, copies
 /// of one id folded (the first copy is the message, later different contents are edits),
 /// known ids answered from the store (same content: duplicate; other content: an edit),
-/// the rest sorted by `(created_at, id)`, envelopes already stored (or earlier in the batch)
-/// under another id linked as duplicates, and what remains split into lanes per sender device.
+/// the rest sorted by `(created_at, id)`, envelopes already stored under another id linked as
+/// duplicates, and what remains split into lanes per sender device — the device inside the
+/// envelope, whose keys the lane advances (a copy of bytes earlier in the batch is in the
+/// first copy's lane, which decides).
 struct ReceivePlan: Sendable {
     /// Outcomes decided here.
     var outcomes: [ReceiveOutcome] = []
@@ -60,17 +62,20 @@ struct ReceivePlan: Sendable {
         fresh.sort(by: ServerMessage.timelineOrder)
         let incoming = fresh.map { IncomingMessage(posted: $0, channel: channel) }
         let envelopes = incoming.filter { $0.protocolVersion == 2 && EnvelopeKind(rawValue: $0.contentType) != nil }
-        var firstByHash = try await store.firstMessageIDs(channelID: channel.id, contentHashes: Array(Set(envelopes.map(\.contentHash))))
-        for message in incoming {
+        let stored = try await store.firstMessageIDs(channelID: channel.id, contentHashes: Array(Set(envelopes.map(\.contentHash))))
+        // A copy of bytes seen earlier in this batch is in the first copy's lane (the envelope's
+        // device), after it: there it is a duplicate unless the first was refused (a refusal
+        // may come from forged metadata around genuine bytes, so the copy gets its own chance).
+        var seenInBatch: Set<[UInt8]> = []
+        for var message in incoming {
             let isEnvelope = message.protocolVersion == 2 && EnvelopeKind(rawValue: message.contentType) != nil
-            if isEnvelope, let first = firstByHash[message.contentHash] {
+            if isEnvelope, let first = stored[message.contentHash] {
                 plan.outcomes.append(ReceiveOutcome(messageID: message.id, result: .duplicate(of: first)))
-                plan.duplicateWrites.append(ReceiveWrite(action: .outcome(message.row(state: .undecryptable(reason: UndecryptableReason.duplicate.rawValue))),
-                                                         facts: ReceivedFacts(kind: .duplicate, duplicateOf: first)))
+                plan.duplicateWrites.append(message.duplicateWrite(of: first))
                 continue
             }
-            if isEnvelope { firstByHash[message.contentHash] = message.id }
-            plan.lanes[message.senderDeviceID ?? "", default: []].append(message)
+            if isEnvelope { message.hasEarlierCopy = !seenInBatch.insert(message.contentHash).inserted }
+            plan.lanes[message.laneKey, default: []].append(message)
         }
         return plan
     }

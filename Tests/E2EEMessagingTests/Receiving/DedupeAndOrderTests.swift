@@ -87,4 +87,21 @@ struct DedupeAndOrderTests {
         let page = try await h.reader.page(channelID: channel.id, before: TimelinePosition(createdAt: ServerTimestamp(microseconds: t(2)), messageID: ids[2]), limit: 10)
         #expect(page.map(\.text) == ["a", "tie-low"])
     }
+
+    @Test("§6 in one batch: a copy is a duplicate of the first, unless the first was refused for its metadata")
+    func sameBatchCopies() async throws {
+        let h = try await ReceiveHarness.make()
+        let peer = try h.connectedPeer()
+        let channel = ReceivingChannel.group()
+        _ = try await h.ingest([try peer.skd(channel: channel.id, to: [h.deviceID], at: t(0))], channel)
+        let genuine = try peer.group("real", channel: channel.id, at: t(2))
+        let copy = peer.posted(genuine.content, kind: .group, channel: channel.id, at: t(3))
+        let forged = peer.posted(genuine.content, kind: .group, channel: channel.id, at: t(1), senderDeviceID: newID())
+        let outcomes = try await h.ingest([copy, genuine, forged], channel)
+        #expect(outcomes[forged.id] == .undecryptable(.senderMismatch))
+        #expect(outcomes[genuine.id] == .decrypted)
+        #expect(outcomes[copy.id] == .duplicate(of: genuine.id))
+        #expect(try await h.timeline(channel).map(\.text) == [nil, "real"])
+        #expect(try await h.store.receivedMessage(id: copy.id)?.facts == ReceivedFacts(kind: .duplicate, duplicateOf: genuine.id))
+    }
 }
