@@ -119,4 +119,19 @@ import Testing
         #expect(found == [Fixtures.hash("env"): "m1"])
         #expect(try await store.firstMessageIDs(channelID: "channel-2", contentHashes: [Fixtures.hash("env")]).isEmpty)
     }
+
+    @Test func pendingRowsPageInTimelineOrder() async throws {
+        let store = try KeyStore.inMemory()
+        let writes = [("m3", 3), ("m1", 1), ("m2b", 2), ("m2a", 2)].map { id, at in
+            ReceiveWrite(action: .pending(Fixtures.message(id, at: Int64(at), state: .pendingKey), content: "env-\(id)", waitingFor: at == 1 ? "k1" : "k2",
+                                          receivedAt: Fixtures.time(1)), facts: ReceivedFacts(kind: .message))
+        }
+        _ = try await store.storeReceiveBatch(writes)
+        let first = try await store.pendingReceives(limit: 2)
+        #expect(first.map(\.pending.messageID) == ["m1", "m2a"])
+        let last = try #require(first.last)
+        let rest = try await store.pendingReceives(after: TimelineCursor(createdAt: last.createdAt, messageID: last.pending.messageID), limit: 2)
+        #expect(rest.map(\.pending.messageID) == ["m2b", "m3"])
+        #expect(try await store.pendingReceives(waitingFor: ["k2"]).map(\.pending.messageID) == ["m2a", "m2b", "m3"])
+    }
 }

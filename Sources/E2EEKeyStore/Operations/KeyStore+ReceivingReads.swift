@@ -37,7 +37,7 @@ extension KeyStore {
             var found: [[UInt8]: String] = [:]
             for start in stride(from: 0, to: contentHashes.count, by: 500) {
                 let chunk = contentHashes[start..<min(start + 500, contentHashes.count)].map { Data($0) }
-                var values: [any DatabaseValueConvertible] = [channelID]
+                var values: [(any DatabaseValueConvertible)?] = [channelID]
                 values.append(contentsOf: chunk)
                 let marks = Array(repeating: "?", count: chunk.count).joined(separator: ",")
                 let rows = try Row.fetchAll(
@@ -88,22 +88,32 @@ extension KeyStore {
     }
 
     /// The queued ciphertexts waiting for any of `waitingFor` (all when nil), in timeline order
-    /// `(created_at, id)`, with what their rows know.
+    /// `(created_at, id)`, with what their rows know: those after `cursor` when given, at most
+    /// `limit` when given (a re-drive of everything pages, so memory stays bounded).
     /// - Throws: ``KeyStoreError/corruptColumn(table:column:)``, GRDB's `DatabaseError`.
-    public func pendingReceives(waitingFor: [String]? = nil) async throws -> [PendingReceive] {
+    public func pendingReceives(waitingFor: [String]? = nil, after cursor: TimelineCursor? = nil, limit: Int? = nil) async throws -> [PendingReceive] {
         if let waitingFor, waitingFor.isEmpty { return [] }
         return try await writer.read { db in
             var sql = """
                 SELECT p.message_id, p.channel_id, p.sender_device_id, p.content, p.waiting_for, p.received_at,
                        t.sender_user_id, t.created_at, t.edited_at, t.kind
-                FROM pending_ciphertexts p JOIN timeline t ON t.message_id = p.message_id
+                FROM pending_ciphertexts p JOIN timeline t ON t.message_id = p.message_id WHERE 1
                 """
-            var arguments = StatementArguments()
+            var values: [(any DatabaseValueConvertible)?] = []
             if let waitingFor {
-                sql += " WHERE p.waiting_for IN (\(Array(repeating: "?", count: waitingFor.count).joined(separator: ",")))"
-                arguments = StatementArguments(waitingFor)
+                sql += " AND p.waiting_for IN (\(Array(repeating: "?", count: waitingFor.count).joined(separator: ",")))"
+                values.append(contentsOf: waitingFor)
+            }
+            if let cursor {
+                sql += " AND (t.created_at, t.message_id) > (?, ?)"
+                values.append(contentsOf: [cursor.createdAt.microseconds, cursor.messageID] as [(any DatabaseValueConvertible)?])
             }
             sql += " ORDER BY t.created_at, t.message_id"
+            if let limit {
+                sql += " LIMIT ?"
+                values.append(max(0, limit))
+            }
+            let arguments = StatementArguments(values)
             let t = PendingCiphertextStore.table
             return try Row.fetchAll(db, sql: sql, arguments: arguments).map { row in
                 let edited: Int64? = try row.decodeIfPresent("edited_at", table: t)

@@ -105,19 +105,31 @@ public actor ReceivePipeline {
     }
 
     /// Retries every pending message (after a reconnect, or when listed identities may be
-    /// reachable again), per sender device in `(created_at, id)` order.
+    /// reachable again), per sender device in `(created_at, id)` order, a page of the queue at
+    /// a time.
     /// - Throws: store errors.
     public func redrivePending() async throws -> [ReceiveOutcome] {
         await acquire()
         defer { release() }
-        let rows = try await processor.store.pendingReceives()
-        var lanes: [String: [IncomingMessage]] = [:]
-        for row in rows {
-            let message = IncomingMessage(pending: row)
-            lanes[message.laneKey, default: []].append(message)
+        var outcomes: [ReceiveOutcome] = []
+        var cursor: TimelineCursor?
+        while true {
+            let rows = try await processor.store.pendingReceives(after: cursor, limit: Self.redrivePageSize)
+            guard let last = rows.last else { break }
+            cursor = TimelineCursor(createdAt: last.createdAt, messageID: last.pending.messageID)
+            var lanes: [String: [IncomingMessage]] = [:]
+            for row in rows {
+                let message = IncomingMessage(pending: row)
+                lanes[message.laneKey, default: []].append(message)
+            }
+            outcomes += try await runLanes(Array(lanes.values))
+            if rows.count < Self.redrivePageSize { break }
         }
-        return try await runLanes(Array(lanes.values))
+        return outcomes
     }
+
+    /// Pending rows re-driven per page (queued envelopes can be large).
+    static let redrivePageSize = 1_000
 
     private func runLanes(_ lanes: [[IncomingMessage]]) async throws -> [ReceiveOutcome] {
         let lane = ReceiveLane(processor: processor, events: events, chunkSize: chunkSize, oneTimePrekeysConsumed: oneTimePrekeysConsumed)
