@@ -61,6 +61,14 @@ extension Account {
         return entry
     }
 
+    /// Our own message seen on the server (socket echo or REST page): the outbox records it
+    /// delivered, reconciles an unanswered POST, or deletes a second copy. Returns `false` when
+    /// this device never sent it (the receive pipeline then treats it as a forgery).
+    /// - Throws: ``ServerError`` (deleting a copy), key store errors.
+    func ownMessageSeen(_ message: ServerMessage) async throws -> Bool {
+        try await outbox.ownMessageSeen(message)
+    }
+
     /// The outbox entries in `states` (default: everything not yet sent), channel and order.
     /// - Throws: key store errors.
     public func outboxEntries(states: Set<OutboxState> = [.queued, .sending, .failed]) async throws -> [OutboxMessage] {

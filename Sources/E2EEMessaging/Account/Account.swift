@@ -119,6 +119,13 @@ public actor Account {
 
     // MARK: Session
 
+    /// Stops all work for good (the app is closing): sends in flight are abandoned where they
+    /// are — exactly as a kill would leave them — and the next ``open(server:store:configuration:)``
+    /// reconciles and resumes them. Queueing still stores messages; nothing more is posted.
+    public func shutdown() async {
+        await outbox.shutdown()
+    }
+
     /// Logs this device out (the refresh token is revoked; keys and messages stay).
     public func logout() async throws {
         await outbox.stop()

@@ -18,6 +18,7 @@ actor OutboxSender: OwnMessageObserving {
     private var drains: [String: Task<Void, Never>] = [:]
     private var rerun: Set<String> = []
     private var stopped = false
+    private var isShutDown = false
 
     init(store: KeyStore, api: any ChatServerAPI, device: LocalDevice, events: EventBroadcaster, policy: OutboxPolicy,
          sleep: @escaping @Sendable (Double) async throws -> Void, now: @escaping @Sendable () -> StoreTime) {
@@ -32,6 +33,7 @@ actor OutboxSender: OwnMessageObserving {
 
     /// Starts (or re-runs) sending a channel's queue.
     func kick(channelID: String) {
+        guard !isShutDown else { return }
         stopped = false
         guard drains[channelID] == nil else {
             rerun.insert(channelID)
@@ -52,6 +54,12 @@ actor OutboxSender: OwnMessageObserving {
         stopped = true
         for task in drains.values { task.cancel() }
         drains.removeAll()
+    }
+
+    /// Stops for good: in-flight sends are abandoned where they are, nothing more is posted.
+    func shutdown() {
+        isShutDown = true
+        stop()
     }
 
     /// Waits until no channel is being sent (tests, `e2ee-tool send`).

@@ -52,6 +52,11 @@ struct MessagingHarness: Sendable {
         return account
     }
 
+    /// A client using the tokens saved in `store` (what an app does after a restart).
+    func client(restoring store: KeyStore) async throws -> HTTPChatServer {
+        HTTPChatServer(baseURL: server.baseURL, session: try await AuthSession.restored(from: store), sleep: { _ in })
+    }
+
     /// A second client of `account`'s user, with the tokens saved in its store (to read what
     /// the server holds as that user).
     func reader(of account: Account) async throws -> HTTPChatServer {
