@@ -1,0 +1,345 @@
+@testable import E2EEMessaging
+import Testing
+
+/// The pure state machine: inputs in, state and effects out, no clocks or sockets.
+@Suite("Connection machine")
+struct ConnectionMachineTests {
+    private static let policy = ConnectionPolicy(followUpCatchUp: .milliseconds(700))
+
+    private func machine(_ policy: ConnectionPolicy = Self.policy) -> ConnectionMachine {
+        ConnectionMachine(policy: policy, random: { 0.5 })
+    }
+
+    /// The states published by `effects`.
+    private func states(_ effects: [ConnectionEffect]) -> [ConnectionState] {
+        effects.compactMap { if case .publish(let state) = $0 { return state } else { return nil } }
+    }
+
+    /// The timers started by `effects`, with their delays.
+    private func timers(_ effects: [ConnectionEffect]) -> [(ConnectionTimer, Duration)] {
+        effects.compactMap { if case .startTimer(let timer, let delay) = $0 { return (timer, delay) } else { return nil } }
+    }
+
+    private func timer(_ kind: ConnectionTimer.Kind, in effects: [ConnectionEffect]) -> (ConnectionTimer, Duration)? {
+        timers(effects).first { $0.0.kind == kind }
+    }
+
+    /// The attempt started by `effects`, if any.
+    private func attempt(_ effects: [ConnectionEffect]) -> Int? {
+        effects.lazy.compactMap { if case .attempt(let id) = $0 { return id } else { return nil } }.first
+    }
+
+    /// Fails the attempt under way and, if a retry timer was started, fires it; returns every
+    /// effect and the retry delay (nil when the retry was immediate).
+    private func failAndRetry(_ m: inout ConnectionMachine, with failure: AttemptFailure = .other) -> (effects: [ConnectionEffect], wait: Duration?) {
+        guard let id = m.currentAttempt else { return ([], nil) }
+        var effects = m.handle(.attemptFailed(id: id, failure))
+        guard let (retry, wait) = timer(.retry, in: effects) else { return (effects, nil) }
+        effects += m.handle(.timerFired(retry))
+        return (effects, wait)
+    }
+
+    @Test("start: connecting, one attempt")
+    func startsConnecting() {
+        var m = machine()
+        #expect(m.handle(.start) == [.publish(.connecting), .attempt(id: 1)])
+        #expect(m.handle(.start) == [])
+    }
+
+    @Test("open: connected, channels handed over, follow-up catch-up and stability timers")
+    func opens() {
+        var m = machine()
+        _ = m.handle(.subscribe(channelID: "c1"))
+        _ = m.handle(.start)
+        let effects = m.handle(.attemptSucceeded(id: 1))
+        #expect(states(effects) == [.connected])
+        #expect(effects.contains(.opened(id: 1, channels: ["c1"])))
+        #expect(timer(.followUp, in: effects)?.1 == .milliseconds(700))
+        #expect(timer(.stable, in: effects)?.1 == .seconds(10))
+        let followUp = timer(.followUp, in: effects)?.0
+        #expect(followUp.map { m.handle(.timerFired($0)) } == [.catchUp(.connectedFollowUp)])
+    }
+
+    @Test("five failed attempts: reconnecting 1…4 with backoff 0, 1, 2, 4 s, then polling and probing at the cap")
+    func pollingAfterFiveFailures() {
+        var m = machine()
+        _ = m.handle(.start)
+        var published: [ConnectionState] = [.connecting]
+        var waits: [Duration?] = []
+        for _ in 1...4 {
+            let (effects, wait) = failAndRetry(&m)
+            published += states(effects)
+            waits.append(wait)
+        }
+        #expect(published == [.connecting, .reconnecting(attempt: 1), .reconnecting(attempt: 2), .reconnecting(attempt: 3), .reconnecting(attempt: 4)])
+        #expect(waits == [nil, .seconds(1), .seconds(2), .seconds(4)])
+
+        let id = m.currentAttempt ?? -1
+        let fifth = m.handle(.attemptFailed(id: id, .other))
+        #expect(states(fifth) == [.polling])
+        #expect(fifth.contains(.poll))
+        #expect(timer(.poll, in: fifth)?.1 == .seconds(30))
+        #expect(timer(.retry, in: fifth)?.1 == .seconds(30))
+        #expect(m.polling)
+    }
+
+    @Test("polling: the poll timer re-arms itself and a probe that opens cancels it")
+    func pollTimerLifecycle() {
+        var m = machine()
+        _ = m.handle(.start)
+        var effects: [ConnectionEffect] = []
+        for _ in 1...4 { _ = failAndRetry(&m) }
+        effects = m.handle(.attemptFailed(id: m.currentAttempt ?? -1, .other))
+        guard let (poll, _) = timer(.poll, in: effects), let (probe, _) = timer(.retry, in: effects) else {
+            Issue.record("no poll or probe timer")
+            return
+        }
+        let tick = m.handle(.timerFired(poll))
+        #expect(tick.first == .poll)
+        #expect(timer(.poll, in: tick)?.1 == .seconds(30))
+
+        // A probe fails: still polling, no state change, next probe at the cap.
+        _ = m.handle(.timerFired(probe))
+        let failedProbe = m.handle(.attemptFailed(id: m.currentAttempt ?? -1, .other))
+        #expect(states(failedProbe) == [])
+        #expect(timer(.retry, in: failedProbe)?.1 == .seconds(30))
+
+        // The next probe opens: connected, poll timer cancelled, no more polls.
+        guard let (nextProbe, _) = timer(.retry, in: failedProbe) else { return }
+        _ = m.handle(.timerFired(nextProbe))
+        let opened = m.handle(.attemptSucceeded(id: m.currentAttempt ?? -1))
+        #expect(states(opened) == [.connected])
+        #expect(opened.contains(.cancelTimer(.poll)))
+        #expect(!m.polling)
+        guard let (staleTick, _) = timer(.poll, in: tick) else { return }
+        #expect(m.handle(.timerFired(staleTick)) == [])
+    }
+
+    @Test("503: polling at once")
+    func unavailablePollsAtOnce() {
+        var m = machine()
+        _ = m.handle(.start)
+        let effects = m.handle(.attemptFailed(id: 1, .unavailable))
+        #expect(states(effects) == [.polling])
+        #expect(effects.contains(.poll))
+        #expect(timer(.retry, in: effects)?.1 == .seconds(30))
+    }
+
+    @Test("429: waits Retry-After, then longer while refused, back to backoff after")
+    func rateLimited() {
+        var m = machine()
+        _ = m.handle(.start)
+        let first = failAndRetry(&m, with: .rateLimited(retryAfter: 10))
+        #expect(first.wait == .seconds(10))
+        #expect(states(first.effects) == [.reconnecting(attempt: 1)])
+        let second = failAndRetry(&m, with: .rateLimited(retryAfter: 10))
+        #expect(second.wait == .seconds(20))
+        let third = failAndRetry(&m, with: .rateLimited(retryAfter: 10))
+        #expect(third.wait == .seconds(40))
+        let fourth = failAndRetry(&m, with: .other)
+        #expect(fourth.wait == .seconds(4))
+        #expect(m.rateLimitRefusals == 0)
+    }
+
+    @Test("429 while polling waits max(probe, Retry-After)")
+    func rateLimitedProbe() {
+        var m = machine()
+        _ = m.handle(.start)
+        let entered = m.handle(.attemptFailed(id: 1, .unavailable))
+        guard let (probe, _) = timer(.retry, in: entered) else {
+            Issue.record("no probe timer")
+            return
+        }
+        _ = m.handle(.timerFired(probe))
+        let refused = m.handle(.attemptFailed(id: m.currentAttempt ?? -1, .rateLimited(retryAfter: 45)))
+        #expect(timer(.retry, in: refused)?.1 == .seconds(45))
+        #expect(states(refused) == [])
+    }
+
+    @Test("session ended: failed, delegate told, everything stopped; start() begins again")
+    func sessionEnded() {
+        var m = machine()
+        _ = m.handle(.start)
+        let effects = m.handle(.attemptFailed(id: 1, .sessionEnded))
+        #expect(effects == [.publish(.failed(reason: "session ended")), .sessionEnded])
+        #expect(m.handle(.networkChanged) == [])
+        #expect(m.handle(.enterForeground) == [])
+        #expect(m.handle(.start) == [.publish(.connecting), .attempt(id: 2)])
+    }
+
+    @Test("not logged in: failed, no session-ended notice")
+    func notLoggedIn() {
+        var m = machine()
+        _ = m.handle(.start)
+        #expect(m.handle(.attemptFailed(id: 1, .notLoggedIn)) == [.publish(.failed(reason: "not logged in"))])
+    }
+
+    @Test("session ended reported by the delegate while connected closes the socket")
+    func sessionEndedWhileConnected() {
+        var m = machine()
+        _ = m.handle(.start)
+        _ = m.handle(.attemptSucceeded(id: 1))
+        let effects = m.handle(.sessionEnded)
+        #expect(effects.first == .close(id: 1))
+        #expect(states(effects) == [.failed(reason: "session ended")])
+        #expect(effects.last == .sessionEnded)
+        #expect(effects.contains(.cancelTimer(.followUp)) && effects.contains(.cancelTimer(.stable)))
+    }
+
+    @Test("a stable connection that is lost reconnects at once, a short-lived one counts as a failure")
+    func lostConnections() {
+        var m = machine()
+        _ = m.handle(.start)
+        let opened = m.handle(.attemptSucceeded(id: 1))
+        guard let (stable, _) = timer(.stable, in: opened) else {
+            Issue.record("no stability timer")
+            return
+        }
+        _ = m.handle(.timerFired(stable))
+        let lost = m.handle(.connectionEnded(id: 1))
+        #expect(states(lost) == [.reconnecting(attempt: 1)])
+        #expect(lost.contains(.attempt(id: 2)))
+        #expect(m.failures == 0)
+
+        _ = m.handle(.attemptSucceeded(id: 2))
+        let flapped = m.handle(.connectionEnded(id: 2))
+        #expect(m.failures == 1)
+        #expect(states(flapped) == [.reconnecting(attempt: 2)])
+        #expect(timer(.retry, in: flapped)?.1 == .seconds(1))
+    }
+
+    @Test("a socket that opens and drops at once falls back to polling after five drops")
+    func flappingSocketPolls() {
+        var m = machine()
+        _ = m.handle(.start)
+        var last: [ConnectionEffect] = []
+        for _ in 1...5 {
+            let id = m.currentAttempt ?? -1
+            _ = m.handle(.attemptSucceeded(id: id))
+            last = m.handle(.connectionEnded(id: id))
+            if let (retry, _) = timer(.retry, in: last) { _ = m.handle(.timerFired(retry)) }
+        }
+        #expect(states(last) == [.polling])
+        #expect(m.polling)
+    }
+
+    @Test("stop: closes the socket, cancels timers, ignores the stale outcome, closes what it opened")
+    func stop() {
+        var m = machine()
+        _ = m.handle(.start)
+        let stopped = m.handle(.stop)
+        #expect(stopped == [.close(id: 1), .publish(.disconnected)])
+        #expect(m.handle(.attemptSucceeded(id: 1)) == [.close(id: 1)])
+        #expect(m.handle(.attemptFailed(id: 1, .other)) == [])
+        #expect(m.handle(.stop) == [])
+    }
+
+    @Test("a timer that fired after being replaced or cancelled does nothing")
+    func staleTimers() {
+        var m = machine()
+        _ = m.handle(.start)
+        let first = m.handle(.attemptFailed(id: 1, .other))  // immediate retry, attempt 2
+        #expect(first.contains(.attempt(id: 2)))
+        let second = m.handle(.attemptFailed(id: 2, .other))
+        guard let (retry, _) = timer(.retry, in: second) else {
+            Issue.record("no retry timer")
+            return
+        }
+        _ = m.handle(.stop)
+        #expect(m.handle(.timerFired(retry)) == [])
+        #expect(m.handle(.timerFired(ConnectionTimer(kind: .retry, token: 999))) == [])
+    }
+
+    @Test("background closes and tells the delegate; foreground begins a new run")
+    func backgroundAndForeground() {
+        var m = machine()
+        _ = m.handle(.start)
+        _ = m.handle(.attemptSucceeded(id: 1))
+        let background = m.handle(.enterBackground)
+        #expect(background.first == .close(id: 1))
+        #expect(states(background) == [.disconnected])
+        #expect(background.last == .background)
+        #expect(m.handle(.enterBackground) == [])
+        #expect(m.handle(.networkChanged) == [])
+        #expect(m.handle(.connectionEnded(id: 1)) == [])
+        #expect(m.handle(.enterForeground) == [.publish(.connecting), .attempt(id: 2)])
+    }
+
+    @Test("foreground while connected only catches up; while waiting it retries now")
+    func foregroundWhileRunning() {
+        var m = machine()
+        _ = m.handle(.start)
+        _ = m.handle(.attemptFailed(id: 1, .other))
+        _ = m.handle(.attemptFailed(id: 2, .other))  // waiting 1 s for attempt 3
+        #expect(m.phase == .waiting)
+        #expect(m.handle(.enterForeground) == [.cancelTimer(.retry), .attempt(id: 3)])
+        _ = m.handle(.attemptSucceeded(id: 3))
+        #expect(m.handle(.enterForeground) == [.catchUp(.foreground)])
+    }
+
+    @Test("network change: socket closed, settle, then a new run; another change restarts the settle")
+    func networkChange() {
+        var m = machine()
+        _ = m.handle(.start)
+        _ = m.handle(.attemptSucceeded(id: 1))
+        let changed = m.handle(.networkChanged)
+        #expect(changed.first == .close(id: 1))
+        #expect(states(changed) == [.connecting])
+        guard let (settle, delay) = timer(.settle, in: changed) else {
+            Issue.record("no settle timer")
+            return
+        }
+        #expect(delay == .seconds(2))
+        #expect(attempt(changed) == nil)
+        let again = m.handle(.networkChanged)
+        guard let (laterSettle, _) = timer(.settle, in: again) else {
+            Issue.record("no second settle timer")
+            return
+        }
+        #expect(m.handle(.timerFired(settle)) == [])
+        #expect(m.handle(.timerFired(laterSettle)) == [.attempt(id: 2)])
+    }
+
+    @Test("network change while polling starts a fresh run without polling")
+    func networkChangeWhilePolling() {
+        var m = machine()
+        _ = m.handle(.start)
+        _ = m.handle(.attemptFailed(id: 1, .unavailable))
+        #expect(m.polling)
+        let changed = m.handle(.networkChanged)
+        #expect(!m.polling)
+        #expect(changed.contains(.cancelTimer(.poll)))
+        #expect(states(changed) == [.connecting])
+    }
+
+    @Test("runtime subscribe: remembered, sent now with a catch-up and a follow-up, handed to every socket")
+    func runtimeSubscribe() {
+        var m = machine()
+        #expect(m.handle(.subscribe(channelID: "early")) == [])
+        _ = m.handle(.start)
+        _ = m.handle(.attemptSucceeded(id: 1))
+        let effects = m.handle(.subscribe(channelID: "late"))
+        #expect(Array(effects.prefix(2)) == [.subscribe(channelID: "late", connection: 1), .catchUp(.subscribed(channelID: "late"))])
+        guard let (followUp, _) = timer(.subscribeFollowUp("late"), in: effects) else {
+            Issue.record("no follow-up timer")
+            return
+        }
+        #expect(m.handle(.timerFired(followUp)) == [.catchUp(.subscribedFollowUp(channelID: "late"))])
+        _ = m.handle(.subscribe(channelID: "late"))
+        #expect(m.channels == ["early", "late"])
+        _ = m.handle(.connectionEnded(id: 1))
+        let reopened = m.handle(.attemptSucceeded(id: 2))
+        #expect(reopened.contains(.opened(id: 2, channels: ["early", "late"])))
+    }
+
+    @Test("errors from the server are classified by what they change")
+    func failureClassification() {
+        #expect(AttemptFailure(ServerError.sessionEnded) == .sessionEnded)
+        #expect(AttemptFailure(ServerError.notLoggedIn) == .notLoggedIn)
+        #expect(AttemptFailure(ServerError.rateLimited(retryAfter: 7)) == .rateLimited(retryAfter: 7))
+        #expect(AttemptFailure(ServerError.server(status: 503, body: "")) == .unavailable)
+        #expect(AttemptFailure(ServerError.server(status: 500, body: "")) == .other)
+        #expect(AttemptFailure(ServerError.forbidden(detail: "WebSocket handshake refused")) == .other)
+        #expect(AttemptFailure(CancellationError()) == .other)
+    }
+}
