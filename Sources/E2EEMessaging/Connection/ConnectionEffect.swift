@@ -5,6 +5,8 @@ struct ConnectionTimer: Sendable, Hashable {
     enum Kind: Sendable, Hashable {
         /// The wait before the next attempt (backoff, rate limit, or probe while polling).
         case retry
+        /// The attempt under way has taken too long.
+        case attemptDeadline
         /// The network settle delay after `networkChanged()`.
         case settle
         /// The next REST poll.

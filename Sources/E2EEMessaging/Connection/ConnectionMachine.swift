@@ -149,6 +149,12 @@ struct ConnectionMachine: Sendable {
         case .retry, .settle:
             let expected: Phase = timer.kind == .retry ? .waiting : .settling
             if phase == expected { attemptNow(&effects) }
+        case .attemptDeadline:
+            guard phase == .attempting, let id = currentAttempt else { return }
+            effects.append(.close(id: id))  // its outcome, if it ever comes, is stale
+            currentAttempt = nil
+            rateLimitRefusals = 0
+            recordFailure(forcePolling: false, minimumWait: nil, &effects)
         case .poll:
             guard polling else { return }
             effects.append(.poll)
@@ -168,9 +174,10 @@ struct ConnectionMachine: Sendable {
 
     private mutating func attemptSucceeded(_ id: Int, _ effects: inout [ConnectionEffect]) {
         guard phase == .attempting, currentAttempt == id else {
-            effects.append(.close(id: id))  // a stale attempt: stopped, backgrounded or superseded
+            effects.append(.close(id: id))  // a stale attempt: stopped, backgrounded, superseded, late
             return
         }
+        cancelTimer(.attemptDeadline, &effects)
         phase = .connected
         stable = false
         rateLimitRefusals = 0
@@ -187,6 +194,7 @@ struct ConnectionMachine: Sendable {
     private mutating func attemptFailed(_ id: Int, _ failure: AttemptFailure, _ effects: inout [ConnectionEffect]) {
         guard phase == .attempting, currentAttempt == id else { return }
         currentAttempt = nil
+        cancelTimer(.attemptDeadline, &effects)
         switch failure {
         case .sessionEnded:
             fail(reason: "session ended", notify: true, &effects)
@@ -238,6 +246,7 @@ struct ConnectionMachine: Sendable {
         currentAttempt = attemptsStarted
         phase = .attempting
         effects.append(.attempt(id: attemptsStarted))
+        startTimer(.attemptDeadline, after: policy.attemptTimeout, &effects)
     }
 
     /// One more failure: maybe start polling, then wait for the next attempt.
@@ -293,7 +302,7 @@ struct ConnectionMachine: Sendable {
         let kinds = liveTimers.keys.filter {
             switch $0 {
             case .stable, .followUp, .subscribeFollowUp: return true
-            case .retry, .settle, .poll: return false
+            case .retry, .settle, .poll, .attemptDeadline: return false
             }
         }
         for kind in kinds.sorted(by: { "\($0)" < "\($1)" }) { cancelTimer(kind, &effects) }

@@ -28,6 +28,9 @@ public struct ConnectionPolicy: Sendable, Equatable {
     /// When the second catch-up runs after a socket opens or a channel is subscribed (2 s): the
     /// server gives no ready signal and subscribes a moment after the handshake (API.md §6).
     public var followUpCatchUp: Duration
+    /// How long one attempt (ticket, then handshake) may take before it counts as failed (30 s,
+    /// the ticket's own lifetime), so a connect that never answers cannot stall the supervisor.
+    public var attemptTimeout: Duration
     /// How long `enterBackground()` waits for a closing socket to hand over its last events
     /// before telling the delegate anyway (2 s).
     public var closeDrainLimit: Duration
@@ -44,6 +47,7 @@ public struct ConnectionPolicy: Sendable, Equatable {
         rateLimitCap: Duration = .seconds(60),
         networkSettle: Duration = .seconds(2),
         followUpCatchUp: Duration = .seconds(2),
+        attemptTimeout: Duration = .seconds(30),
         closeDrainLimit: Duration = .seconds(2)
     ) {
         self.backoffBase = backoffBase
@@ -56,6 +60,7 @@ public struct ConnectionPolicy: Sendable, Equatable {
         self.rateLimitCap = rateLimitCap
         self.networkSettle = networkSettle
         self.followUpCatchUp = followUpCatchUp
+        self.attemptTimeout = attemptTimeout
         self.closeDrainLimit = closeDrainLimit
     }
 

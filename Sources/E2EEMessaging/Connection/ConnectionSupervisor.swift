@@ -9,6 +9,8 @@
 /// frame is reported through ``ConnectionDelegate/inputRefused(reason:)`` and never ends the
 /// stream. Keepalive is the transport's: a dead socket ends with `connectionLost`, handled
 /// like any lost connection.
+///
+/// Call ``stop()`` before letting go of a supervisor: its timers and its socket keep it running.
 public actor ConnectionSupervisor {
     let api: any ChatServerAPI
     let connector: any RealtimeConnecting

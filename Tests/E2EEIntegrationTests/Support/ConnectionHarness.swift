@@ -18,6 +18,7 @@ struct ConnectionHarness: Sendable {
         stableConnection: .seconds(30),
         networkSettle: .milliseconds(100),
         followUpCatchUp: .milliseconds(400),
+        attemptTimeout: .seconds(15),
         closeDrainLimit: .seconds(2)
     )
 

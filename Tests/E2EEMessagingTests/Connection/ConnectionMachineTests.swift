@@ -15,6 +15,17 @@ struct ConnectionMachineTests {
         effects.compactMap { if case .publish(let state) = $0 { return state } else { return nil } }
     }
 
+    /// `effects` without the attempt deadline's timer starts and cancels (checked on their own).
+    private func core(_ effects: [ConnectionEffect]) -> [ConnectionEffect] {
+        effects.filter {
+            switch $0 {
+            case .startTimer(let timer, _): return timer.kind != .attemptDeadline
+            case .cancelTimer(let kind): return kind != .attemptDeadline
+            default: return true
+            }
+        }
+    }
+
     /// The timers started by `effects`, with their delays.
     private func timers(_ effects: [ConnectionEffect]) -> [(ConnectionTimer, Duration)] {
         effects.compactMap { if case .startTimer(let timer, let delay) = $0 { return (timer, delay) } else { return nil } }
@@ -42,7 +53,7 @@ struct ConnectionMachineTests {
     @Test("start: connecting, one attempt")
     func startsConnecting() {
         var m = machine()
-        #expect(m.handle(.start) == [.publish(.connecting), .attempt(id: 1)])
+        #expect(core(m.handle(.start)) == [.publish(.connecting), .attempt(id: 1)])
         #expect(m.handle(.start) == [])
     }
 
@@ -156,22 +167,41 @@ struct ConnectionMachineTests {
         #expect(states(refused) == [])
     }
 
+    @Test("an attempt that never answers fails at its deadline; its late socket is closed")
+    func attemptDeadline() {
+        var m = machine()
+        let started = m.handle(.start)
+        guard let (deadline, delay) = timer(.attemptDeadline, in: started) else {
+            Issue.record("no attempt deadline")
+            return
+        }
+        #expect(delay == .seconds(30))
+        let expired = m.handle(.timerFired(deadline))
+        #expect(core(expired) == [.close(id: 1), .publish(.reconnecting(attempt: 1)), .attempt(id: 2)])
+        #expect(m.failures == 1)
+        #expect(m.handle(.attemptSucceeded(id: 1)) == [.close(id: 1)])
+        let opened = m.handle(.attemptSucceeded(id: 2))
+        #expect(opened.contains(.cancelTimer(.attemptDeadline)))
+        guard let (secondDeadline, _) = timer(.attemptDeadline, in: expired) else { return }
+        #expect(m.handle(.timerFired(secondDeadline)) == [])
+    }
+
     @Test("session ended: failed, delegate told, everything stopped; start() begins again")
     func sessionEnded() {
         var m = machine()
         _ = m.handle(.start)
         let effects = m.handle(.attemptFailed(id: 1, .sessionEnded))
-        #expect(effects == [.publish(.failed(reason: "session ended")), .sessionEnded])
+        #expect(core(effects) == [.publish(.failed(reason: "session ended")), .sessionEnded])
         #expect(m.handle(.networkChanged) == [])
         #expect(m.handle(.enterForeground) == [])
-        #expect(m.handle(.start) == [.publish(.connecting), .attempt(id: 2)])
+        #expect(core(m.handle(.start)) == [.publish(.connecting), .attempt(id: 2)])
     }
 
     @Test("not logged in: failed, no session-ended notice")
     func notLoggedIn() {
         var m = machine()
         _ = m.handle(.start)
-        #expect(m.handle(.attemptFailed(id: 1, .notLoggedIn)) == [.publish(.failed(reason: "not logged in"))])
+        #expect(core(m.handle(.attemptFailed(id: 1, .notLoggedIn))) == [.publish(.failed(reason: "not logged in"))])
     }
 
     @Test("session ended reported by the delegate while connected closes the socket")
@@ -228,7 +258,8 @@ struct ConnectionMachineTests {
         var m = machine()
         _ = m.handle(.start)
         let stopped = m.handle(.stop)
-        #expect(stopped == [.close(id: 1), .publish(.disconnected)])
+        #expect(core(stopped) == [.close(id: 1), .publish(.disconnected)])
+        #expect(stopped.contains(.cancelTimer(.attemptDeadline)))
         #expect(m.handle(.attemptSucceeded(id: 1)) == [.close(id: 1)])
         #expect(m.handle(.attemptFailed(id: 1, .other)) == [])
         #expect(m.handle(.stop) == [])
@@ -262,7 +293,7 @@ struct ConnectionMachineTests {
         #expect(m.handle(.enterBackground) == [])
         #expect(m.handle(.networkChanged) == [])
         #expect(m.handle(.connectionEnded(id: 1)) == [])
-        #expect(m.handle(.enterForeground) == [.publish(.connecting), .attempt(id: 2)])
+        #expect(core(m.handle(.enterForeground)) == [.publish(.connecting), .attempt(id: 2)])
     }
 
     @Test("foreground while connected only catches up; while waiting it retries now")
@@ -272,7 +303,7 @@ struct ConnectionMachineTests {
         _ = m.handle(.attemptFailed(id: 1, .other))
         _ = m.handle(.attemptFailed(id: 2, .other))  // waiting 1 s for attempt 3
         #expect(m.phase == .waiting)
-        #expect(m.handle(.enterForeground) == [.cancelTimer(.retry), .attempt(id: 3)])
+        #expect(core(m.handle(.enterForeground)) == [.cancelTimer(.retry), .attempt(id: 3)])
         _ = m.handle(.attemptSucceeded(id: 3))
         #expect(m.handle(.enterForeground) == [.catchUp(.foreground)])
     }
@@ -297,7 +328,7 @@ struct ConnectionMachineTests {
             return
         }
         #expect(m.handle(.timerFired(settle)) == [])
-        #expect(m.handle(.timerFired(laterSettle)) == [.attempt(id: 2)])
+        #expect(core(m.handle(.timerFired(laterSettle))) == [.attempt(id: 2)])
     }
 
     @Test("network change while polling starts a fresh run without polling")

@@ -90,6 +90,26 @@ struct ConnectionSupervisorTests {
         await rig.finish()
     }
 
+    @Test("a handshake that never answers fails at the deadline; the socket it opens late is closed")
+    func hangingHandshake() async throws {
+        let rig = await SupervisorRig()
+        let gate = Gate(open: false)
+        rig.connector.hangNext(until: gate)
+        await rig.supervisor.start()
+        await rig.fire(SupervisorRig.policy.attemptTimeout)
+        guard let socket = await rig.socket(1) else { return }
+        await rig.waitFor(.connected)
+        #expect(socket.ticket == "ticket-2")
+        #expect(rig.states.value == [.disconnected, .connecting, .reconnecting(attempt: 1), .connected])
+        gate.open()
+        guard let late = await rig.socket(2) else { return }
+        #expect(late.ticket == "ticket-1")
+        #expect(await late.closeReason.wait { $0 == .closedByClient })
+        #expect(rig.state == .connected)
+        #expect(socket.closeReason.value == nil)
+        await rig.finish()
+    }
+
     @Test("429 on the ticket: waits Retry-After, then longer, then connects")
     func rateLimitedTicket() async throws {
         let rig = await SupervisorRig()
@@ -126,7 +146,7 @@ struct ConnectionSupervisorTests {
         await rig.supervisor.start()
         await rig.waitFor(.failed(reason: "session ended"))
         await rig.waitForCalls { $0 == [.sessionEnded] }
-        #expect(rig.clock.pending.value.isEmpty)
+        #expect(await rig.clock.pending.wait { $0.isEmpty })
         await rig.supervisor.networkChanged()
         await rig.supervisor.enterForeground()
         #expect(rig.server.requests.value == 1)

@@ -57,6 +57,7 @@ final class FakeConnection: RealtimeConnection, @unchecked Sendable {
 final class FakeConnector: RealtimeConnecting, @unchecked Sendable {
     private let lock = NSLock()
     private var script: [ServerError?] = []
+    private var hangs: [Gate] = []
     /// Every socket opened, in order.
     let opened = Watched<[FakeConnection]>([])
     /// Every ticket presented, in order.
@@ -67,8 +68,14 @@ final class FakeConnector: RealtimeConnecting, @unchecked Sendable {
         lock.withLock { script += Array(repeating: error, count: count) }
     }
 
+    /// The next handshake does not answer until `gate` opens (then it succeeds).
+    func hangNext(until gate: Gate) {
+        lock.withLock { hangs.append(gate) }
+    }
+
     func connect(ticket: String) async throws -> any RealtimeConnection {
         tickets.update { $0.append(ticket) }
+        if let gate: Gate = lock.withLock({ hangs.isEmpty ? nil : hangs.removeFirst() }) { await gate.pass() }
         let failure: ServerError? = lock.withLock { script.isEmpty ? nil : script.removeFirst() }
         if let failure { throw failure }
         let connection = FakeConnection(ticket: ticket)

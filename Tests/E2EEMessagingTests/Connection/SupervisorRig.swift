@@ -12,6 +12,7 @@ final class SupervisorRig: Sendable {
         stableConnection: .seconds(600),
         networkSettle: .milliseconds(300),
         followUpCatchUp: .milliseconds(700),
+        attemptTimeout: .seconds(90),
         closeDrainLimit: .seconds(5)
     )
 
