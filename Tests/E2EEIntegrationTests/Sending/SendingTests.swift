@@ -95,7 +95,7 @@ extension IntegrationTests {
                 #expect(first.keyID == second.keyID)
                 #expect([first.iteration, second.iteration] == [0, 1])
 
-                let index = try await try await harness.reader(of: carol).senderKeys(channelID: group.id)
+                let index = try await harness.reader(of: carol).senderKeys(channelID: group.id)
                 let entry = try #require(index.first { $0.deviceID == alice.deviceID })
                 let chainKeyField = try Base64.decode(entry.chainKey, maxEncodedLength: 255)
                 #expect(chainKeyField == [0x01] + withUnsafeBytes(of: first.keyID.bigEndian, Array.init))
@@ -114,7 +114,7 @@ extension IntegrationTests {
                 let group = try await alice.createGroup(name: "team", members: [bob.userID, carol.userID])
                 try await alice.send(text: "before", to: group.id)
                 await alice.waitForOutbox()
-                try await try await harness.reader(of: carol).leaveChannel(id: group.id)
+                try await harness.reader(of: carol).leaveChannel(id: group.id)
                 try await alice.send(text: "after", to: group.id)
                 await alice.waitForOutbox()
 
