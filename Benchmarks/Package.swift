@@ -61,6 +61,21 @@ let package = Package(
                 .plugin(name: "BenchmarkPlugin", package: "benchmark"),
             ]
         ),
+        .executableTarget(
+            name: "Messaging",
+            dependencies: [
+                "BenchmarkSupport",
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "E2EEMessaging", package: "E2EECore"),
+                .product(name: "E2EEKeyStore", package: "E2EECore"),
+                .product(name: "E2EETransport", package: "E2EECore"),
+                .product(name: "E2EEDevServer", package: "E2EECore"),
+            ],
+            path: "Benchmarks/Messaging",
+            plugins: [
+                .plugin(name: "BenchmarkPlugin", package: "benchmark"),
+            ]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -10,6 +10,8 @@ public enum KeyStoreRecordKind: String, Sendable, Equatable {
     case remoteIdentity
     /// Timeline rows, pending ciphertexts, outbox rows, sync cursors.
     case timelineMessage, pendingCiphertext, outboxMessage, syncCursor
+    /// A channel of the messaging layer.
+    case channel
     /// The store's metadata row.
     case metadata
 }

@@ -58,7 +58,7 @@ public actor AuthSession {
             if let account, account.userID == tokens.userID, account.deviceID == tokens.deviceID {
                 try await keyStore.storeTokens(access: access, refresh: refresh, at: .now())
             } else {
-                try await keyStore.storeAccount(Account(serverURL: serverURL, userID: tokens.userID, deviceID: tokens.deviceID,
+                try await keyStore.storeAccount(AccountRecord(serverURL: serverURL, userID: tokens.userID, deviceID: tokens.deviceID,
                                                         accessToken: access, refreshToken: refresh, updatedAt: .now()))
             }
         }

@@ -65,7 +65,7 @@ import Testing
         let receiver = secret("receiver state", 100), skipped = secret("skipped message key")
         let address = SenderKeyAddress(channelID: "c", senderDeviceID: "d", keyID: 1)
 
-        try await store.storeAccount(Account(serverURL: "s", userID: "u", deviceID: "d", accessToken: access, refreshToken: refresh, updatedAt: Fixtures.time(1)))
+        try await store.storeAccount(AccountRecord(serverURL: "s", userID: "u", deviceID: "d", accessToken: access, refreshToken: refresh, updatedAt: Fixtures.time(1)))
         try await store.storeIdentityKeyPair(IdentityKeyPair(identityPublic: Fixtures.bytes(32, 1), identityPrivate: identity,
                                                              signingPublic: Fixtures.bytes(32, 2), signingPrivate: signing, createdAt: Fixtures.time(1)))
         try await store.rotateSignedPrekey(SignedPrekey(id: 1, publicKey: Fixtures.bytes(32, 3), privateKey: spk, signature: Fixtures.bytes(64, 4),

@@ -22,7 +22,7 @@ import Testing
         try StoreSchema.migrator.migrate(queue, upTo: "v1")
         try queue.write { db in
             try StoreMetadata.create(db, source: .raw, salt: nil, parameters: nil, sealer: sealer, now: 1_700_000_000_000_000)
-            try AccountStore(sealer: sealer).storeAccount(Account(serverURL: "https://chat.example", userID: "user-1", deviceID: "device-1",
+            try AccountStore(sealer: sealer).storeAccount(AccountRecord(serverURL: "https://chat.example", userID: "user-1", deviceID: "device-1",
                                                                   accessToken: Fixtures.secret("golden access"), refreshToken: Fixtures.secret("golden refresh"),
                                                                   updatedAt: Fixtures.time(1_700_000_000)), db)
             try SessionStore(sealer: sealer).installSession(userID: "user-2", deviceID: "device-2", state: Fixtures.secret("golden session"),

@@ -26,7 +26,7 @@ import Testing
         try queue.close()
         let key = StoreKey.random()
         let store = try KeyStore.open(at: dir.storeURL, key: key)
-        try await store.storeAccount(Account(serverURL: "s", userID: "u", deviceID: "d", accessToken: nil, refreshToken: nil, updatedAt: Fixtures.time(1)))
+        try await store.storeAccount(AccountRecord(serverURL: "s", userID: "u", deviceID: "d", accessToken: nil, refreshToken: nil, updatedAt: Fixtures.time(1)))
         try store.close()
         #expect(try appliedMigrations(dir.storeURL.path) == StoreSchema.versions)
         #expect(throws: KeyStoreError.wrongKey) { try KeyStore.open(at: dir.storeURL, key: .random()) }
@@ -74,7 +74,7 @@ import Testing
     @Test func whenMetadataRowIsMissingButDataIsPresent_thenNotAKeyStore() async throws {
         let dir = try TemporaryDirectory()
         let store = try KeyStore.open(at: dir.storeURL, key: .random())
-        try await store.storeAccount(Account(serverURL: "s", userID: "u", deviceID: "d", accessToken: Fixtures.secret("t"), refreshToken: nil, updatedAt: Fixtures.time(1)))
+        try await store.storeAccount(AccountRecord(serverURL: "s", userID: "u", deviceID: "d", accessToken: Fixtures.secret("t"), refreshToken: nil, updatedAt: Fixtures.time(1)))
         try store.close()
         let queue = try DatabaseQueue(path: dir.storeURL.path)
         try await queue.write { db in try db.execute(sql: "DELETE FROM store_metadata") }

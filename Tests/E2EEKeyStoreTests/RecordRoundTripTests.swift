@@ -19,7 +19,7 @@ import Testing
     }
 
     @Test func account() async throws {
-        let account = Account(serverURL: "https://chat.example:8000", userID: "u-1", deviceID: "d-1",
+        let account = AccountRecord(serverURL: "https://chat.example:8000", userID: "u-1", deviceID: "d-1",
                               accessToken: Fixtures.secret("access.jwt"), refreshToken: Fixtures.secret("refresh.jwt"), updatedAt: Fixtures.time(5))
         let loaded = try await roundTrip(write: { s, db in try s.accountStore.storeAccount(account, db) },
                                          read: { s, db in try s.accountStore.loadAccount(db) })

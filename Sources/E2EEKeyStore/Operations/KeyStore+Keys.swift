@@ -4,13 +4,13 @@ import GRDB
 extension KeyStore {
     /// Stores the account (replacing any previous row).
     /// - Throws: GRDB's `DatabaseError`.
-    public func storeAccount(_ account: Account) async throws {
+    public func storeAccount(_ account: AccountRecord) async throws {
         try await writer.write { [self] db in try accountStore.storeAccount(account, db) }
     }
 
     /// The account, if saved.
     /// - Throws: ``KeyStoreError`` for a tampered row, GRDB's `DatabaseError`.
-    public func loadAccount() async throws -> Account? {
+    public func loadAccount() async throws -> AccountRecord? {
         try await writer.read { [self] db in try accountStore.loadAccount(db) }
     }
 

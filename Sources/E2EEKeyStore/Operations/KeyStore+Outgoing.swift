@@ -9,14 +9,24 @@ extension KeyStore {
     @discardableResult
     public func queueOutgoingMessage(_ commit: OutgoingCommit) async throws -> OutboxMessage {
         try await writer.write { [self] db in
+            if commit.replacingDraft {
+                guard let draft = try outboxStore.loadOutboxMessage(localID: commit.localID, db), draft.state == .failed, draft.content.isEmpty else {
+                    throw KeyStoreError.invalidTransition(.outboxMessage, id: commit.localID, from: "not a failed draft", to: "queued")
+                }
+                try outboxStore.removeOutboxMessage(localID: commit.localID, db)
+            }
             if let advance = commit.senderKey {
                 try ownSenderKeyStore.storeAdvancedSenderKey(channelID: commit.channelID, keyID: advance.keyID, state: advance.state, db)
             }
             for update in commit.sessions {
                 try sessionStore.storeSessionState(id: update.sessionID, state: update.state, at: commit.queuedAt, db)
             }
+            if let keyID = commit.senderKeyShareKeyID {
+                try channelStore.storeShares(channelID: commit.channelID, keyID: keyID, shares: commit.senderKeyShares, at: commit.queuedAt, db)
+            }
             return try outboxStore.enqueue(localID: commit.localID, channelID: commit.channelID, content: commit.content,
-                                           plaintext: commit.plaintext, at: commit.queuedAt, db)
+                                           plaintext: commit.plaintext, at: commit.queuedAt, kind: commit.kind,
+                                           contentType: commit.contentType, targetMessageID: commit.targetMessageID, db)
         }
     }
 
@@ -36,7 +46,8 @@ extension KeyStore {
             guard let message = try outboxStore.loadOutboxMessage(localID: localID, db) else {
                 throw KeyStoreError.missingRecord(.outboxMessage, id: localID)
             }
-            try outboxStore.transition(localID: localID, from: [.sending, .queued], to: .sent, serverMessageID: serverMessageID, at: createdAt, db)
+            try outboxStore.transition(localID: localID, from: [.sending, .queued, .failed], to: .sent, serverMessageID: serverMessageID, at: createdAt, db)
+            guard message.kind == .message else { return }
             try timelineStore.storeMessage(
                 TimelineMessage(messageID: serverMessageID, channelID: message.channelID, senderUserID: senderUserID, senderDeviceID: senderDeviceID,
                                 createdAt: createdAt, contentHash: message.contentHash, state: .decrypted, plaintext: message.plaintext, isOwn: true), db)
@@ -54,6 +65,65 @@ extension KeyStore {
             if message.state == .delivered { return true }
             try outboxStore.transition(localID: message.localID, from: [.sent], to: .delivered, at: time, db)
             return true
+        }
+    }
+
+    /// An edit or delete of our own message was accepted by the server: the outbox entry is
+    /// removed and its effect applied to the timeline in one transaction (an edit replaces the
+    /// target's plaintext with the one we encrypted; a delete wipes it).
+    /// - Throws: ``KeyStoreError/missingRecord(_:id:)``, ``KeyStoreError/invalidArgument(_:)``
+    ///   for an entry that is not an edit or a delete.
+    public func completeEditOrDelete(localID: String, at time: StoreTime) async throws {
+        try await writer.write { [self] db in
+            guard let entry = try outboxStore.loadOutboxMessage(localID: localID, db) else {
+                throw KeyStoreError.missingRecord(.outboxMessage, id: localID)
+            }
+            guard let target = entry.targetMessageID, entry.kind == .edit || entry.kind == .delete else {
+                throw KeyStoreError.invalidArgument("outbox entry is not an edit or a delete")
+            }
+            if entry.kind == .delete {
+                if try timelineStore.containsMessage(id: target, db) { try timelineStore.markDeleted(id: target, db) }
+            } else if var message = try timelineStore.loadMessage(id: target, db), message.state == .decrypted {
+                message.plaintext = entry.plaintext
+                try timelineStore.storeMessage(message, db)
+            }
+            try outboxStore.removeOutboxMessage(localID: localID, db)
+        }
+    }
+
+    /// A duplicate copy the server stored after an unknown POST outcome was deleted again: its
+    /// timeline row (if the receive side stored one) goes too.
+    /// - Throws: GRDB's `DatabaseError`.
+    public func forgetDuplicateCopy(serverMessageID: String) async throws {
+        try await writer.write { db in
+            try db.run("DELETE FROM timeline WHERE message_id = ? AND is_own = 0", [serverMessageID])
+        }
+    }
+
+    /// A message that could not be encrypted (T12): stored as a `.failed` draft with its
+    /// plaintext and no content, so it is visible, never sent, and can be retried (re-encrypted
+    /// then: nothing of it ever left the device).
+    /// - Throws: GRDB's `DatabaseError`.
+    @discardableResult
+    public func storeUnencryptableDraft(localID: String, channelID: String, plaintext: SecretBytes, kind: OutboxKind, targetMessageID: String?,
+                                        error: String, at time: StoreTime) async throws -> OutboxMessage {
+        try await writer.write { [self] db in
+            _ = try outboxStore.enqueue(localID: localID, channelID: channelID, content: "", plaintext: plaintext, at: time, kind: kind,
+                                        targetMessageID: targetMessageID, db)
+            try outboxStore.transition(localID: localID, from: [.queued], to: .failed, error: error, at: time, db)
+            guard let stored = try outboxStore.loadOutboxMessage(localID: localID, db) else {
+                throw KeyStoreError.missingRecord(.outboxMessage, id: localID)
+            }
+            return stored
+        }
+    }
+
+    /// A manual retry: `.failed` → `.queued` with a fresh attempt budget.
+    /// - Throws: ``KeyStoreError/missingRecord(_:id:)``, ``KeyStoreError/invalidTransition(_:id:from:to:)``.
+    public func requeueFailed(localID: String, at time: StoreTime) async throws {
+        try await writer.write { [self] db in
+            try outboxStore.transition(localID: localID, from: [.failed], to: .queued, at: time, db)
+            try db.run("UPDATE outbox SET attempts = 0 WHERE local_id = ?", [localID])
         }
     }
 

@@ -23,4 +23,6 @@ extension KeyStore {
     public var outboxStore: OutboxStore { OutboxStore(sealer: sealer) }
     /// Sync cursors.
     public var syncCursorStore: SyncCursorStore { SyncCursorStore() }
+    /// Channels, members and sender-key shares.
+    public var channelStore: ChannelStore { ChannelStore() }
 }

@@ -19,10 +19,31 @@ public struct OutgoingCommit: Sendable {
     public var sessions: [SessionStateUpdate]
     /// When it was queued.
     public var queuedAt: StoreTime
+    /// What sending it does.
+    public var kind: OutboxKind
+    /// The `content_type` to post.
+    public var contentType: String
+    /// The server message an edit or delete applies to.
+    public var targetMessageID: String?
+    /// For an SKD: the devices that will hold `senderKeyShareKeyID` once it is queued.
+    public var senderKeyShares: [SenderKeyShare]
+    /// The own sender key the shares are of.
+    public var senderKeyShareKeyID: UInt32?
+    /// Replace the failed draft stored under `localID` (a retry of a send that could not be
+    /// encrypted before): the draft goes and this entry takes its id, in one transaction.
+    public var replacingDraft: Bool
 
     /// Creates the value.
     public init(localID: String, channelID: String, content: String, plaintext: SecretBytes, senderKey: OwnSenderKeyAdvance? = nil,
-                sessions: [SessionStateUpdate] = [], queuedAt: StoreTime) {
+                sessions: [SessionStateUpdate] = [], queuedAt: StoreTime, kind: OutboxKind = .message, contentType: String = "",
+                targetMessageID: String? = nil, senderKeyShares: [SenderKeyShare] = [], senderKeyShareKeyID: UInt32? = nil,
+                replacingDraft: Bool = false) {
+        self.replacingDraft = replacingDraft
+        self.kind = kind
+        self.contentType = contentType
+        self.targetMessageID = targetMessageID
+        self.senderKeyShares = senderKeyShares
+        self.senderKeyShareKeyID = senderKeyShareKeyID
         self.localID = localID
         self.channelID = channelID
         self.content = content

@@ -40,4 +40,10 @@ public struct OutboxMessage: Sendable, Equatable {
     public var createdAt: StoreTime
     /// When it last changed.
     public var updatedAt: StoreTime
+    /// What sending it does.
+    public var kind: OutboxKind = .message
+    /// The `content_type` to post (`e2ee.dm`, `e2ee.group`, `e2ee.skd`; empty for deletes).
+    public var contentType: String = ""
+    /// The server message an edit or delete applies to.
+    public var targetMessageID: String?
 }

@@ -12,10 +12,10 @@ public struct AccountStore: Sendable {
 
     /// The account, if one was saved.
     /// - Throws: ``KeyStoreError`` for a corrupt or tampered row, GRDB's `DatabaseError`.
-    public func loadAccount(_ db: Database) throws -> Account? {
+    public func loadAccount(_ db: Database) throws -> AccountRecord? {
         guard let row = try db.row("SELECT * FROM account WHERE id = 1") else { return nil }
         let t = Self.table
-        return Account(
+        return AccountRecord(
             serverURL: try row.decode("server_url", table: t), userID: try row.decode("user_id", table: t),
             deviceID: try row.decode("device_id", table: t),
             accessToken: try sealer.openIfPresent(try row.decodeIfPresent("access_token", table: t), table: t, column: "access_token", rowID: "1"),
@@ -26,7 +26,7 @@ public struct AccountStore: Sendable {
 
     /// Saves the account (replacing the previous row).
     /// - Throws: GRDB's `DatabaseError`.
-    public func storeAccount(_ account: Account, _ db: Database) throws {
+    public func storeAccount(_ account: AccountRecord, _ db: Database) throws {
         let t = Self.table
         try db.run(
             "INSERT OR REPLACE INTO account (id, server_url, user_id, device_id, access_token, refresh_token, updated_at) VALUES (1, ?, ?, ?, ?, ?, ?)",

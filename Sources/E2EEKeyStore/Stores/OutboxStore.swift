@@ -13,16 +13,22 @@ public struct OutboxStore: Sendable {
 
     /// Adds a queued message with the channel's next sequence number; returns the stored row.
     /// - Throws: GRDB's `DatabaseError` (for instance a duplicate local id).
-    public func enqueue(localID: String, channelID: String, content: String, plaintext: SecretBytes, at time: StoreTime, _ db: Database) throws -> OutboxMessage {
+    public func enqueue(localID: String, channelID: String, content: String, plaintext: SecretBytes, at time: StoreTime,
+                        kind: OutboxKind = .message, contentType: String = "", targetMessageID: String? = nil, _ db: Database) throws -> OutboxMessage {
         let sequence = Int64(try db.count("SELECT COALESCE(MAX(sequence), 0) + 1 FROM outbox WHERE channel_id = ?", [channelID]))
         let hash = SHA256.hash(Array(content.utf8))
         try db.run(
-            "INSERT INTO outbox (local_id, channel_id, sequence, content, content_hash, plaintext, state, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, 'queued', ?, ?)",
+            """
+            INSERT INTO outbox (local_id, channel_id, sequence, content, content_hash, plaintext, state, created_at, updated_at,
+                kind, content_type, target_message_id) VALUES (?, ?, ?, ?, ?, ?, 'queued', ?, ?, ?, ?, ?)
+            """,
             [localID, channelID, sequence, content, Data(hash),
-             try sealer.seal(plaintext, table: Self.table, column: "plaintext", rowID: localID), time.microseconds, time.microseconds]
+             try sealer.seal(plaintext, table: Self.table, column: "plaintext", rowID: localID), time.microseconds, time.microseconds,
+             kind.rawValue, contentType, targetMessageID]
         )
         return OutboxMessage(localID: localID, channelID: channelID, sequence: sequence, content: content, contentHash: hash, plaintext: plaintext,
-                             state: .queued, attempts: 0, lastError: nil, serverMessageID: nil, createdAt: time, updatedAt: time)
+                             state: .queued, attempts: 0, lastError: nil, serverMessageID: nil, createdAt: time, updatedAt: time,
+                             kind: kind, contentType: contentType, targetMessageID: targetMessageID)
     }
 
     /// The message with `localID`.
@@ -84,7 +90,9 @@ public struct OutboxStore: Sendable {
             state: try row.decodeEnum("state", table: t), attempts: Int(clamping: attempts),
             lastError: try row.decodeIfPresent("last_error", table: t), serverMessageID: try row.decodeIfPresent("server_message_id", table: t),
             createdAt: StoreTime(microseconds: try row.decode("created_at", table: t)),
-            updatedAt: StoreTime(microseconds: try row.decode("updated_at", table: t))
+            updatedAt: StoreTime(microseconds: try row.decode("updated_at", table: t)),
+            kind: try row.decodeEnum("kind", table: t), contentType: try row.decode("content_type", table: t),
+            targetMessageID: try row.decodeIfPresent("target_message_id", table: t)
         )
     }
 }

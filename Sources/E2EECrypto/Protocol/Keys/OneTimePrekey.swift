@@ -19,6 +19,11 @@ public struct OneTimePrekey: Sendable, CustomStringConvertible, CustomDebugStrin
         self.init(id: id, keyPair: X25519.PrivateKey(using: random), consumedAt: nil)
     }
 
+    /// Restores a prekey from the key store's columns (the caller stored what this type made).
+    public init(restoringID id: UInt32, keyPair: X25519.PrivateKey, consumedAt: Int64?) {
+        self.init(id: id, keyPair: keyPair, consumedAt: consumedAt)
+    }
+
     private init(id: UInt32, keyPair: X25519.PrivateKey, consumedAt: Int64?) {
         self.id = id
         self.keyPair = keyPair

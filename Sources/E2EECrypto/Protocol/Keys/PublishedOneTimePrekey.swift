@@ -11,7 +11,7 @@ public struct PublishedOneTimePrekey: Sendable, Hashable {
     public let publicKey: X25519.PublicKey
 
     /// Wraps a locally made key (no checks).
-    init(id: UInt32, publicKey: X25519.PublicKey) {
+    public init(id: UInt32, publicKey: X25519.PublicKey) {
         self.id = id
         self.publicKey = publicKey
     }

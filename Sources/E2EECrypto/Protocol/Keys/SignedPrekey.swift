@@ -31,6 +31,11 @@ public struct SignedPrekey: Sendable, CustomStringConvertible, CustomDebugString
         return try SignedPrekey(id: id, identity: identity, createdAt: createdAt, using: random)
     }
 
+    /// Restores a prekey from the key store's columns (the caller stored what this type made).
+    public init(restoringID id: UInt32, keyPair: X25519.PrivateKey, signature: [UInt8], createdAt: Int64) {
+        self.init(id: id, keyPair: keyPair, signature: signature, createdAt: createdAt)
+    }
+
     private init(id: UInt32, keyPair: X25519.PrivateKey, signature: [UInt8], createdAt: Int64) {
         self.id = id
         self.keyPair = keyPair

@@ -1,0 +1,124 @@
+import E2EECrypto
+import E2EEKeyStore
+import Foundation
+
+extension Account {
+    /// Encrypts `text` for `channelID` and queues it; the outbox posts it (in channel order)
+    /// and reports its delivery states. The exact `content` and our plaintext are stored before
+    /// any network I/O. When the message cannot be encrypted (T12), nothing is sent: the entry is
+    /// returned `.failed` with its reason, and ``retry(_:)`` encrypts it again later.
+    /// - Throws: ``MessagingError/invalidMessage(_:)`` for a text the protocol refuses,
+    ///   ``MessagingError/unknownChannel(_:)``, key store errors.
+    @discardableResult
+    public func send(text: String, to channelID: String, replyTo: String? = nil) async throws -> OutboxMessage {
+        let payload = try makePayload(text: text, editOf: nil, replyTo: replyTo)
+        return try await queue(payload: payload, channelID: channelID.lowercased(), kind: .message, target: nil)
+    }
+
+    /// Replaces the text of one of our messages (an encrypted edit, payload `edit_of`).
+    /// - Throws: ``MessagingError/notOwnMessage(_:)``, as ``send(text:to:replyTo:)``.
+    @discardableResult
+    public func edit(_ messageID: String, text: String) async throws -> OutboxMessage {
+        let message = try await ownMessage(messageID)
+        let payload = try makePayload(text: text, editOf: message.messageID, replyTo: nil)
+        return try await queue(payload: payload, channelID: message.channelID, kind: .edit, target: message.messageID)
+    }
+
+    /// Deletes one of our messages on the server (queued in channel order).
+    /// - Throws: ``MessagingError/notOwnMessage(_:)``, key store errors.
+    @discardableResult
+    public func delete(_ messageID: String) async throws -> OutboxMessage {
+        let message = try await ownMessage(messageID)
+        let entry = try await store.queueOutgoingMessage(OutgoingCommit(
+            localID: UUID().uuidString.lowercased(), channelID: message.channelID, content: "", plaintext: SecretBytes(copying: []),
+            queuedAt: configuration.now(), kind: .delete, targetMessageID: message.messageID))
+        publishQueued(entry)
+        await outbox.kick(channelID: entry.channelID)
+        return entry
+    }
+
+    /// Retries a `.failed` entry: a draft that could not be encrypted is encrypted now; a
+    /// message whose sends failed is resent with the same bytes.
+    /// - Throws: ``MessagingError/unknownOutboxEntry(_:)``, as ``send(text:to:replyTo:)``.
+    @discardableResult
+    public func retry(_ localID: String) async throws -> OutboxMessage {
+        guard let entry = try await store.read({ [store] db in try store.outboxStore.loadOutboxMessage(localID: localID, db) }),
+              entry.state == .failed else {
+            throw MessagingError.unknownOutboxEntry(localID)
+        }
+        if entry.content.isEmpty, entry.kind != .delete {
+            // What made encryption fail (no devices, stale members) may have changed: re-read.
+            await directory.invalidate()
+            try await channelDirectory.markMembersStale(channelID: entry.channelID)
+            let channel = try await channelDirectory.channel(id: entry.channelID)
+            let queued = try await composer.queue(
+                .init(localID: localID, payload: entry.plaintext, kind: entry.kind, target: entry.targetMessageID, replacesDraft: true), in: channel)
+            publishQueued(queued)
+            await outbox.kick(channelID: queued.channelID)
+            return queued
+        }
+        try await outbox.retry(localID: localID)
+        return entry
+    }
+
+    /// Our own message seen on the server (socket echo or REST page): the outbox records it
+    /// delivered, reconciles an unanswered POST, or deletes a second copy. Returns `false` when
+    /// this device never sent it (the receive pipeline then treats it as a forgery).
+    /// - Throws: ``ServerError`` (deleting a copy), key store errors.
+    func ownMessageSeen(_ message: ServerMessage) async throws -> Bool {
+        try await outbox.ownMessageSeen(message)
+    }
+
+    /// The outbox entries in `states` (default: everything not yet sent), channel and order.
+    /// - Throws: key store errors.
+    public func outboxEntries(states: Set<OutboxState> = [.queued, .sending, .failed]) async throws -> [OutboxMessage] {
+        try await store.outbox(states: states)
+    }
+
+    /// Waits until the outbox has nothing left to post right now.
+    public func waitForOutbox() async {
+        await outbox.waitUntilIdle()
+    }
+
+    private func queue(payload: SecretBytes, channelID: String, kind: OutboxKind, target: String?) async throws -> OutboxMessage {
+        let channel = try await channelDirectory.channel(id: channelID)
+        let localID = UUID().uuidString.lowercased()
+        let entry: OutboxMessage
+        do {
+            entry = try await composer.queue(.init(localID: localID, payload: payload, kind: kind, target: target, replacesDraft: false), in: channel)
+        } catch let error as KeyStoreError {
+            throw error
+        } catch {
+            // T12: never plaintext, never silently dropped.
+            let draft = try await store.storeUnencryptableDraft(localID: localID, channelID: channel.id, plaintext: payload, kind: kind,
+                                                                targetMessageID: target, error: String(describing: error), at: configuration.now())
+            broadcaster.publish(.delivery(DeliveryChange(localID: localID, channelID: channel.id, state: .failed, serverMessageID: nil)))
+            return draft
+        }
+        publishQueued(entry)
+        await outbox.kick(channelID: channel.id)
+        return entry
+    }
+
+    private func publishQueued(_ entry: OutboxMessage) {
+        broadcaster.publish(.delivery(DeliveryChange(localID: entry.localID, channelID: entry.channelID, state: .queued, serverMessageID: nil)))
+    }
+
+    private func ownMessage(_ messageID: String) async throws -> TimelineMessage {
+        guard let message = try await store.message(id: messageID.lowercased()), message.isOwn, message.state == .decrypted else {
+            throw MessagingError.notOwnMessage(messageID)
+        }
+        return message
+    }
+
+    private func makePayload(text: String, editOf: String?, replyTo: String?) throws -> SecretBytes {
+        do {
+            let payload = try MessagePayload(
+                id: WireUUID(text: UUID().uuidString.lowercased()), timestamp: configuration.now().microseconds / 1000, text: text,
+                editOf: try editOf.map { try WireUUID(text: $0) }, replyTo: try replyTo.map { try WireUUID(text: $0.lowercased()) })
+            return payload.encodedJSON()
+        } catch {
+            throw MessagingError.invalidMessage(String(describing: error))
+        }
+    }
+}

@@ -1,0 +1,140 @@
+import E2EECrypto
+import E2EEKeyStore
+import Foundation
+
+/// One account on one server: an app holds one per (server, user), each with its own store,
+/// and any number can run at once. Register or log in (a new device each time, API.md), then
+/// ``bootstrapKeys(oneTimePrekeys:)``; after that the account sends — DMs over pairwise
+/// sessions to every device of both users, groups with a sender key distributed over those
+/// sessions — through a durable outbox, and reports everything on ``events()``.
+///
+/// Every secret stays in the store (sealed) or in `SecretBytes`; events and errors carry ids
+/// and public reasons only.
+public actor Account {
+    /// Our user id.
+    public nonisolated let userID: String
+    /// This device's id.
+    public nonisolated let deviceID: String
+    /// The account's store.
+    public nonisolated let store: KeyStore
+    /// Where events go.
+    nonisolated let broadcaster: EventBroadcaster
+    /// The server.
+    nonisolated let api: any ChatServerAPI
+    /// Devices of users, verified and pinned.
+    public nonisolated let directory: DeviceDirectory
+    let device: LocalDevice
+    let configuration: AccountConfiguration
+    let channelDirectory: ChannelDirectory
+    let composer: OutgoingComposer
+    let outbox: OutboxSender
+    let keys: KeyMaintenance
+    /// Locks around protocol state (shared by sending and receiving).
+    nonisolated let locks: KeyedAsyncLock
+
+    /// Registers a new user (and its first device) and opens its account over `store`.
+    /// - Throws: ``ServerError`` (409 taken, 403 closed…), ``MessagingError/storeBelongsToAnotherDevice``
+    ///   when `store` already holds another device, key store errors.
+    public static func register(username: String, password: String, deviceName: String, server: any ChatServerAPI, store: KeyStore,
+                                configuration: AccountConfiguration = AccountConfiguration()) async throws -> Account {
+        try await requireFreshStore(store)
+        let tokens = try await server.register(username: username, password: password, deviceName: deviceName)
+        return try await make(userID: tokens.userID, deviceID: tokens.deviceID, server: server, store: store, configuration: configuration)
+    }
+
+    /// Logs in (a new device of an existing user) and opens its account over `store`.
+    /// - Throws: as ``register(username:password:deviceName:server:store:configuration:)``.
+    public static func login(username: String, password: String, deviceName: String, server: any ChatServerAPI, store: KeyStore,
+                             configuration: AccountConfiguration = AccountConfiguration()) async throws -> Account {
+        try await requireFreshStore(store)
+        let tokens = try await server.login(username: username, password: password, deviceName: deviceName)
+        return try await make(userID: tokens.userID, deviceID: tokens.deviceID, server: server, store: store, configuration: configuration)
+    }
+
+    /// Opens the account already in `store` (after a restart); `server` must use the tokens
+    /// saved there. Sending resumes: entries a kill left mid-send are reconciled first.
+    /// - Throws: ``MessagingError/noAccount``, key store errors.
+    public static func open(server: any ChatServerAPI, store: KeyStore, configuration: AccountConfiguration = AccountConfiguration()) async throws -> Account {
+        guard let account = try await store.loadAccount() else { throw MessagingError.noAccount }
+        let opened = try await make(userID: account.userID, deviceID: account.deviceID, server: server, store: store, configuration: configuration)
+        try await opened.outbox.resumeAll()
+        return opened
+    }
+
+    private static func requireFreshStore(_ store: KeyStore) async throws {
+        let account = try await store.loadAccount()
+        let identity = try await store.loadIdentityKeyPair()
+        if account != nil || identity != nil {
+            throw MessagingError.storeBelongsToAnotherDevice
+        }
+    }
+
+    private static func make(userID: String, deviceID: String, server: any ChatServerAPI, store: KeyStore,
+                             configuration: AccountConfiguration) async throws -> Account {
+        let identity: E2EECrypto.IdentityKeyPair
+        if let stored = try await store.loadIdentityKeyPair() {
+            identity = try StoredKeyConversions.identity(stored)
+        } else {
+            identity = E2EECrypto.IdentityKeyPair(using: configuration.random)
+            try await store.storeIdentityKeyPair(StoredKeyConversions.record(identity, createdAt: configuration.now()))
+        }
+        return Account(device: LocalDevice(userID: userID.lowercased(), deviceID: deviceID.lowercased(), identity: identity),
+                       server: server, store: store, configuration: configuration)
+    }
+
+    init(device: LocalDevice, server: any ChatServerAPI, store: KeyStore, configuration: AccountConfiguration) {
+        let random = AnyRandomSource(base: configuration.random)
+        let events = EventBroadcaster()
+        let locks = KeyedAsyncLock()
+        let directory = DeviceDirectory(api: server, store: store, events: events, cacheLifetime: configuration.deviceLifetime, now: configuration.now)
+        let channels = ChannelDirectory(store: store, api: server, events: events, ownUserID: device.userID,
+                                        memberLifetime: configuration.memberLifetime, now: configuration.now)
+        self.userID = device.userID
+        self.deviceID = device.deviceID
+        self.store = store
+        self.broadcaster = events
+        self.api = server
+        self.directory = directory
+        self.device = device
+        self.configuration = configuration
+        self.channelDirectory = channels
+        self.locks = locks
+        self.composer = OutgoingComposer(
+            store: store, api: server, device: device,
+            sessions: PairwiseSessions(store: store, identity: device.identity, random: random, now: configuration.now),
+            directory: directory, channels: channels, locks: locks, random: random, now: configuration.now)
+        self.outbox = OutboxSender(store: store, api: server, device: device, events: events, policy: configuration.outbox,
+                                   sleep: configuration.sleep, now: configuration.now)
+        self.keys = KeyMaintenance(store: store, api: server, deviceID: device.deviceID, identity: device.identity, random: random,
+                                   now: configuration.now)
+    }
+
+    /// A new subscription to the account's events (SYNC.md "Events to the app").
+    public nonisolated func events() -> AsyncStream<AccountEvent> {
+        broadcaster.events()
+    }
+
+    /// This device's public identity blob.
+    public nonisolated var identity: IdentityBlob { device.identity.publicIdentity }
+
+    // MARK: Session
+
+    /// Stops all work for good (the app is closing): sends in flight are abandoned where they
+    /// are — exactly as a kill would leave them — and the next ``open(server:store:configuration:)``
+    /// reconciles and resumes them. Queueing still stores messages; nothing more is posted.
+    public func shutdown() async {
+        await outbox.shutdown()
+    }
+
+    /// Logs this device out (the refresh token is revoked; keys and messages stay).
+    public func logout() async throws {
+        await outbox.stop()
+        try await api.logout()
+    }
+
+    /// Ends every session of the user on every device.
+    public func logoutAll() async throws {
+        await outbox.stop()
+        try await api.logoutAll()
+    }
+}

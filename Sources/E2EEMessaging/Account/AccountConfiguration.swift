@@ -1,0 +1,36 @@
+import E2EECrypto
+import E2EEKeyStore
+
+/// How an ``Account`` behaves; the defaults are SYNC.md's. Tests inject time, randomness and
+/// sleeping so nothing waits real seconds.
+public struct AccountConfiguration: Sendable {
+    /// One-time prekeys offered after bootstrap and replenishment.
+    public var oneTimePrekeyTarget: Int
+    /// Seconds a channel's member list is trusted before a send re-reads it. Membership is
+    /// never pushed (API.md), so this bounds how long a member who left can still be sent keys;
+    /// the default re-reads before nearly every send.
+    public var memberLifetime: Int64
+    /// Seconds the devices of a user are trusted before a send re-reads them.
+    public var deviceLifetime: Int64
+    /// The outbox's retries.
+    public var outbox: OutboxPolicy
+    /// Randomness for keys, nonces and ids.
+    public var random: any RandomSource
+    /// The clock.
+    public var now: @Sendable () -> StoreTime
+    /// Waits the given number of seconds (retry backoff).
+    public var sleep: @Sendable (Double) async throws -> Void
+
+    /// The defaults.
+    public init(oneTimePrekeyTarget: Int = 50, memberLifetime: Int64 = 5, deviceLifetime: Int64 = 60, outbox: OutboxPolicy = OutboxPolicy(),
+                random: any RandomSource = SystemRandom(), now: @escaping @Sendable () -> StoreTime = { .now() },
+                sleep: @escaping @Sendable (Double) async throws -> Void = { try await Task.sleep(nanoseconds: UInt64(max($0, 0) * 1_000_000_000)) }) {
+        self.oneTimePrekeyTarget = oneTimePrekeyTarget
+        self.memberLifetime = memberLifetime
+        self.deviceLifetime = deviceLifetime
+        self.outbox = outbox
+        self.random = random
+        self.now = now
+        self.sleep = sleep
+    }
+}

@@ -1,0 +1,135 @@
+import E2EECrypto
+import E2EEKeyStore
+
+/// This device's own keys against the server (PROTOCOL.md §1, SYNC.md "Keys at runtime"):
+/// bootstrap, one-time-prekey replenishment and signed-prekey rotation. Private keys are always
+/// stored (one-time prekeys as pending) before anything is uploaded, and marked published after
+/// the server accepted them, so a crash in between loses nothing.
+struct KeyMaintenance: Sendable {
+    let store: KeyStore
+    let api: any ChatServerAPI
+    let deviceID: String
+    let identity: E2EECrypto.IdentityKeyPair
+    let random: AnyRandomSource
+    let now: @Sendable () -> StoreTime
+
+    /// Signed prekeys are replaced after this many seconds (7 days).
+    static let signedPrekeyLifetime: Int64 = 7 * 24 * 3600
+    /// Below this many unconsumed local one-time prekeys, replenish.
+    static let lowWaterMark = 10
+
+    /// Makes whatever is missing (signed prekey, one-time prekeys up to `oneTimePrekeys`),
+    /// uploads the whole bundle, and marks the prekeys published. When everything is already in
+    /// place locally and the server holds our identity, changes nothing.
+    func bootstrap(oneTimePrekeys target: Int) async throws -> KeyBootstrapResult {
+        let current = try await currentSignedPrekey()
+        let pending = try await store.oneTimePrekeyCount(state: .pendingUpload)
+        let published = try await store.oneTimePrekeyCount(state: .published)
+        if current != nil, pending == 0, published > 0, try await serverHoldsOurIdentity() {
+            return .alreadyBootstrapped
+        }
+        if current == nil { _ = try await makeSignedPrekey() }
+        let missing = target - pending - published
+        if missing > 0 { try await generateOneTimePrekeys(count: missing) }
+        return .uploaded(oneTimePrekeys: try await uploadFullBundle())
+    }
+
+    /// Tops the unconsumed one-time prekeys up to `target`: generated and stored as pending,
+    /// appended on the server, then marked published. `serverRemaining` (from `keys.low_otp`)
+    /// counts when it is lower than the local count (the server handed some out). Returns how
+    /// many were uploaded.
+    func replenish(target: Int, serverRemaining: Int?) async throws -> Int {
+        try await publishPending()
+        let published = try await store.oneTimePrekeyCount(state: .published)
+        let available = min(published, serverRemaining ?? published)
+        let missing = target - available
+        guard missing > 0 else { return 0 }
+        let made = try await generateOneTimePrekeys(count: missing)
+        _ = try await api.addOneTimePreKeys(deviceID: deviceID, keys: try made.map { try StoredKeyConversions.published($0).base64 })
+        try await store.markOneTimePrekeysPublished(ids: made.map(\.id))
+        return made.count
+    }
+
+    /// Whether fewer than ``lowWaterMark`` unconsumed one-time prekeys are left locally.
+    func isLow() async throws -> Bool {
+        try await store.oneTimePrekeyCount(state: .published) + store.oneTimePrekeyCount(state: .pendingUpload) < Self.lowWaterMark
+    }
+
+    /// Makes a new signed prekey when the current one is older than 7 days (or `force`), and
+    /// uploads the bundle. Returns whether it rotated.
+    func rotateSignedPrekeyIfDue(force: Bool) async throws -> Bool {
+        if !force, let current = try await currentSignedPrekey(),
+           now().microseconds - current.createdAt.microseconds < Self.signedPrekeyLifetime * 1_000_000 {
+            return false
+        }
+        _ = try await makeSignedPrekey()
+        _ = try await uploadFullBundle()
+        return true
+    }
+
+    /// Uploads identity, current signed prekey and every unconsumed one-time prekey
+    /// (`POST /keys/upload` replaces the server's list, so consumed ones disappear from it),
+    /// then marks the pending ones published. Returns how many one-time prekeys are on offer.
+    @discardableResult
+    func uploadFullBundle() async throws -> Int {
+        guard let spk = try await currentSignedPrekey() else { throw MessagingError.keysNotBootstrapped }
+        let pending = try await store.read { [store] db in try store.oneTimePrekeyStore.loadOneTimePrekeys(state: .pendingUpload, db) }
+        let published = try await store.read { [store] db in try store.oneTimePrekeyStore.loadOneTimePrekeys(state: .published, db) }
+        let offered = (published + pending).sorted { $0.id < $1.id }
+        try await api.uploadKeys(KeyBundleUpload(
+            deviceID: deviceID, identityKey: identity.publicIdentity.base64,
+            signedPreKey: try StoredKeyConversions.published(spk).base64, signedPreKeySignature: Base64.encode(spk.signature),
+            oneTimePreKeys: try offered.map { try StoredKeyConversions.published($0).base64 }
+        ))
+        if !pending.isEmpty { try await store.markOneTimePrekeysPublished(ids: pending.map(\.id)) }
+        return offered.count
+    }
+
+    /// What the account reports about its keys; `serverCount` from our own bundle if asked.
+    func status(serverCount: Int?) async throws -> KeyStatus {
+        let spk = try await currentSignedPrekey()
+        return KeyStatus(
+            publishedOneTimePrekeys: try await store.oneTimePrekeyCount(state: .published),
+            pendingOneTimePrekeys: try await store.oneTimePrekeyCount(state: .pendingUpload),
+            consumedOneTimePrekeys: try await store.oneTimePrekeyCount(state: .consumed),
+            serverOneTimePrekeys: serverCount,
+            signedPrekeyAgeSeconds: spk.map { (now().microseconds - $0.createdAt.microseconds) / 1_000_000 },
+            signedPrekeyID: spk?.id,
+            identityFingerprint: nil
+        )
+    }
+
+    private func publishPending() async throws {
+        if try await store.oneTimePrekeyCount(state: .pendingUpload) > 0 { try await uploadFullBundle() }
+    }
+
+    private func currentSignedPrekey() async throws -> E2EEKeyStore.SignedPrekey? {
+        try await store.signedPrekeys().first(where: \.isCurrent)
+    }
+
+    private func serverHoldsOurIdentity() async throws -> Bool {
+        do {
+            return try await api.bundle(deviceID: deviceID).identityKey == identity.publicIdentity.base64
+        } catch ServerError.notFound {
+            return false
+        }
+    }
+
+    private func makeSignedPrekey() async throws -> E2EEKeyStore.SignedPrekey {
+        let retained = Set(try await store.signedPrekeys().map(\.id))
+        let prekey = try E2EECrypto.SignedPrekey.generate(identity: identity, retainedIDs: retained, createdAt: now().microseconds / 1_000_000,
+                                                          using: random)
+        let record = StoredKeyConversions.record(prekey, isCurrent: true)
+        try await store.rotateSignedPrekey(record)
+        return record
+    }
+
+    @discardableResult
+    private func generateOneTimePrekeys(count: Int) async throws -> [E2EEKeyStore.OneTimePrekey] {
+        let random = self.random
+        return try await store.addOneTimePrekeys(count: count, now: now()) { id in
+            let prekey = try E2EECrypto.OneTimePrekey(id: id, using: random)
+            return OneTimePrekeyMaterial(publicKey: prekey.keyPair.publicKey.rawRepresentation, privateKey: prekey.keyPair.rawRepresentation)
+        }
+    }
+}

@@ -1,0 +1,25 @@
+import E2EECrypto
+
+/// What the messaging layer refuses, typed. Texts are public: ids and reasons, never secrets.
+public enum MessagingError: Error, Sendable, Equatable {
+    /// The store has no account: register or log in first.
+    case noAccount
+    /// The store already holds another device's account and keys: a store is one device.
+    case storeBelongsToAnotherDevice
+    /// This device has no identity or signed prekey yet: bootstrap keys first.
+    case keysNotBootstrapped
+    /// The channel is not one of the account's channels.
+    case unknownChannel(String)
+    /// The channel's `encryption_type` is not one this core speaks.
+    case unsupportedChannel(String)
+    /// No device of any recipient has a usable bundle: nobody could read the message.
+    case noRecipients(channelID: String)
+    /// The message cannot be encrypted (T12): it stays out of the outbox and nothing is sent.
+    case encryptionFailed(String)
+    /// The message is not one of ours (edits and deletes apply to own messages only).
+    case notOwnMessage(String)
+    /// The outbox has no entry with this id.
+    case unknownOutboxEntry(String)
+    /// The text is over the payload limit or otherwise refused by the protocol.
+    case invalidMessage(String)
+}

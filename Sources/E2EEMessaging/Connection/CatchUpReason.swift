@@ -1,0 +1,17 @@
+/// Why the supervisor asks the delegate to catch up over REST (SYNC.md guarantee 6). Every
+/// catch-up is the same operation — page back from newest until the store overlaps, merge,
+/// dedupe — the reason only says what triggered it.
+public enum CatchUpReason: Sendable, Equatable {
+    /// A socket just opened (first connect, reconnect, foreground, network change). Events of
+    /// that socket are handed over only after this catch-up returns.
+    case connected
+    /// The second pass, ``ConnectionPolicy/followUpCatchUp`` after the socket opened: the server
+    /// subscribes a moment after the handshake and gives no ready signal (API.md §6).
+    case connectedFollowUp
+    /// A channel was subscribed at runtime (``ConnectionSupervisor/subscribe(channelID:)``).
+    case subscribed(channelID: String)
+    /// The second pass after a runtime subscribe.
+    case subscribedFollowUp(channelID: String)
+    /// The app came to the foreground while the socket was still open.
+    case foreground
+}

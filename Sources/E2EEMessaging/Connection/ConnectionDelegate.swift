@@ -1,0 +1,36 @@
+/// What the connection supervisor needs from its account: the channels to subscribe, and the
+/// sync work it triggers. The supervisor calls these one at a time, in order (never two at
+/// once), so the delegate sees a socket's events strictly in the order they arrived.
+///
+/// Do not call ``ConnectionSupervisor/enterBackground()`` from inside one of these methods: it
+/// waits for the delegate calls queued before it.
+public protocol ConnectionDelegate: AnyObject, Sendable {
+    /// The channels to `subscribe` on every socket that opens (the server may not have
+    /// auto-subscribed them). Channels passed to ``ConnectionSupervisor/subscribe(channelID:)``
+    /// are added by the supervisor.
+    func channelsToSubscribe() async -> [String]
+
+    /// Page REST back from newest until the store overlaps, merge, and dedupe.
+    /// - Throws: ``ServerError/sessionEnded`` to stop the supervisor (state `.failed`); any
+    ///   other error is the delegate's to report, and the supervisor carries on.
+    func catchUp(reason: CatchUpReason) async throws
+
+    /// One event from the socket, in arrival order. Events are hints (API.md): dedupe by id.
+    func received(_ event: RealtimeEvent) async
+
+    /// One REST poll while the socket is down (every ``ConnectionPolicy/pollInterval``).
+    /// - Throws: ``ServerError/sessionEnded`` to stop the supervisor; other errors as in
+    ///   ``catchUp(reason:)``.
+    func poll() async throws
+
+    /// Input from the server was refused and skipped (a malformed frame); `reason` is public
+    /// text that never contains the input. The stream goes on.
+    func inputRefused(reason: String) async
+
+    /// The session ended (refresh refused, tokens wiped): the supervisor stopped in `.failed`.
+    func sessionEnded() async
+
+    /// The app is going to the background: the socket is closed and its last events were
+    /// handed over (or ``ConnectionPolicy/closeDrainLimit`` passed). Persist cursors now.
+    func willDisconnectForBackground() async
+}

@@ -1,0 +1,51 @@
+/// Everything that can happen to the connection supervisor, as the pure ``ConnectionMachine``
+/// sees it: the app's calls, timers firing, and the outcomes of I/O the supervisor ran.
+enum ConnectionInput: Sendable, Equatable {
+    /// `start()`.
+    case start
+    /// `stop()`.
+    case stop
+    /// `enterBackground()`.
+    case enterBackground
+    /// `enterForeground()`.
+    case enterForeground
+    /// `networkChanged()`.
+    case networkChanged
+    /// `subscribe(channelID:)`.
+    case subscribe(channelID: String)
+    /// A timer the machine started has fired.
+    case timerFired(ConnectionTimer)
+    /// Attempt `id` fetched a ticket and opened a socket.
+    case attemptSucceeded(id: Int)
+    /// Attempt `id` failed.
+    case attemptFailed(id: Int, AttemptFailure)
+    /// The socket opened by attempt `id` ended (its updates finished).
+    case connectionEnded(id: Int)
+    /// A delegate's catch-up or poll reported that the session ended.
+    case sessionEnded
+}
+
+/// Why an attempt (ticket, then handshake) failed, reduced to what changes the machine's course.
+enum AttemptFailure: Error, Sendable, Equatable {
+    /// The session ended (refresh refused): stop in `.failed` and tell the delegate.
+    case sessionEnded
+    /// No tokens are held: stop in `.failed`.
+    case notLoggedIn
+    /// 429: wait as ``ConnectionPolicy/rateLimitDelay(retryAfter:refusals:)`` says.
+    case rateLimited(retryAfter: Int?)
+    /// 503: fall back to polling at once.
+    case unavailable
+    /// Anything else (refused handshake, no answer, other statuses): back off and retry.
+    case other
+
+    /// Classifies an error thrown by `webSocketTicket()` or `connect(ticket:)`.
+    init(_ error: any Error) {
+        switch error as? ServerError {
+        case .sessionEnded?: self = .sessionEnded
+        case .notLoggedIn?: self = .notLoggedIn
+        case .rateLimited(let retryAfter)?: self = .rateLimited(retryAfter: retryAfter)
+        case .server(status: 503, _)?: self = .unavailable
+        default: self = .other
+        }
+    }
+}

@@ -1,0 +1,103 @@
+/// Every duration and count of the connection supervisor in one documented place (SYNC.md
+/// "Connection", API.md §6 and §9). The defaults are the spec's; tests shrink them.
+///
+/// The delay functions are pure: the random draw for the jitter is passed in as `unit`
+/// (0…1, 0.5 meaning "no jitter"), so a test with a fixed draw gets exact figures.
+public struct ConnectionPolicy: Sendable, Equatable {
+    /// The first backoff step: reconnect `n` (n ≥ 2) waits `backoffBase × 2^(n-2)`, so with
+    /// 1 s the retries after the immediate one wait 1, 2, 4, 8, 16, 30, 30 … s.
+    public var backoffBase: Duration
+    /// No backoff or probe delay is ever longer than this, jitter included (30 s).
+    public var backoffCap: Duration
+    /// The jitter spread: each backoff is multiplied by a factor in `1 ± jitter` (0.25).
+    public var jitter: Double
+    /// Consecutive failed attempts after which REST polling starts (5). A connection that
+    /// closes before ``stableConnection`` counts as a failed attempt.
+    public var failuresBeforePolling: Int
+    /// How often the delegate polls over REST while the socket is down (30 s).
+    public var pollInterval: Duration
+    /// How long a connection must stay open before the failure count is cleared (10 s); keeps a
+    /// socket that the server accepts and drops at once from reconnecting in a tight loop.
+    public var stableConnection: Duration
+    /// The wait after a 429 that carries no `Retry-After` (10 s, the reference server's value).
+    public var defaultRetryAfter: Duration
+    /// The longest wait a run of 429s escalates to (60 s, the reference limiter's fixed window).
+    public var rateLimitCap: Duration
+    /// How long `networkChanged()` waits for the network to settle before reconnecting (2 s).
+    public var networkSettle: Duration
+    /// When the second catch-up runs after a socket opens or a channel is subscribed (2 s): the
+    /// server gives no ready signal and subscribes a moment after the handshake (API.md §6).
+    public var followUpCatchUp: Duration
+    /// How long one attempt (ticket, then handshake) may take before it counts as failed (30 s,
+    /// the ticket's own lifetime), so a connect that never answers cannot stall the supervisor.
+    public var attemptTimeout: Duration
+    /// How long `enterBackground()` waits for a closing socket to hand over its last events
+    /// before telling the delegate anyway (2 s).
+    public var closeDrainLimit: Duration
+
+    /// A policy; every default is the spec's value (see each property).
+    public init(
+        backoffBase: Duration = .seconds(1),
+        backoffCap: Duration = .seconds(30),
+        jitter: Double = 0.25,
+        failuresBeforePolling: Int = 5,
+        pollInterval: Duration = .seconds(30),
+        stableConnection: Duration = .seconds(10),
+        defaultRetryAfter: Duration = .seconds(10),
+        rateLimitCap: Duration = .seconds(60),
+        networkSettle: Duration = .seconds(2),
+        followUpCatchUp: Duration = .seconds(2),
+        attemptTimeout: Duration = .seconds(30),
+        closeDrainLimit: Duration = .seconds(2)
+    ) {
+        self.backoffBase = backoffBase
+        self.backoffCap = backoffCap
+        self.jitter = min(max(jitter, 0), 1)
+        self.failuresBeforePolling = max(1, failuresBeforePolling)
+        self.pollInterval = pollInterval
+        self.stableConnection = stableConnection
+        self.defaultRetryAfter = defaultRetryAfter
+        self.rateLimitCap = rateLimitCap
+        self.networkSettle = networkSettle
+        self.followUpCatchUp = followUpCatchUp
+        self.attemptTimeout = attemptTimeout
+        self.closeDrainLimit = closeDrainLimit
+    }
+
+    /// The spec's policy.
+    public static let standard = ConnectionPolicy()
+
+    /// The wait before reconnect attempt `attempt` (1, 2, …) of a run: 0 for the first, then
+    /// `backoffBase × 2^(attempt-2)` with jitter, never above ``backoffCap``.
+    /// - Parameter unit: the random draw in 0…1 (clamped).
+    public func reconnectDelay(attempt: Int, unit: Double) -> Duration {
+        guard attempt > 1 else { return .zero }
+        let doublings = min(attempt - 2, 32)
+        let base = backoffBase * (1 << doublings)
+        return jittered(min(base, backoffCap), unit: unit)
+    }
+
+    /// The wait between socket probes while polling: the capped backoff, with jitter.
+    /// - Parameter unit: the random draw in 0…1 (clamped).
+    public func probeDelay(unit: Double) -> Duration {
+        jittered(backoffCap, unit: unit)
+    }
+
+    /// The wait after the `refusals`-th 429 in a row (1, 2, …): what `Retry-After` asked the
+    /// first time (``defaultRetryAfter`` without it), then doubling up to ``rateLimitCap`` —
+    /// never less than the server asked, since its window is often longer than it says (API.md §9).
+    public func rateLimitDelay(retryAfter: Int?, refusals: Int) -> Duration {
+        let asked = retryAfter.map { Duration.seconds(max(0, $0)) } ?? defaultRetryAfter
+        guard refusals > 1 else { return asked }
+        let doublings = min(refusals - 1, 32)
+        let escalated = min(max(asked, backoffBase) * (1 << doublings), rateLimitCap)
+        return max(asked, escalated)
+    }
+
+    /// `delay` times a factor in `1 ± jitter`, never above ``backoffCap``.
+    private func jittered(_ delay: Duration, unit: Double) -> Duration {
+        let draw = unit.isFinite ? min(max(unit, 0), 1) : 0.5
+        let factor = 1 + jitter * (2 * draw - 1)
+        return min(delay * factor, backoffCap)
+    }
+}

@@ -1,0 +1,199 @@
+/// Keeps one account's realtime connection alive (SYNC.md "Connection"): at most one socket,
+/// a fresh ticket for every attempt, backoff with jitter, REST polling when the socket keeps
+/// failing, and the app's lifecycle hooks. The decisions are ``ConnectionMachine``'s; this actor
+/// runs its effects (tickets, sockets, timers) and feeds the outcomes back.
+///
+/// The delegate is called one call at a time, in order: when a socket opens, its channels are
+/// subscribed and a catch-up (`.connected`) runs before any of its events is handed over, and a
+/// second catch-up follows ``ConnectionPolicy/followUpCatchUp`` later (API.md §6). A malformed
+/// frame is reported through ``ConnectionDelegate/inputRefused(reason:)`` and never ends the
+/// stream. Keepalive is the transport's: a dead socket ends with `connectionLost`, handled
+/// like any lost connection.
+///
+/// Call ``stop()`` before letting go of a supervisor: its timers and its socket keep it running.
+public actor ConnectionSupervisor {
+    let api: any ChatServerAPI
+    let connector: any RealtimeConnecting
+    let sleep: @Sendable (Duration) async throws -> Void
+    let policy: ConnectionPolicy
+    var machine: ConnectionMachine
+    weak var delegate: (any ConnectionDelegate)?
+    let broadcaster = ConnectionStateBroadcaster()
+    let lane: AsyncStream<DelegateCall>.Continuation
+    private var laneInput: AsyncStream<DelegateCall>?
+    private var timerTasks: [ConnectionTimer.Kind: Task<Void, Never>] = [:]
+    var attemptTasks: [Int: Task<Void, Never>] = [:]
+    private var closingTasks: [Int: Task<Void, Never>] = [:]
+    private var backgroundNotice: Task<Void, Never>?
+    var connections: [Int: any RealtimeConnection] = [:]
+    var pumps: [Int: Task<Void, Never>] = [:]
+    var pollQueued = false
+
+    /// A stopped supervisor for the account whose REST client is `api`.
+    /// - Parameters:
+    ///   - connector: opens sockets.
+    ///   - policy: durations and counts (tests shrink them).
+    ///   - sleep: waits a duration (a test passes a manual clock's).
+    ///   - random: draws the jitter, 0…1 (a test passes a fixed value).
+    public init(
+        api: any ChatServerAPI,
+        connector: any RealtimeConnecting,
+        policy: ConnectionPolicy = .standard,
+        sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) },
+        random: @escaping @Sendable () -> Double = { Double.random(in: 0...1) }
+    ) {
+        self.api = api
+        self.connector = connector
+        self.policy = policy
+        self.sleep = sleep
+        self.machine = ConnectionMachine(policy: policy, random: random)
+        (laneInput, lane) = AsyncStream.makeStream(of: DelegateCall.self)
+    }
+
+    deinit {
+        lane.finish()
+        broadcaster.finish()
+    }
+
+    // MARK: - Observing
+
+    /// Every state change: a new stream starts with the current state, then every change in
+    /// order. Each subscriber gets all of them.
+    public nonisolated var states: AsyncStream<ConnectionState> { broadcaster.subscribe() }
+
+    /// The current state (the last one published).
+    public nonisolated var state: ConnectionState { broadcaster.current }
+
+    // MARK: - The app's calls
+
+    /// Sets the delegate (held weakly). Set it before ``start()``: calls made without one are
+    /// dropped.
+    public func setDelegate(_ delegate: any ConnectionDelegate) {
+        self.delegate = delegate
+        startLaneIfNeeded()
+    }
+
+    /// Starts connecting (`.connecting`). Does nothing unless stopped, never started or failed.
+    public func start() {
+        startLaneIfNeeded()
+        apply(.start)
+    }
+
+    /// Closes the socket, cancels every timer and stops polling (`.disconnected`); returns once
+    /// the socket's close was sent.
+    public func stop() async {
+        apply(.stop)
+        await finishClosing()
+    }
+
+    /// Closes the socket cleanly (`.disconnected`), waits for its last events to be handed over
+    /// (at most ``ConnectionPolicy/closeDrainLimit``), then calls
+    /// ``ConnectionDelegate/willDisconnectForBackground()`` and returns when it has.
+    public func enterBackground() async {
+        apply(.enterBackground)
+        if let notice = backgroundNotice {
+            backgroundNotice = nil
+            await notice.value
+        }
+    }
+
+    /// Reconnects after the background, with the catch-up; when the socket is still open, only
+    /// catches up (`.foreground`); when waiting to retry, retries now.
+    public func enterForeground() {
+        apply(.enterForeground)
+    }
+
+    /// The network changed: closes the socket, waits ``ConnectionPolicy/networkSettle``, then
+    /// reconnects (a new run, with the catch-up). Ignored while stopped or backgrounded.
+    public func networkChanged() {
+        apply(.networkChanged)
+    }
+
+    /// Subscribes `channelID` now (when connected, followed by a catch-up of that channel now and
+    /// one more after ``ConnectionPolicy/followUpCatchUp``) and on every socket from now on.
+    public func subscribe(channelID: String) {
+        apply(.subscribe(channelID: channelID))
+    }
+
+    /// Sends `typing.start` / `typing.stop` on the open socket.
+    /// - Throws: ``ServerError/transport(_:)`` when no socket is open or it closed meanwhile.
+    public func sendTyping(channelID: String, started: Bool) async throws {
+        guard machine.phase == .connected, let id = machine.currentAttempt, let connection = connections[id] else {
+            throw ServerError.transport("not connected")
+        }
+        try await connection.sendTyping(channelID: channelID, started: started)
+    }
+
+    // MARK: - Running the machine
+
+    /// Hands `input` to the machine and runs the effects it returns, in order.
+    func apply(_ input: ConnectionInput) {
+        for effect in machine.handle(input) { perform(effect) }
+    }
+
+    private func perform(_ effect: ConnectionEffect) {
+        switch effect {
+        case .publish(let state):
+            broadcaster.publish(state)
+        case .startTimer(let timer, let delay):
+            timerTasks[timer.kind]?.cancel()
+            let sleep = self.sleep
+            timerTasks[timer.kind] = Task {
+                do { try await sleep(delay) } catch { return }
+                self.timerFired(timer)
+            }
+        case .cancelTimer(let kind):
+            timerTasks.removeValue(forKey: kind)?.cancel()
+        case .attempt(let id):
+            attemptTasks[id] = Task { await self.runAttempt(id) }
+        case .close(let id):
+            attemptTasks.removeValue(forKey: id)?.cancel()
+            if let connection = connections.removeValue(forKey: id) {
+                closingTasks[id] = Task {
+                    await connection.close()
+                    self.closed(id)
+                }
+            }
+        case .opened(let id, let channels):
+            guard let connection = connections[id] else { return }
+            lane.yield(.opened(connection, channels: channels))
+            startPump(id, connection)
+        case .subscribe(let channelID, let id):
+            if let connection = connections[id] { lane.yield(.subscribe(connection, channelID: channelID)) }
+        case .catchUp(let reason):
+            lane.yield(.catchUp(reason))
+        case .poll:
+            guard !pollQueued else { return }
+            pollQueued = true
+            lane.yield(.poll)
+        case .sessionEnded:
+            lane.yield(.sessionEnded)
+        case .background:
+            backgroundNotice = makeBackgroundNotice(draining: Array(pumps.values))
+        }
+    }
+
+    private func timerFired(_ timer: ConnectionTimer) {
+        timerTasks[timer.kind] = nil
+        apply(.timerFired(timer))
+    }
+
+    private func closed(_ id: Int) {
+        closingTasks[id] = nil
+    }
+
+    private func finishClosing() async {
+        for task in Array(closingTasks.values) { await task.value }
+    }
+
+    private func startLaneIfNeeded() {
+        guard let input = laneInput else { return }
+        laneInput = nil
+        Task { [weak self] in
+            for await call in input {
+                guard let self else { return }
+                await self.deliver(call)
+            }
+        }
+    }
+}

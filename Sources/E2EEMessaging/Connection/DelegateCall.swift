@@ -1,0 +1,20 @@
+/// One call the supervisor owes its delegate. Calls are queued and made one at a time, in
+/// order, so a socket's events reach the delegate after the catch-up that its opening started.
+enum DelegateCall: Sendable {
+    /// Subscribe the delegate's channels and `channels` on `connection`, then catch up.
+    case opened(any RealtimeConnection, channels: [String])
+    /// Subscribe one channel on `connection`.
+    case subscribe(any RealtimeConnection, channelID: String)
+    /// Catch up over REST.
+    case catchUp(CatchUpReason)
+    /// Hand over one event.
+    case event(RealtimeEvent)
+    /// Report a frame that did not decode.
+    case malformedFrame(reason: String, byteCount: Int)
+    /// Poll over REST.
+    case poll
+    /// The session ended.
+    case sessionEnded
+    /// The app went to the background; resume `done` once the delegate has persisted.
+    case background(done: CheckedContinuation<Void, Never>)
+}

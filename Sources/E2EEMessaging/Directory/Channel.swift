@@ -1,0 +1,21 @@
+import E2EECrypto
+import E2EEKeyStore
+
+/// A channel of the account, as the app sees it.
+public struct Channel: Sendable, Equatable, Hashable {
+    /// The channel id.
+    public let id: String
+    /// Its name (`nil` for DMs).
+    public let name: String?
+    /// Whether it is a direct message.
+    public let isDM: Bool
+    /// How its messages are encrypted, or `nil` for a type this core does not speak.
+    public let encryption: ChannelEncryptionType?
+
+    init(_ record: ChannelRecord) {
+        id = record.id
+        name = record.name
+        isDM = record.isDM
+        encryption = ChannelEncryptionType(rawValue: record.encryptionType)
+    }
+}

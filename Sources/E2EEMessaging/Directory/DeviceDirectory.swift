@@ -1,0 +1,96 @@
+import E2EECrypto
+import E2EEKeyStore
+
+/// The devices of users, from `GET /keys/{user}/bundles`: every bundle parsed and its signed
+/// prekey signature verified (T2), every identity checked against its pin — pinned on first
+/// use (an ``IdentityEvent/newDevice(userID:deviceID:)`` event), refused and recorded when it
+/// differs (``IdentityEvent/identityChanged(userID:deviceID:)``; such a device gets nothing
+/// until the user accepts the change). Answers are cached for `cacheLifetime` seconds.
+public actor DeviceDirectory: ListedIdentityProviding {
+    private struct Entry {
+        var devices: [RemoteDevice]
+        var listed: [String: IdentityBlob]
+        var fetchedAt: StoreTime
+    }
+
+    private let api: any ChatServerAPI
+    private let store: KeyStore
+    private let events: EventBroadcaster
+    private let cacheLifetime: Int64
+    private let now: @Sendable () -> StoreTime
+    private var cache: [String: Entry] = [:]
+
+    /// A directory asking `api`, pinning in `store`, reporting on `events`.
+    public init(api: any ChatServerAPI, store: KeyStore, events: EventBroadcaster, cacheLifetime: Int64 = 60,
+                now: @escaping @Sendable () -> StoreTime = { .now() }) {
+        self.api = api
+        self.store = store
+        self.events = events
+        self.cacheLifetime = cacheLifetime
+        self.now = now
+    }
+
+    /// The verified, trusted devices of `userID` (refetched when the cache is older than its
+    /// lifetime or `refresh` is set).
+    /// - Throws: ``ServerError`` when the server could not be asked.
+    public func devices(of userID: String, refresh: Bool = false) async throws -> [RemoteDevice] {
+        try await entry(for: userID, refresh: refresh).devices
+    }
+
+    /// The identity blob listed for every device of `userID`, trusted or not (PROTOCOL.md §2
+    /// step 3 and §5 compare against these).
+    /// - Throws: ``ServerError`` when the server could not be asked.
+    public func listedIdentities(userID: String, refresh: Bool) async throws -> [String: IdentityBlob] {
+        try await entry(for: userID, refresh: refresh).listed
+    }
+
+    /// Forgets every cached answer (after a reconnect or a send failure).
+    public func invalidate() {
+        cache.removeAll()
+    }
+
+    private func entry(for userID: String, refresh: Bool) async throws -> Entry {
+        let user = userID.lowercased()
+        if !refresh, let cached = cache[user], now().microseconds - cached.fetchedAt.microseconds < cacheLifetime * 1_000_000 {
+            return cached
+        }
+        let bundles = try await api.bundles(userID: user)
+        var devices: [RemoteDevice] = []
+        var listed: [String: IdentityBlob] = [:]
+        for json in bundles {
+            guard let device = try await verify(json, userID: user) else { continue }
+            listed[device.deviceID] = device.identity
+            if try await pin(device) { devices.append(device) }
+        }
+        let entry = Entry(devices: devices.sorted { $0.deviceID < $1.deviceID }, listed: listed, fetchedAt: now())
+        cache[user] = entry
+        return entry
+    }
+
+    /// Parses and verifies one bundle; a bad one is reported and skipped.
+    private func verify(_ json: DeviceBundle, userID: String) async throws -> RemoteDevice? {
+        do {
+            let bundle = try PrekeyBundle(deviceID: json.deviceID, identityKey: json.identityKey, signedPreKey: json.signedPreKey,
+                                          signedPreKeySignature: json.signedPreKeySignature, oneTimePreKey: json.oneTimePreKey)
+            return RemoteDevice(userID: userID, deviceID: bundle.deviceID.text, identity: bundle.identity, bundle: bundle)
+        } catch {
+            events.publish(.inputRefused(reason: "bundle of a device of user \(userID) refused: \(error)"))
+            return nil
+        }
+    }
+
+    /// Pins on first use; returns whether the device may receive keys.
+    private func pin(_ device: RemoteDevice) async throws -> Bool {
+        let claim = RemoteIdentityClaim(userID: device.userID, deviceID: device.deviceID, identityBlob: device.identity.bytes)
+        switch try await store.recordIdentity(claim, at: now()) {
+        case .pinned:
+            events.publish(.identity(.newDevice(userID: device.userID, deviceID: device.deviceID)))
+            return true
+        case .matches:
+            return true
+        case .changed:
+            events.publish(.identity(.identityChanged(userID: device.userID, deviceID: device.deviceID)))
+            return false
+        }
+    }
+}

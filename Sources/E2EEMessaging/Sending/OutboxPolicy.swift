@@ -1,0 +1,23 @@
+/// How the outbox retries (SYNC.md "Outbox"): at most `maxAttempts` POSTs per entry, waiting
+/// `backoff[n-1]` seconds after the n-th failure, then `.failed` (manual retry).
+public struct OutboxPolicy: Sendable {
+    /// POST attempts before an entry is failed.
+    public var maxAttempts: Int
+    /// Seconds to wait after each failed attempt (the last value repeats).
+    public var backoff: [Double]
+    /// How many recent messages are read to reconcile an unknown outcome.
+    public var reconcileWindow: Int
+
+    /// The defaults: 3 attempts, 1 s then 4 s, 50 recent messages.
+    public init(maxAttempts: Int = 3, backoff: [Double] = [1, 4], reconcileWindow: Int = 50) {
+        self.maxAttempts = maxAttempts
+        self.backoff = backoff
+        self.reconcileWindow = reconcileWindow
+    }
+
+    /// Seconds to wait after failed attempt number `attempt` (1-based).
+    func delay(afterAttempt attempt: Int) -> Double {
+        guard let last = backoff.last else { return 0 }
+        return attempt - 1 < backoff.count ? backoff[max(attempt - 1, 0)] : last
+    }
+}

@@ -1,0 +1,247 @@
+import E2EECrypto
+import E2EEKeyStore
+
+/// Sends the outbox (SYNC.md "Outbox and delivery states"): per channel, in sequence order,
+/// one entry at a time; `.queued → .sending → .sent` on the server's answer, `.delivered` when
+/// our own message shows up (``ownMessageSeen(_:)``), `.failed` after the policy's attempts. A
+/// retry resends the stored bytes, never a re-encryption; before resending something the
+/// server may already have (an earlier attempt got no answer), it reconciles by content hash
+/// against the channel's recent messages, and deletes a copy the server stored twice.
+actor OutboxSender: OwnMessageObserving {
+    private let store: KeyStore
+    private let api: any ChatServerAPI
+    private let device: LocalDevice
+    private let events: EventBroadcaster
+    private let policy: OutboxPolicy
+    private let sleep: @Sendable (Double) async throws -> Void
+    private let now: @Sendable () -> StoreTime
+    private var drains: [String: Task<Void, Never>] = [:]
+    private var rerun: Set<String> = []
+    private var stopped = false
+    private var isShutDown = false
+
+    init(store: KeyStore, api: any ChatServerAPI, device: LocalDevice, events: EventBroadcaster, policy: OutboxPolicy,
+         sleep: @escaping @Sendable (Double) async throws -> Void, now: @escaping @Sendable () -> StoreTime) {
+        self.store = store
+        self.api = api
+        self.device = device
+        self.events = events
+        self.policy = policy
+        self.sleep = sleep
+        self.now = now
+    }
+
+    /// Starts (or re-runs) sending a channel's queue.
+    func kick(channelID: String) {
+        guard !isShutDown else { return }
+        stopped = false
+        guard drains[channelID] == nil else {
+            rerun.insert(channelID)
+            return
+        }
+        drains[channelID] = Task { await self.drain(channelID: channelID) }
+    }
+
+    /// Sends every channel with entries waiting (at start-up: a kill during a send left
+    /// `.sending` entries, which are reconciled first).
+    func resumeAll() async throws {
+        let waiting = try await store.outbox(states: [.queued, .sending])
+        for channel in Set(waiting.map(\.channelID)) { kick(channelID: channel) }
+    }
+
+    /// Stops sending (logout, session ended); entries stay queued.
+    func stop() {
+        stopped = true
+        for task in drains.values { task.cancel() }
+        drains.removeAll()
+    }
+
+    /// Stops for good: in-flight sends are abandoned where they are, nothing more is posted.
+    func shutdown() {
+        isShutDown = true
+        stop()
+    }
+
+    /// Waits until no channel is being sent (tests, `e2ee-tool send`).
+    func waitUntilIdle() async {
+        while let task = drains.values.first { await task.value }
+    }
+
+    /// A manual retry of a `.failed` entry.
+    /// - Throws: ``MessagingError/unknownOutboxEntry(_:)``.
+    func retry(localID: String) async throws {
+        guard let entry = try await loadEntry(localID: localID), entry.state == .failed else {
+            throw MessagingError.unknownOutboxEntry(localID)
+        }
+        try await store.requeueFailed(localID: localID, at: now())
+        publish(entry, .queued, serverID: nil)
+        kick(channelID: entry.channelID)
+    }
+
+    private func drain(channelID: String) async {
+        repeat {
+            rerun.remove(channelID)
+            while !stopped, !Task.isCancelled, let entry = try? await nextEntry(channelID: channelID) {
+                if await !send(entry) { break }
+            }
+        } while rerun.contains(channelID) && !stopped
+        drains[channelID] = nil
+    }
+
+    private func nextEntry(channelID: String) async throws -> OutboxMessage? {
+        try await store.outbox(states: [.queued, .sending]).first { $0.channelID == channelID }
+    }
+
+    /// One attempt at `entry`; returns `false` when sending must stop for now.
+    private func send(_ entry: OutboxMessage) async -> Bool {
+        let postsMessage = entry.kind == .message || entry.kind == .skd
+        do {
+            if entry.state == .sending {
+                // Left by a kill or an unanswered attempt: the server may hold it already.
+                if postsMessage, try await reconcile(entry) { return true }
+                try await store.markFailed(localID: entry.localID, error: "outcome unknown", giveUp: entry.attempts >= policy.maxAttempts, at: now())
+                return true
+            }
+            try await store.markSending(localID: entry.localID, at: now())
+            publish(entry, .sending, serverID: nil)
+            if entry.attempts > 0, postsMessage, try await reconcile(entry) { return true }
+            try await perform(entry)
+            return true
+        } catch {
+            return await failed(entry, error)
+        }
+    }
+
+    private func perform(_ entry: OutboxMessage) async throws {
+        switch entry.kind {
+        case .message, .skd:
+            let sent = try await api.sendMessage(channelID: entry.channelID, OutgoingMessage(
+                content: entry.content, contentType: entry.contentType, protocolVersion: 2, senderDeviceID: device.deviceID))
+            try await recordSent(entry, serverID: sent.id, createdAt: sent.createdAt)
+        case .edit:
+            _ = try await api.editMessage(id: entry.targetMessageID ?? "", content: entry.content)
+            try await store.completeEditOrDelete(localID: entry.localID, at: now())
+            publish(entry, .delivered, serverID: entry.targetMessageID)
+            events.publish(.timeline(TimelineChange(channelID: entry.channelID, messageID: entry.targetMessageID ?? "", kind: .edited)))
+        case .delete:
+            do {
+                try await api.deleteMessage(id: entry.targetMessageID ?? "")
+            } catch ServerError.notFound {
+                // Already gone: the delete's effect holds.
+            }
+            try await store.completeEditOrDelete(localID: entry.localID, at: now())
+            publish(entry, .delivered, serverID: entry.targetMessageID)
+            events.publish(.timeline(TimelineChange(channelID: entry.channelID, messageID: entry.targetMessageID ?? "", kind: .deleted)))
+        }
+    }
+
+    private func failed(_ entry: OutboxMessage, _ error: any Error) async -> Bool {
+        // Stopped mid-send (logout, shutdown): leave the entry as it is, like a kill would; the
+        // next start reconciles a `.sending` entry before resending it.
+        if error is CancellationError || Task.isCancelled { return false }
+        let attempts = entry.attempts + 1
+        let reason = String(describing: error)
+        switch SendFailure(error) {
+        case .notAuthenticated:
+            try? await store.markFailed(localID: entry.localID, error: reason, giveUp: false, at: now())
+            stopped = true
+            return false
+        case .refused:
+            try? await store.markFailed(localID: entry.localID, error: reason, giveUp: true, at: now())
+            publish(entry, .failed, serverID: nil)
+            return true
+        case .unknownOutcome:
+            let giveUp = attempts >= policy.maxAttempts
+            try? await store.markFailed(localID: entry.localID, error: reason, giveUp: giveUp, at: now())
+            if giveUp {
+                publish(entry, .failed, serverID: nil)
+                return true
+            }
+            do {
+                try await sleep(policy.delay(afterAttempt: attempts))
+            } catch {
+                return false
+            }
+            return true
+        }
+    }
+
+    /// Looks for `entry` among the channel's recent messages from this device (by content hash).
+    /// Found: recorded as sent (and the extra copies deleted). Returns whether it was found.
+    private func reconcile(_ entry: OutboxMessage) async throws -> Bool {
+        let page = try await api.messages(channelID: entry.channelID, before: nil, limit: policy.reconcileWindow)
+        let copies = page.messages
+            .filter { $0.senderDeviceID?.lowercased() == device.deviceID && ConstantTime.equals(SHA256.hash(Array($0.content.utf8)), entry.contentHash) }
+            .sorted(by: ServerMessage.timelineOrder)
+        guard let first = copies.first else { return false }
+        try await recordSent(entry, serverID: first.id, createdAt: first.createdAt)
+        for extra in copies.dropFirst() { try await deleteDuplicate(serverID: extra.id) }
+        return true
+    }
+
+    private func recordSent(_ entry: OutboxMessage, serverID: String, createdAt: ServerTimestamp) async throws {
+        do {
+            try await store.markSent(localID: entry.localID, serverMessageID: serverID, createdAt: StoreTime(microseconds: createdAt.microseconds),
+                                     senderUserID: device.userID, senderDeviceID: device.deviceID)
+        } catch KeyStoreError.invalidTransition {
+            // Our echo recorded it first. If under another id, the server stored it twice.
+            if let current = try await loadEntry(localID: entry.localID), current.serverMessageID != serverID {
+                try await deleteDuplicate(serverID: serverID)
+            }
+            return
+        }
+        publish(entry, .sent, serverID: serverID)
+        if entry.kind == .message {
+            events.publish(.timeline(TimelineChange(channelID: entry.channelID, messageID: serverID, kind: .inserted)))
+        }
+    }
+
+    private func deleteDuplicate(serverID: String) async throws {
+        do {
+            try await api.deleteMessage(id: serverID)
+        } catch ServerError.notFound {
+            // Already gone.
+        }
+        try await store.forgetDuplicateCopy(serverMessageID: serverID)
+    }
+
+    /// See ``OwnMessageObserving/ownMessageSeen(_:)``.
+    func ownMessageSeen(_ message: ServerMessage) async throws -> Bool {
+        if let entry = try await loadEntry(serverID: message.id) {
+            if entry.state == .sent, try await store.markDelivered(serverMessageID: message.id, at: now()) {
+                publish(entry, .delivered, serverID: message.id)
+            }
+            return true
+        }
+        let hash = SHA256.hash(Array(message.content.utf8))
+        let sameBytes = try await store.outbox(states: Set(OutboxState.allCases)).filter {
+            $0.channelID == message.channelID && ($0.kind == .message || $0.kind == .skd) && ConstantTime.equals($0.contentHash, hash)
+        }
+        if let unanswered = sameBytes.first(where: { $0.serverMessageID == nil }) {
+            // Our POST got no answer, but the server stored it.
+            try await recordSent(unanswered, serverID: message.id, createdAt: message.createdAt)
+            if try await store.markDelivered(serverMessageID: message.id, at: now()) {
+                publish(unanswered, .delivered, serverID: message.id)
+            }
+            return true
+        }
+        if !sameBytes.isEmpty {
+            // The same bytes under a second id: the server stored a retried POST twice.
+            try await deleteDuplicate(serverID: message.id)
+            return true
+        }
+        return false
+    }
+
+    private func loadEntry(localID: String) async throws -> OutboxMessage? {
+        try await store.read { [store] db in try store.outboxStore.loadOutboxMessage(localID: localID, db) }
+    }
+
+    private func loadEntry(serverID: String) async throws -> OutboxMessage? {
+        try await store.read { [store] db in try store.outboxStore.loadOutboxMessage(serverMessageID: serverID, db) }
+    }
+
+    private func publish(_ entry: OutboxMessage, _ state: OutboxState, serverID: String?) {
+        events.publish(.delivery(DeliveryChange(localID: entry.localID, channelID: entry.channelID, state: state, serverMessageID: serverID)))
+    }
+}

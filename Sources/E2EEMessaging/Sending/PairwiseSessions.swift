@@ -1,0 +1,67 @@
+import E2EECrypto
+import E2EEKeyStore
+
+/// This device's current pairwise sessions with the devices it sends to (PROTOCOL.md §2, §3):
+/// loads each device's current session, or starts one with X3DH from the device's verified
+/// bundle (always with its one-time prekey when the bundle has one, T4) and installs it, then
+/// encrypts pairwise plaintexts and hands back the advanced states for the caller to commit
+/// with the outgoing message. Callers hold the device's session lock throughout.
+struct PairwiseSessions: Sendable {
+    let store: KeyStore
+    let identity: E2EECrypto.IdentityKeyPair
+    let random: AnyRandomSource
+    let now: @Sendable () -> StoreTime
+
+    /// A session ready to encrypt with.
+    struct Loaded: Sendable {
+        /// The store's id of the session row.
+        let sessionID: String
+        /// The current state.
+        var record: SessionRecord
+    }
+
+    /// The current session of every device, starting the missing ones.
+    /// - Throws: ``ProtocolError`` when X3DH fails (identity mismatch, bad keys), key store errors.
+    func prepare(_ devices: [RemoteDevice]) async throws -> [WireUUID: Loaded] {
+        var loaded: [WireUUID: Loaded] = [:]
+        for device in devices {
+            let wire = try WireUUID(text: device.deviceID)
+            if let stored = try await store.read({ [store] db in
+                try store.sessionStore.loadCurrentSession(userID: device.userID, deviceID: device.deviceID, db)
+            }) {
+                loaded[wire] = Loaded(sessionID: stored.id, record: SessionRecord(current: try SessionState(serialized: stored.state)))
+                continue
+            }
+            let started = try X3DH.initiate(localIdentity: identity, bundle: device.bundle, pinnedIdentity: device.identity, using: random)
+            let id = try await store.installSession(userID: device.userID, deviceID: device.deviceID, state: started.state.serialized(), at: now())
+            loaded[wire] = Loaded(sessionID: id, record: SessionRecord(current: started.state))
+        }
+        return loaded
+    }
+}
+
+/// Collects pairwise encryptions while an envelope is sealed: each call advances the device's
+/// session, and ``updates`` are the states to commit with the message.
+struct PairwiseEncryptor {
+    private(set) var sessions: [WireUUID: PairwiseSessions.Loaded]
+
+    init(_ sessions: [WireUUID: PairwiseSessions.Loaded]) {
+        self.sessions = sessions
+    }
+
+    /// Encrypts `plaintext` for `device` in its current session.
+    /// - Throws: ``MessagingError/encryptionFailed(_:)`` for a device without a session, the
+    ///   ratchet's errors.
+    mutating func encrypt(_ device: WireUUID, _ plaintext: SecretBytes) throws -> [UInt8] {
+        guard var session = sessions[device] else { throw MessagingError.encryptionFailed("no session with device \(device.text)") }
+        let result = try session.record.encrypt(plaintext)
+        session.record = result.record
+        sessions[device] = session
+        return result.message
+    }
+
+    /// The advanced states, one per session used.
+    var updates: [SessionStateUpdate] {
+        sessions.values.map { SessionStateUpdate(sessionID: $0.sessionID, state: $0.record.current.serialized()) }
+    }
+}

@@ -1,0 +1,91 @@
+import E2EECrypto
+import E2EEDevServer
+import E2EEKeyStore
+import E2EEMessaging
+import E2EETransport
+import Foundation
+import Testing
+
+/// A development server on a free loopback port and accounts on it, each with its own
+/// in-memory (or file) store and its own real HTTP client: what an app does, minus the UI.
+struct MessagingHarness: Sendable {
+    let server: RunningDevServer
+
+    /// Runs `body` against a fresh server and always shuts it down.
+    static func with<T: Sendable>(_ configuration: DevServerConfiguration = .testing(), _ body: (MessagingHarness) async throws -> T) async throws -> T {
+        let server = try await DevServer.start(configuration: configuration)
+        do {
+            let result = try await body(MessagingHarness(server: server))
+            await server.shutdown()
+            return result
+        } catch {
+            await server.shutdown()
+            throw error
+        }
+    }
+
+    /// The account configuration tests use: no real waiting between retries.
+    static let testConfiguration = AccountConfiguration(outbox: OutboxPolicy(maxAttempts: 3, backoff: [0, 0]), sleep: { _ in })
+
+    /// A real HTTP client whose tokens live in `store`.
+    func client(store: KeyStore) -> HTTPChatServer {
+        HTTPChatServer(baseURL: server.baseURL, session: AuthSession(keyStore: store, serverURL: server.baseURL), sleep: { _ in })
+    }
+
+    /// Registers `username` (its first device) with keys bootstrapped.
+    func register(_ username: String, store: KeyStore? = nil, configuration: AccountConfiguration = testConfiguration,
+                  api: ((HTTPChatServer) -> any ChatServerAPI)? = nil) async throws -> Account {
+        let store = try store ?? KeyStore.inMemory()
+        let http = client(store: store)
+        let account = try await Account.register(username: username, password: "password123", deviceName: "phone",
+                                                 server: api?(http) ?? http, store: store, configuration: configuration)
+        _ = try await account.bootstrapKeys()
+        return account
+    }
+
+    /// Logs `username` in again: a new device, with keys bootstrapped.
+    func login(_ username: String, deviceName: String = "laptop", configuration: AccountConfiguration = testConfiguration) async throws -> Account {
+        let store = try KeyStore.inMemory()
+        let account = try await Account.login(username: username, password: "password123", deviceName: deviceName,
+                                              server: client(store: store), store: store, configuration: configuration)
+        _ = try await account.bootstrapKeys()
+        return account
+    }
+
+    /// A client using the tokens saved in `store` (what an app does after a restart).
+    func client(restoring store: KeyStore) async throws -> HTTPChatServer {
+        HTTPChatServer(baseURL: server.baseURL, session: try await AuthSession.restored(from: store), sleep: { _ in })
+    }
+
+    /// A second client of `account`'s user, with the tokens saved in its store (to read what
+    /// the server holds as that user).
+    func reader(of account: Account) async throws -> HTTPChatServer {
+        HTTPChatServer(baseURL: server.baseURL, session: try await AuthSession.restored(from: account.store), sleep: { _ in })
+    }
+
+    /// An observer's client (logged in as a fresh user) to read what the server holds.
+    func observer() async throws -> HTTPChatServer {
+        let http = HTTPChatServer(baseURL: server.baseURL, session: AuthSession(keyStore: nil, serverURL: server.baseURL), sleep: { _ in })
+        _ = try await http.register(username: "observer\(Int.random(in: 1000...9999))", password: "password123", deviceName: "probe")
+        return http
+    }
+
+    /// Every message of a channel as the server holds it, oldest first (read by a member).
+    func serverMessages(_ channelID: String, as reader: HTTPChatServer) async throws -> [ServerMessage] {
+        try await reader.messages(channelID: channelID, before: nil, limit: 100).messages
+    }
+}
+
+/// The decoded envelope of a posted message.
+func envelope(of message: ServerMessage) throws -> Envelope {
+    try Envelope.decode(try Base64.decode(message.content, maxEncodedLength: ProtocolLimits.maxContentBase64Length))
+}
+
+/// The recipient device ids of a DM or SKD envelope.
+func recipientDevices(of message: ServerMessage) throws -> Set<String> {
+    switch try envelope(of: message) {
+    case .dm(let dm): Set(dm.recipients.map(\.recipientDevice.text))
+    case .senderKeyDistribution(let skd): Set(skd.recipients.map(\.recipientDevice.text))
+    case .group: []
+    }
+}
