@@ -31,6 +31,17 @@ public actor Account {
     let keys: KeyMaintenance
     /// Locks around protocol state (shared by sending and receiving).
     nonisolated let locks: KeyedAsyncLock
+    /// Incoming messages.
+    let pipeline: ReceivePipeline
+    /// A sync engine over this account (catch-up, events); the connection keeps one in
+    /// ``connectedEngine`` (it holds its delegate weakly).
+    var syncEngine: SyncEngine { SyncEngine(account: self, pipeline: pipeline, history: HistoryCatchUp(api: api, store: store)) }
+    /// The engine the current connection delegates to.
+    var connectedEngine: SyncEngine?
+    /// The realtime connection, once ``connect(using:policy:)`` ran.
+    var supervisor: ConnectionSupervisor?
+    /// Forwards connection states into the events.
+    var stateForwarding: Task<Void, Never>?
 
     /// Registers a new user (and its first device) and opens its account over `store`.
     /// - Throws: ``ServerError`` (409 taken, 403 closed…), ``MessagingError/storeBelongsToAnotherDevice``
@@ -107,6 +118,11 @@ public actor Account {
                                    sleep: configuration.sleep, now: configuration.now)
         self.keys = KeyMaintenance(store: store, api: server, deviceID: device.deviceID, identity: device.identity, random: random,
                                    now: configuration.now)
+        let consumed = ConsumedPrekeysRelay()
+        self.pipeline = ReceivePipeline(store: store, device: device, listedIdentities: directory, ownMessages: outbox, events: events,
+                                        clock: configuration.now, random: random, oneTimePrekeysConsumed: { _ in consumed.fire() },
+                                        locks: locks)
+        consumed.target = { [weak self] in self?.oneTimePrekeysConsumed() }
     }
 
     /// A new subscription to the account's events (SYNC.md "Events to the app").
@@ -124,6 +140,7 @@ public actor Account {
     /// reconciles and resumes them. Queueing still stores messages; nothing more is posted.
     public func shutdown() async {
         await outbox.shutdown()
+        await disconnect()
     }
 
     /// Logs this device out (the refresh token is revoked; keys and messages stay).

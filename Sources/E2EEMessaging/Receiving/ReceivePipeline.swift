@@ -22,6 +22,7 @@ public actor ReceivePipeline {
     private let events: EventBroadcaster
     private let chunkSize: Int
     private let oneTimePrekeysConsumed: (@Sendable ([UInt32]) -> Void)?
+    private let locks: KeyedAsyncLock
     private var busy = false
     private var waiters: [CheckedContinuation<Void, Never>] = []
 
@@ -35,10 +36,15 @@ public actor ReceivePipeline {
     ///   - random: the ratchet's randomness (new ratchet key pairs when a peer's ratchet turns).
     ///   - oneTimePrekeysConsumed: told, after each commit, the one-time prekey ids prekey
     ///     messages consumed (the account republishes its remaining list, PROTOCOL.md §2).
+    ///   - locks: the account's protocol-state locks: a lane holds its sender device's session
+    ///     lock from its first read to its last commit, so a send to that device (which
+    ///     advances the same session) never interleaves with it.
     public init(store: KeyStore, device: LocalDevice, listedIdentities: any ListedIdentityProviding, ownMessages: any OwnMessageObserving,
                 events: EventBroadcaster, chunkSize: Int = 500, clock: @escaping @Sendable () -> StoreTime = { StoreTime.now() },
-                random: any RandomSource = SystemRandom(), oneTimePrekeysConsumed: (@Sendable ([UInt32]) -> Void)? = nil) {
+                random: any RandomSource = SystemRandom(), oneTimePrekeysConsumed: (@Sendable ([UInt32]) -> Void)? = nil,
+                locks: KeyedAsyncLock = KeyedAsyncLock()) {
         self.oneTimePrekeysConsumed = oneTimePrekeysConsumed
+        self.locks = locks
         self.processor = MessageProcessor(store: store, device: device, listedIdentities: listedIdentities, ownMessages: ownMessages,
                                           clock: clock, random: random)
         self.events = events
@@ -134,7 +140,10 @@ public actor ReceivePipeline {
     private func runLanes(_ lanes: [[IncomingMessage]]) async throws -> [ReceiveOutcome] {
         let lane = ReceiveLane(processor: processor, events: events, chunkSize: chunkSize, oneTimePrekeysConsumed: oneTimePrekeysConsumed)
         return try await withThrowingTaskGroup(of: [ReceiveOutcome].self) { group in
-            for messages in lanes where !messages.isEmpty { group.addTask { try await lane.run(messages) } }
+            for messages in lanes where !messages.isEmpty {
+                let key = LockKeys.session(messages[0].laneKey)
+                group.addTask { [locks] in try await locks.withLock(key) { try await lane.run(messages) } }
+            }
             var all: [ReceiveOutcome] = []
             for try await outcomes in group { all += outcomes }
             return all

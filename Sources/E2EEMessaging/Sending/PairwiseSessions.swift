@@ -29,12 +29,13 @@ struct PairwiseSessions: Sendable {
             if let stored = try await store.read({ [store] db in
                 try store.sessionStore.loadCurrentSession(userID: device.userID, deviceID: device.deviceID, db)
             }) {
-                loaded[wire] = Loaded(sessionID: stored.id, record: SessionRecord(current: try SessionState(serialized: stored.state)))
+                loaded[wire] = Loaded(sessionID: stored.id, record: try LaneState.decodeRecord(stored.state))
                 continue
             }
             let started = try X3DH.initiate(localIdentity: identity, bundle: device.bundle, pinnedIdentity: device.identity, using: random)
-            let id = try await store.installSession(userID: device.userID, deviceID: device.deviceID, state: started.state.serialized(), at: now())
-            loaded[wire] = Loaded(sessionID: id, record: SessionRecord(current: started.state))
+            let record = SessionRecord(current: started.state)
+            let id = try await store.installSession(userID: device.userID, deviceID: device.deviceID, state: record.serialized(), at: now())
+            loaded[wire] = Loaded(sessionID: id, record: record)
         }
         return loaded
     }
@@ -62,6 +63,6 @@ struct PairwiseEncryptor {
 
     /// The advanced states, one per session used.
     var updates: [SessionStateUpdate] {
-        sessions.values.map { SessionStateUpdate(sessionID: $0.sessionID, state: $0.record.current.serialized()) }
+        sessions.values.map { SessionStateUpdate(sessionID: $0.sessionID, state: $0.record.serialized()) }
     }
 }

@@ -90,15 +90,16 @@ extension IntegrationTests {
     }
 }
 
-/// The first event matching `predicate` among those already published (waits at most ~2 s).
-func firstEvent(in events: AsyncStream<AccountEvent>, where predicate: @escaping @Sendable (AccountEvent) -> Bool) async -> AccountEvent? {
+/// The first event matching `predicate` (waits at most `within` seconds).
+func firstEvent(in events: AsyncStream<AccountEvent>, within seconds: Double = 2,
+                where predicate: @escaping @Sendable (AccountEvent) -> Bool) async -> AccountEvent? {
     await withTaskGroup(of: AccountEvent?.self) { group in
         group.addTask {
             for await event in events where predicate(event) { return event }
             return nil
         }
         group.addTask {
-            try? await Task.sleep(nanoseconds: 2_000_000_000)
+            try? await Task.sleep(nanoseconds: UInt64(seconds * 1_000_000_000))
             return nil
         }
         let first = await group.next() ?? nil

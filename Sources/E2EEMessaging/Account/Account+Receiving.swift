@@ -1,0 +1,97 @@
+import E2EECrypto
+import E2EEKeyStore
+
+extension Account {
+    /// Pages every channel back to what the store has, ingests what is new, and re-drives the
+    /// pending queue (what the connection does on every connect; also usable without a socket).
+    /// - Throws: ``ServerError``, key store errors.
+    public func sync() async throws {
+        try await syncEngine.catchUpAll()
+    }
+
+    /// Ingests messages of a channel as they came (a REST page, a socket event): deduped,
+    /// ordered, decrypted per sender device, stored; one outcome each.
+    /// - Throws: ``MessagingError/unknownChannel(_:)``, key store errors (never for bad input).
+    @discardableResult
+    public func ingest(_ messages: [ServerMessage], channelID: String) async throws -> [ReceiveOutcome] {
+        let channel = try await channel(id: channelID)
+        guard let encryption = channel.encryption else { throw MessagingError.unsupportedChannel(channel.id) }
+        return try await pipeline.ingest(messages, channel: ReceivingChannel(id: channel.id, encryption: encryption))
+    }
+
+    /// A page of a channel's timeline from the store, oldest → newest, ordered by
+    /// `(created_at, id)`; `before` pages further back.
+    /// - Throws: key store errors.
+    public func timeline(channelID: String, before: TimelinePosition? = nil, limit: Int = 50) async throws -> [TimelineItem] {
+        try await TimelineReader(store: store).page(channelID: channelID.lowercased(), before: before, limit: limit)
+    }
+
+    /// Opens the realtime connection (ticket per attempt, backoff, polling fallback, catch-up on
+    /// every connect); its states are on ``connectionStates`` and in ``events()``.
+    public func connect(using connector: any RealtimeConnecting, policy: ConnectionPolicy = .standard) async {
+        if let supervisor { await supervisor.stop() }
+        let supervisor = ConnectionSupervisor(api: api, connector: connector, policy: policy)
+        let engine = syncEngine
+        connectedEngine = engine
+        await supervisor.setDelegate(engine)
+        self.supervisor = supervisor
+        let states = supervisor.states
+        let events = broadcaster
+        stateForwarding?.cancel()
+        stateForwarding = Task {
+            for await state in states { events.publish(.connection(state)) }
+        }
+        await supervisor.start()
+    }
+
+    /// Every connection state change (empty when not connected).
+    public var connectionStates: AsyncStream<ConnectionState> {
+        supervisor?.states ?? AsyncStream { $0.finish() }
+    }
+
+    /// Closes the connection; sending goes on over REST.
+    public func disconnect() async {
+        await supervisor?.stop()
+        supervisor = nil
+        connectedEngine = nil
+        stateForwarding?.cancel()
+    }
+
+    /// The app went to the background: the socket closes cleanly.
+    public func enterBackground() async {
+        await supervisor?.enterBackground()
+    }
+
+    /// The app is back: reconnect and catch up.
+    public func enterForeground() async {
+        await supervisor?.enterForeground()
+    }
+
+    /// The network changed: reconnect after a short settle, and catch up.
+    public func networkChanged() async {
+        await supervisor?.networkChanged()
+    }
+
+    /// A channel announced by `channel.new`: stored, subscribed, caught up.
+    func adoptAnnouncedChannel(_ channel: ServerChannel) async throws {
+        let adopted = try await channelDirectory.remember(channel)
+        broadcaster.publish(.channelsChanged)
+        await supervisor?.subscribe(channelID: adopted.id)
+    }
+
+    /// Replenishes one-time prekeys when fewer than 10 are left locally, and rotates the signed
+    /// prekey when it is older than 7 days (SYNC.md "Keys at runtime").
+    func maintainKeysIfNeeded() async throws {
+        if try await keys.isLow() { try await replenishOneTimePrekeys() }
+        try await rotateSignedPrekey()
+    }
+
+    /// Prekey messages consumed one-time prekeys: republish the remaining list (PROTOCOL.md §2).
+    nonisolated func oneTimePrekeysConsumed() {
+        Task { try? await self.republishKeys() }
+    }
+
+    private func republishKeys() async throws {
+        try await keys.uploadFullBundle()
+    }
+}

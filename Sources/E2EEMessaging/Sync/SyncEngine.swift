@@ -1,0 +1,113 @@
+import E2EECrypto
+import E2EEKeyStore
+
+/// The account's side of the connection (``ConnectionDelegate``): socket events go to the
+/// receive pipeline, catch-up and polling page REST back to the store's overlap (SYNC.md
+/// guarantee 6), `channel.new` adds and subscribes channels, `keys.low_otp` for this device
+/// replenishes one-time prekeys. The supervisor calls it one method at a time, in order; events
+/// of a socket reach it only after that socket's first catch-up (the supervisor buffers them).
+final class SyncEngine: ConnectionDelegate, Sendable {
+    private let account: Account
+    private let pipeline: ReceivePipeline
+    private let history: HistoryCatchUp
+
+    init(account: Account, pipeline: ReceivePipeline, history: HistoryCatchUp) {
+        self.account = account
+        self.pipeline = pipeline
+        self.history = history
+    }
+
+    func channelsToSubscribe() async -> [String] {
+        (try? await account.channels().map(\.id)) ?? []
+    }
+
+    func catchUp(reason: CatchUpReason) async throws {
+        switch reason {
+        case .subscribed(let channelID), .subscribedFollowUp(let channelID):
+            try await catchUp(channelID: channelID)
+        default:
+            try await catchUpAll()
+        }
+    }
+
+    func poll() async throws {
+        try await catchUpAll()
+    }
+
+    /// Every channel: the list re-read, each channel paged back to the overlap, pending re-driven.
+    func catchUpAll() async throws {
+        let channels = try await account.refreshChannels()
+        for channel in channels { try await catchUp(channel) }
+        _ = try await pipeline.redrivePending()
+        try await account.maintainKeysIfNeeded()
+    }
+
+    private func catchUp(channelID: String) async throws {
+        try await catchUp(account.channel(id: channelID))
+    }
+
+    private func catchUp(_ channel: Channel) async throws {
+        guard let encryption = channel.encryption else { return }
+        let messages: [ServerMessage]
+        do {
+            messages = try await history.recentMessages(channelID: channel.id)
+        } catch ServerError.forbidden, ServerError.notFound {
+            return  // no longer ours: the next channel list drops it
+        }
+        guard !messages.isEmpty else { return }
+        _ = try await pipeline.ingest(messages, channel: ReceivingChannel(id: channel.id, encryption: encryption))
+    }
+
+    func received(_ event: RealtimeEvent) async {
+        do {
+            try await handle(event)
+        } catch {
+            account.broadcaster.publish(.inputRefused(reason: "event not applied: \(error)"))
+        }
+    }
+
+    private func handle(_ event: RealtimeEvent) async throws {
+        switch event {
+        case .messageNew(let message):
+            guard let channel = try await knownChannel(message.channelID), let encryption = channel.encryption else { return }
+            _ = try await pipeline.ingest([message], channel: ReceivingChannel(id: channel.id, encryption: encryption))
+        case .messageEdit(let edit):
+            guard let channel = try await knownChannel(edit.channelID), let encryption = channel.encryption else { return }
+            _ = try await pipeline.ingestEdit(edit, channel: ReceivingChannel(id: channel.id, encryption: encryption))
+        case .messageDelete(let messageID, let channelID):
+            guard try await knownChannel(channelID) != nil else { return }
+            _ = try await pipeline.ingestDelete(messageID: messageID, channelID: channelID)
+        case .typing(let userID, let channelID, let started):
+            account.broadcaster.publish(.typing(userID: userID, channelID: channelID, started: started))
+        case .channelNew(let channel):
+            try await account.adoptAnnouncedChannel(channel)
+        case .lowOneTimePreKeys(let deviceID, let remaining):
+            guard deviceID.lowercased() == account.deviceID else { return }
+            try await account.replenishOneTimePrekeys(serverRemaining: remaining)
+        case .senderKeyNew:
+            return  // federated keys only; our keys travel in SKDs
+        case .serverError(let text):
+            account.broadcaster.publish(.inputRefused(reason: "server error frame (\(text.count) characters)"))
+        case .unknown(let type):
+            account.broadcaster.publish(.inputRefused(reason: "unknown event type (\(type.count) characters)"))
+        }
+    }
+
+    /// Events arrive for channels we never asked for (API.md note 4): only our channels count.
+    private func knownChannel(_ id: String) async throws -> Channel? {
+        if let channel = try await account.channels().first(where: { $0.id == id.lowercased() }) { return channel }
+        return try await account.refreshChannels().first { $0.id == id.lowercased() }
+    }
+
+    func inputRefused(reason: String) async {
+        account.broadcaster.publish(.inputRefused(reason: reason))
+    }
+
+    func sessionEnded() async {
+        account.broadcaster.publish(.sessionEnded)
+    }
+
+    func willDisconnectForBackground() async {
+        // Everything is already durable: the store commits per batch.
+    }
+}
