@@ -25,7 +25,7 @@ extension KeyStore {
             }
             for key in finalKeys.values { try receiverSenderKeyStore.storeReceiverSenderKey(key, db) }
             let now = StoreTime.now()
-            for session in finalSessions.values { try storeCurrentSessionRecord(session, at: now, db) }
+            for session in finalSessions.values { try storeSessionStates(session, at: now, db) }
             let anyPending = try pendingStore.hasPending(db)
             return try writes.map { try applyReceive($0, removePending: anyPending, db) }
         }
@@ -113,16 +113,20 @@ extension KeyStore {
         return result
     }
 
-    /// Stores `write.record` as the device's current session: in place when it has one,
-    /// installed otherwise.
-    private func storeCurrentSessionRecord(_ write: SessionRecordWrite, at time: StoreTime, _ db: Database) throws {
-        let currentID = try String.fetchOne(
-            db.cachedStatement(sql: "SELECT id FROM sessions WHERE remote_user_id = ? AND remote_device_id = ? AND is_current = 1"),
-            arguments: [write.userID, write.deviceID])
-        if let currentID {
-            try sessionStore.storeSessionState(id: currentID, state: write.record, at: time, db)
-        } else {
-            try sessionStore.installSession(userID: write.userID, deviceID: write.deviceID, state: write.record, at: time, db)
+    /// Stores a device's session states: the previous current row is archived, then each
+    /// named row is inserted or updated (`updated_at` keeps their most-recently-used order).
+    private func storeSessionStates(_ write: SessionRecordWrite, at time: StoreTime, _ db: Database) throws {
+        try db.run("UPDATE sessions SET is_current = 0 WHERE remote_user_id = ? AND remote_device_id = ? AND is_current = 1",
+                   [write.userID, write.deviceID])
+        for (rank, entry) in write.states.enumerated() {
+            let updated = time.microseconds - Int64(rank)
+            try db.run(
+                """
+                INSERT INTO sessions (id, remote_user_id, remote_device_id, is_current, state, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT (id) DO UPDATE SET is_current = excluded.is_current, state = excluded.state, updated_at = excluded.updated_at
+                """,
+                [entry.sessionID, write.userID, write.deviceID, entry.isCurrent ? 1 : 0,
+                 try sealer.seal(entry.state, table: SessionStore.table, column: "state", rowID: entry.sessionID), updated, updated])
         }
     }
 

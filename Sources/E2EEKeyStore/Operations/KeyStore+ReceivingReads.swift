@@ -139,10 +139,17 @@ extension KeyStore {
         }
     }
 
-    /// The device's current session row (the serialised session record).
+    /// The device's current session row (one serialised ratchet state).
     /// - Throws: ``KeyStoreError`` for a tampered row, GRDB's `DatabaseError`.
     public func currentSession(userID: String, deviceID: String) async throws -> StoredSession? {
         try await writer.read { [self] db in try sessionStore.loadCurrentSession(userID: userID, deviceID: deviceID, db) }
+    }
+
+    /// The device's session rows: the current one first, then archived ones most recently used
+    /// first, at most `limit`.
+    /// - Throws: ``KeyStoreError`` for a tampered row, GRDB's `DatabaseError`.
+    public func sessions(userID: String, deviceID: String, limit: Int) async throws -> [StoredSession] {
+        try await writer.read { [self] db in Array(try sessionStore.loadSessions(userID: userID, deviceID: deviceID, db).prefix(limit)) }
     }
 
     /// The receiving sender-key state at `address`.

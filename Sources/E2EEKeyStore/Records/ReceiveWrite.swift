@@ -23,8 +23,8 @@ public struct ReceiveWrite: Sendable {
     public var action: Action
     /// The receive-side columns of the row (unused for ``Action/refused(_:)``).
     public var facts: ReceivedFacts
-    /// The sending device's session record after the decryption (stored as the device's
-    /// current session: updated in place, or installed when the device has none).
+    /// The sending device's sessions after the decryption (within a batch only the last
+    /// write of each device is stored).
     public var session: SessionRecordWrite?
     /// A receiving sender-key state to store (installed by an SKD, or advanced by a group
     /// message). Within a batch only the last state of each address is written.
@@ -43,21 +43,39 @@ public struct ReceiveWrite: Sendable {
     }
 }
 
-/// A remote device's serialised session record (current state plus archived ones), stored as
-/// the device's current session row.
+/// A remote device's sessions after a decryption, one row per ratchet state (the store's
+/// convention, shared with the sending side): exactly one current state, then archived ones
+/// most recently used first. Rows not named keep their state.
 public struct SessionRecordWrite: Sendable {
     /// The remote user.
     public var userID: String
     /// The remote device.
     public var deviceID: String
-    /// The serialised record (sealed at rest).
-    public var record: SecretBytes
+    /// The states to store, current first.
+    public var states: [SessionStateWrite]
 
     /// Creates the value.
-    public init(userID: String, deviceID: String, record: SecretBytes) {
+    public init(userID: String, deviceID: String, states: [SessionStateWrite]) {
         self.userID = userID
         self.deviceID = deviceID
-        self.record = record
+        self.states = states
+    }
+}
+
+/// One ratchet state of a ``SessionRecordWrite``.
+public struct SessionStateWrite: Sendable {
+    /// The session row's id: an existing row is updated, a new id inserted.
+    public var sessionID: String
+    /// The serialised state (sealed at rest).
+    public var state: SecretBytes
+    /// Whether it is the device's current session.
+    public var isCurrent: Bool
+
+    /// Creates the value.
+    public init(sessionID: String, state: SecretBytes, isCurrent: Bool) {
+        self.sessionID = sessionID
+        self.state = state
+        self.isCurrent = isCurrent
     }
 }
 

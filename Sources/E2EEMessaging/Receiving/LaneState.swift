@@ -1,5 +1,6 @@
 import E2EECrypto
 import E2EEKeyStore
+import Foundation
 
 /// The key state one serial lane works on: loaded from the store on first use, then kept in
 /// memory and advanced as the lane decrypts, so the next message sees the uncommitted result
@@ -14,6 +15,8 @@ final class LaneState {
     private let store: KeyStore
     private var pinsByDevice: [String: [RemoteIdentity]] = [:]
     private var sessions: [String: SessionRecord?] = [:]
+    /// Per device, the session rows as committed, by ratchet state (role and base key).
+    private var sessionRows: [String: [String: String]] = [:]
     private var senderKeys: [SenderKeyAddress: SenderKey?] = [:]
     /// `EK_A`s accepted by this lane's uncommitted decryptions.
     private(set) var acceptedBaseKeys: Set<[UInt8]> = []
@@ -34,13 +37,49 @@ final class LaneState {
         return loaded
     }
 
-    /// The session record with (user, device), if any.
+    /// The session record with (user, device), if any: the current row and up to
+    /// ``ProtocolLimits/maxArchivedSessions`` archived rows, most recently used first.
     func session(userID: String, deviceID: String) async throws -> SessionRecord? {
         let key = "\(userID)/\(deviceID)"
         if let cached = sessions[key] { return cached }
-        let record = try await store.currentSession(userID: userID, deviceID: deviceID).map { try Self.decodeRecord($0.state) }
+        let rows = try await store.sessions(userID: userID, deviceID: deviceID, limit: 1 + ProtocolLimits.maxArchivedSessions)
+        var record: SessionRecord?
+        var ids: [String: String] = [:]
+        if let current = rows.first, current.isCurrent {
+            let states = try rows.map { try SessionState(serialized: $0.state) }
+            for (row, state) in zip(rows, states) { ids[Self.stateKey(state)] = row.id }
+            // Rebuilt oldest first, so that each install archives the one before it.
+            var built = SessionRecord(current: states[states.count - 1])
+            for state in states.dropLast().reversed() { built = SessionRecord.installing(state, into: built) }
+            record = built
+        }
         sessions[key] = record
+        sessionRows[key] = ids
         return record
+    }
+
+    /// The rows to store for the lane's current record with (user, device): every state of
+    /// the record, matched to its committed row (a state new to the store gets a new row id),
+    /// and the rows noted as committed for the next chunk. Call only when the write will be
+    /// committed with the chunk (a failed commit ends the lane).
+    func sessionWrite(userID: String, deviceID: String) -> SessionRecordWrite? {
+        let key = "\(userID)/\(deviceID)"
+        guard let record = sessions[key] ?? nil else { return nil }
+        var ids = sessionRows[key] ?? [:]
+        let states = [record.current] + record.archived
+        let writes = states.enumerated().map { index, state in
+            let stateKey = Self.stateKey(state)
+            let id = ids[stateKey] ?? UUID().uuidString.lowercased()
+            ids[stateKey] = id
+            return SessionStateWrite(sessionID: id, state: state.serialized(), isCurrent: index == 0)
+        }
+        sessionRows[key] = ids
+        return SessionRecordWrite(userID: userID, deviceID: deviceID, states: writes)
+    }
+
+    /// Names a ratchet state among a device's sessions: its role and base key (`EK_A`).
+    private static func stateKey(_ state: SessionState) -> String {
+        "\(state.role.rawValue)/" + state.baseKey.rawRepresentation.map { String($0, radix: 16) }.joined(separator: ".")
     }
 
     /// The receiving sender-key state at `address`, if any.
@@ -63,9 +102,6 @@ final class LaneState {
     /// The lane's current state at `address`, if loaded or made.
     func cachedSenderKey(_ address: SenderKeyAddress) -> SenderKey? { senderKeys[address] ?? nil }
 
-    /// The lane's current session record with (user, device), if loaded or made.
-    func cachedSession(userID: String, deviceID: String) -> SessionRecord? { sessions["\(userID)/\(deviceID)"] ?? nil }
-
     /// Records a decryption's session effects for the following messages of the lane.
     func didDecrypt(userID: String, deviceID: String, effects: SessionEffects) {
         sessions["\(userID)/\(deviceID)"] = effects.record
@@ -80,16 +116,5 @@ final class LaneState {
     /// Records a new or advanced sender-key state.
     func didStore(_ key: SenderKey) {
         senderKeys[key.record.address] = key
-    }
-
-    /// A stored session: the serialised ``SessionRecord``; a store holding a bare
-    /// ``SessionState`` (one state, no archive) is read as a record of that state.
-    static func decodeRecord(_ bytes: SecretBytes) throws -> SessionRecord {
-        do {
-            return try SessionRecord(serialized: bytes)
-        } catch {
-            guard let state = try? SessionState(serialized: bytes) else { throw error }
-            return SessionRecord(current: state)
-        }
     }
 }

@@ -48,8 +48,8 @@ extension MessageProcessor {
         if lookup.ephemeralKeyAccepted || lane.acceptedBaseKeys.contains(prekey.baseKey.rawRepresentation) { accepted.insert(prekey.baseKey) }
         var context = ResponderContext(
             localIdentity: device.identity, pinnedIdentity: pinned, listedIdentity: nil,
-            signedPrekeys: try lookup.signedPrekey.map { [try StoredKeyConversion.signedPrekey($0)] } ?? [],
-            oneTimePrekeys: try lookup.oneTimePrekey.map { [try StoredKeyConversion.oneTimePrekey($0)] } ?? [],
+            signedPrekeys: try lookup.signedPrekey.map { [try StoredKeyConversions.signedPrekey($0)] } ?? [],
+            oneTimePrekeys: try lookup.oneTimePrekey.map { [try StoredKeyConversions.oneTimePrekey($0)] } ?? [],
             acceptedBaseKeys: accepted, now: nowSeconds)
         do {
             var outcome = try X3DH.respond(to: prekey, record: record, context: context, using: random)

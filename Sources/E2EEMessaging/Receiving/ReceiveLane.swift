@@ -90,8 +90,7 @@ struct ReceiveLane: Sendable {
             writes[index].senderKey = record
         }
         for entry in lastSession.values {
-            guard let record = lane.cachedSession(userID: entry.userID, deviceID: entry.deviceID) else { continue }
-            writes[entry.index].session = SessionRecordWrite(userID: entry.userID, deviceID: entry.deviceID, record: record.serialized())
+            writes[entry.index].session = lane.sessionWrite(userID: entry.userID, deviceID: entry.deviceID)
         }
         return writes
     }

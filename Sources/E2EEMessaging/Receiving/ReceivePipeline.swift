@@ -22,7 +22,7 @@ public actor ReceivePipeline {
     private let events: EventBroadcaster
     private let chunkSize: Int
     private let oneTimePrekeysConsumed: (@Sendable ([UInt32]) -> Void)?
-    private let locks: KeyedAsyncLock
+    private let locks: KeyedAsyncLock?
     private var busy = false
     private var waiters: [CheckedContinuation<Void, Never>] = []
 
@@ -36,15 +36,15 @@ public actor ReceivePipeline {
     ///   - random: the ratchet's randomness (new ratchet key pairs when a peer's ratchet turns).
     ///   - oneTimePrekeysConsumed: told, after each commit, the one-time prekey ids prekey
     ///     messages consumed (the account republishes its remaining list, PROTOCOL.md §2).
-    ///   - locks: the account's protocol-state locks: a lane holds its sender device's session
-    ///     lock from its first read to its last commit, so a send to that device (which
-    ///     advances the same session) never interleaves with it.
+    ///   - locks: the account's protocol-state locks shared with the sending side: a lane holds
+    ///     its device's session lock while it runs, so a send never advances the same session
+    ///     from a state the lane is also advancing.
     public init(store: KeyStore, device: LocalDevice, listedIdentities: any ListedIdentityProviding, ownMessages: any OwnMessageObserving,
                 events: EventBroadcaster, chunkSize: Int = 500, clock: @escaping @Sendable () -> StoreTime = { StoreTime.now() },
                 random: any RandomSource = SystemRandom(), oneTimePrekeysConsumed: (@Sendable ([UInt32]) -> Void)? = nil,
-                locks: KeyedAsyncLock = KeyedAsyncLock()) {
-        self.oneTimePrekeysConsumed = oneTimePrekeysConsumed
+                locks: KeyedAsyncLock? = nil) {
         self.locks = locks
+        self.oneTimePrekeysConsumed = oneTimePrekeysConsumed
         self.processor = MessageProcessor(store: store, device: device, listedIdentities: listedIdentities, ownMessages: ownMessages,
                                           clock: clock, random: random)
         self.events = events
@@ -139,10 +139,10 @@ public actor ReceivePipeline {
 
     private func runLanes(_ lanes: [[IncomingMessage]]) async throws -> [ReceiveOutcome] {
         let lane = ReceiveLane(processor: processor, events: events, chunkSize: chunkSize, oneTimePrekeysConsumed: oneTimePrekeysConsumed)
+        let locks = locks
         return try await withThrowingTaskGroup(of: [ReceiveOutcome].self) { group in
             for messages in lanes where !messages.isEmpty {
-                let key = LockKeys.session(messages[0].laneKey)
-                group.addTask { [locks] in try await locks.withLock(key) { try await lane.run(messages) } }
+                group.addTask { try await Self.locked(lane, messages, locks: locks) }
             }
             var all: [ReceiveOutcome] = []
             for try await outcomes in group { all += outcomes }
@@ -169,9 +169,16 @@ public actor ReceivePipeline {
             return ReceiveOutcome(messageID: messageID, result: .editRefused(.originalNotReadable))
         case .pendingKey, .decrypted, .unencrypted:
             let message = IncomingMessage(editing: stored, content: content, editedAt: time, channel: channel, protocolVersion: protocolVersion)
-            let outcomes = try await ReceiveLane(processor: processor, events: events, chunkSize: chunkSize, oneTimePrekeysConsumed: oneTimePrekeysConsumed).run([message])
+            let lane = ReceiveLane(processor: processor, events: events, chunkSize: chunkSize, oneTimePrekeysConsumed: oneTimePrekeysConsumed)
+            let outcomes = try await Self.locked(lane, [message], locks: locks)
             return outcomes.first ?? ReceiveOutcome(messageID: messageID, result: .ignored)
         }
+    }
+
+    /// Runs a lane holding the session lock of its device (the lane key), when locks are shared.
+    private static func locked(_ lane: ReceiveLane, _ messages: [IncomingMessage], locks: KeyedAsyncLock?) async throws -> [ReceiveOutcome] {
+        guard let locks, let key = messages.first?.laneKey else { return try await lane.run(messages) }
+        return try await locks.withLock(LockKeys.session(key)) { try await lane.run(messages) }
     }
 
     private func acquire() async {

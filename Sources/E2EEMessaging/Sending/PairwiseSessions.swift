@@ -29,12 +29,12 @@ struct PairwiseSessions: Sendable {
             if let stored = try await store.read({ [store] db in
                 try store.sessionStore.loadCurrentSession(userID: device.userID, deviceID: device.deviceID, db)
             }) {
-                loaded[wire] = Loaded(sessionID: stored.id, record: try LaneState.decodeRecord(stored.state))
+                loaded[wire] = Loaded(sessionID: stored.id, record: SessionRecord(current: try SessionState(serialized: stored.state)))
                 continue
             }
             let started = try X3DH.initiate(localIdentity: identity, bundle: device.bundle, pinnedIdentity: device.identity, using: random)
             let record = SessionRecord(current: started.state)
-            let id = try await store.installSession(userID: device.userID, deviceID: device.deviceID, state: record.serialized(), at: now())
+            let id = try await store.installSession(userID: device.userID, deviceID: device.deviceID, state: started.state.serialized(), at: now())
             loaded[wire] = Loaded(sessionID: id, record: record)
         }
         return loaded
@@ -63,6 +63,8 @@ struct PairwiseEncryptor {
 
     /// The advanced states, one per session used.
     var updates: [SessionStateUpdate] {
-        sessions.values.map { SessionStateUpdate(sessionID: $0.sessionID, state: $0.record.serialized()) }
+        // One stored row per ratchet state (the receive side reads archived states from their
+        // own rows): only the current state advanced.
+        sessions.values.map { SessionStateUpdate(sessionID: $0.sessionID, state: $0.record.current.serialized()) }
     }
 }

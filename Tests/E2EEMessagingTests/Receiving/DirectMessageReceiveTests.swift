@@ -203,4 +203,32 @@ struct DirectMessageReceiveTests {
         #expect(try await h.ingest([original], home)[original.id] == .decrypted)
         #expect(try await h.timeline(elsewhere).map(\.state) == [.undecryptable(.badTag)])
     }
+
+    @Test("archived sessions are tried: the one that decrypts becomes current, in the store's session rows too")
+    func archivedSessionPromoted() async throws {
+        let h = try await ReceiveHarness.make()
+        let peer = try h.connectedPeer(oneTimePrekey: 0)
+        let channel = ReceivingChannel.dm()
+        _ = try await h.ingest([try peer.dm("s1 first", channel: channel.id, to: [h.deviceID], at: t(1))], channel)
+        let first = peer.sessions[h.deviceID]
+        try peer.connect(to: h.account.bundle(oneTimePrekey: 1))
+        _ = try await h.ingest([try peer.dm("s2 first", channel: channel.id, to: [h.deviceID], at: t(2))], channel)
+        let second = peer.sessions[h.deviceID]
+        let baseKeys = { (record: SessionRecord?) in record.map { [$0.current.baseKey] } ?? [] }
+
+        peer.setSession(first, with: h.deviceID)
+        let old = try peer.dm("s1 again", channel: channel.id, to: [h.deviceID], at: t(3))
+        #expect(try await h.ingest([old], channel)[old.id] == .decrypted)
+        let current = try #require(try await h.store.currentSession(userID: peer.userID, deviceID: peer.deviceID))
+        #expect([try SessionState(serialized: current.state).baseKey] == baseKeys(first))
+        let rows = try await h.store.sessions(userID: peer.userID, deviceID: peer.deviceID, limit: 10)
+        #expect(rows.count == 2 && rows.filter(\.isCurrent).count == 1)
+
+        peer.setSession(second, with: h.deviceID)
+        let newer = try peer.dm("s2 again", channel: channel.id, to: [h.deviceID], at: t(4))
+        #expect(try await h.ingest([newer], channel)[newer.id] == .decrypted)
+        let promoted = try #require(try await h.store.currentSession(userID: peer.userID, deviceID: peer.deviceID))
+        #expect([try SessionState(serialized: promoted.state).baseKey] == baseKeys(second))
+        #expect(try await h.timeline(channel).map(\.text) == ["s1 first", "s2 first", "s1 again", "s2 again"])
+    }
 }

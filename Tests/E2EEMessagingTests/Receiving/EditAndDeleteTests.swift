@@ -117,4 +117,33 @@ struct EditAndDeleteTests {
         #expect(try await h.pipeline.ingestEdit(own, channel: channel).result == .ignored)
         #expect(try await h.reader.item(messageID: original.id)?.text == "final")
     }
+
+    @Test("an edit of a message still waiting for its key replaces the queued content; the SKD then reveals the edited text")
+    func editOfPendingMessage() async throws {
+        let h = try await ReceiveHarness.make()
+        let author = try h.connectedPeer()
+        let channel = ReceivingChannel.group()
+        let skd = try author.skd(channel: channel.id, to: [h.deviceID], at: t(0))
+        let original = try author.group("before the edit", channel: channel.id, at: t(1))
+        if case .pending = try await h.ingest([original], channel)[original.id] {} else { Issue.record("expected pending") }
+        let edit = MessageEdit(id: original.id, channelID: channel.id, content: try editContent(by: author, of: original.id, text: "after the edit", channel: channel),
+                               editedAt: ServerTimestamp(microseconds: t(4)))
+        if case .pending = try await h.pipeline.ingestEdit(edit, channel: channel).result {} else { Issue.record("expected pending") }
+        let outcomes = try await h.pipeline.ingest([skd], channel: channel)
+        #expect(outcomes.last == ReceiveOutcome(messageID: original.id, result: .decrypted))
+        let item = try #require(try await h.reader.item(messageID: original.id))
+        #expect(item.text == "after the edit")
+        #expect(item.editedAt == ServerTimestamp(microseconds: t(4)))
+    }
+
+    @Test("one batch holding a message and its edited copy shows the edited text once")
+    func messageAndEditInOneBatch() async throws {
+        let (h, author, _, channel, _) = try await groupWithMessage()
+        let fresh = try author.group("v1", channel: channel.id, at: t(2))
+        let edited = author.posted(try editContent(by: author, of: fresh.id, text: "v2", channel: channel), kind: .group, channel: channel.id,
+                                   at: t(2), id: fresh.id, editedAt: t(3))
+        let outcomes = try await h.pipeline.ingest([edited, fresh], channel: channel)
+        #expect(outcomes.map(\.result) == [.decrypted, .edited])
+        #expect(try await h.timeline(channel).map(\.text) == ["first text", "v2"])
+    }
 }

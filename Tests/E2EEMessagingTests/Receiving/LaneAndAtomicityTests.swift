@@ -82,4 +82,30 @@ struct LaneAndAtomicityTests {
         #expect(messages[4...].allSatisfy { retry[$0.id] == .decrypted })
         #expect(try await h.timeline(channel).map(\.text) == (0..<10).map { "m\($0)" })
     }
+
+    @Test("a lane holds its device's session lock (shared with the sending side) until its commits are done",
+          .timeLimit(.minutes(1)))
+    func laneHoldsSessionLock() async throws {
+        let locks = KeyedAsyncLock()
+        let h = try await ReceiveHarness.make(locks: locks)
+        let peer = try h.connectedPeer()
+        let channel = ReceivingChannel.dm()
+        let message = try peer.dm("hello", channel: channel.id, to: [h.deviceID], at: t(1))
+        let store = h.store
+        let key = LockKeys.session(peer.deviceID)
+        let sender = SenderTaskBox()
+        // While the lane waits in its listed-identity fetch, a "send" asks for the same lock: it
+        // must get it only once the lane's message is committed.
+        h.listed.setHold { _ in
+            sender.task = Task { try await locks.withLock(key) { try await store.receivedMessage(id: message.id) != nil } }
+        }
+        #expect(try await h.ingest([message], channel)[message.id] == .decrypted)
+        let sawCommitted = try await sender.task?.value
+        #expect(sawCommitted == true)
+    }
+}
+
+/// Carries the competing task out of the hold closure.
+private final class SenderTaskBox: @unchecked Sendable {
+    var task: Task<Bool, any Error>?
 }

@@ -46,10 +46,10 @@ struct LocalAccount: Sendable {
     /// the sending side does), returning the pairwise message for the peer to decrypt.
     func reply(to peer: RemotePeer, store: KeyStore) async throws -> [UInt8] {
         guard let stored = try await store.currentSession(userID: peer.userID, deviceID: peer.deviceID) else { throw SupportError("no session") }
-        let record = try SessionRecord(serialized: stored.state)
+        let record = SessionRecord(current: try SessionState(serialized: stored.state))
         let encryption = try record.encrypt(SecretBytes(copying: [0x01] + [UInt8](repeating: 7, count: 64)))
         try await store.write { db in
-            try store.sessionStore.storeSessionState(id: stored.id, state: encryption.record.serialized(), at: .now(), db)
+            try store.sessionStore.storeSessionState(id: stored.id, state: encryption.record.current.serialized(), at: .now(), db)
         }
         return encryption.message
     }

@@ -26,6 +26,9 @@ final class RemotePeer: @unchecked Sendable {
         sessions[bundle.deviceID.text] = SessionRecord.installing(started.state, into: sessions[bundle.deviceID.text])
     }
 
+    /// Replaces the session record with `device` (to send from an older session again).
+    func setSession(_ record: SessionRecord?, with device: String) { sessions[device] = record }
+
     /// Decrypts a reply from `device` (after it, this side sends normal messages).
     func receiveReply(_ bytes: [UInt8], from device: String) throws {
         guard let record = sessions[device], case .normal(let message) = try PairwiseMessage(bytes: bytes) else { throw SupportError("no session or not normal") }
