@@ -16,7 +16,17 @@ extension Account {
     public func ingest(_ messages: [ServerMessage], channelID: String) async throws -> [ReceiveOutcome] {
         let channel = try await channel(id: channelID)
         guard let encryption = channel.encryption else { throw MessagingError.unsupportedChannel(channel.id) }
+        try await noteOwnEchoes(messages)
         return try await pipeline.ingest(messages, channel: ReceivingChannel(id: channel.id, encryption: encryption))
+    }
+
+    /// Our own messages seen again (socket echo or REST page) are delivered (SYNC.md "Outbox"):
+    /// the timeline already holds them since the 201, so the receive side's dedupe would skip
+    /// them; the outbox looks at each one first.
+    func noteOwnEchoes(_ messages: [ServerMessage]) async throws {
+        for message in messages where message.senderDeviceID?.lowercased() == deviceID {
+            _ = try await outbox.ownMessageSeen(message)
+        }
     }
 
     /// A page of a channel's timeline from the store, oldest → newest, ordered by

@@ -55,6 +55,7 @@ final class SyncEngine: ConnectionDelegate, Sendable {
             return  // no longer ours: the next channel list drops it
         }
         guard !messages.isEmpty else { return }
+        try await account.noteOwnEchoes(messages)
         _ = try await pipeline.ingest(messages, channel: ReceivingChannel(id: channel.id, encryption: encryption))
     }
 
@@ -70,6 +71,7 @@ final class SyncEngine: ConnectionDelegate, Sendable {
         switch event {
         case .messageNew(let message):
             guard let channel = try await knownChannel(message.channelID), let encryption = channel.encryption else { return }
+            try await account.noteOwnEchoes([message])
             _ = try await pipeline.ingest([message], channel: ReceivingChannel(id: channel.id, encryption: encryption))
         case .messageEdit(let edit):
             guard let channel = try await knownChannel(edit.channelID), let encryption = channel.encryption else { return }
