@@ -81,7 +81,6 @@ struct SocketSession: Sendable {
         }
     }
 
-
     private func writeLoop(_ stream: AsyncStream<SocketItem>, sink: AsyncStream<SocketItem>.Continuation) async throws {
         var writer = SocketWriter(outbound: outbound, faults: state.faults)
         for await item in stream {

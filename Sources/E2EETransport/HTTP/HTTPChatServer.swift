@@ -11,13 +11,14 @@ import NIOHTTP1
 ///
 /// A request whose connection closed before any answer (API.md "verified" 1: a keep-alive
 /// connection closed unanswered) is sent once more on another connection when it was never sent
-/// or when repeating it is harmless: GET, PUT, DELETE and PATCH, and the POSTs that are upserts
-/// or no-ops when repeated (refresh, logout, logout-all, ws-ticket, key upload, sender-key
-/// upload, open DM, join, leave). Other POSTs (register, login, one-time prekeys, create
-/// channel, add member, send message) are not repeated: the server has no idempotency keys, so
-/// a repeat could create a duplicate; they surface ``ServerError/transport(_:)`` with an
-/// unknown outcome, which the caller reconciles (SYNC.md, outbox). A repeated DELETE whose
-/// first attempt was processed answers 404.
+/// or when repeating it is harmless: GET, PUT, DELETE and PATCH, the POSTs that are upserts or
+/// no-ops when repeated (logout, logout-all, ws-ticket, key upload, sender-key upload, open DM,
+/// join, leave), and refresh (a processed refresh's token is dead whether or not it is
+/// repeated). Other POSTs (register, login, one-time prekeys, create channel, add member, send
+/// message) are not repeated: the server has no idempotency keys, so a repeat could create a
+/// duplicate; they surface ``ServerError/transport(_:)`` with an unknown outcome, which the
+/// caller reconciles (SYNC.md, outbox). A repeated DELETE whose first attempt was processed
+/// answers 404.
 public struct HTTPChatServer: ChatServerAPI {
     /// The session whose tokens this client uses.
     public let session: AuthSession

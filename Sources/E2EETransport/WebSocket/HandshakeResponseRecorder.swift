@@ -50,6 +50,11 @@ final class HandshakeResponseRecorder: ChannelInboundHandler, RemovableChannelHa
 
     func handlerRemoved(context: ChannelHandlerContext) {
         // Removed by a successful upgrade, or by the channel closing mid-response.
+        abandon()
+    }
+
+    /// Fails the response if it is not complete (a promise must never be left unfulfilled).
+    func abandon() {
         promise.fail(ChannelError.inputClosed)
     }
 }

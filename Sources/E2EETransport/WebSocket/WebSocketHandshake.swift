@@ -93,10 +93,15 @@ enum WebSocketHandshake {
                 notUpgradingCompletionHandler: { channel in channel.eventLoop.makeSucceededFuture(.refused(refused, channel)) }
             )
         )
-        try pipeline.addHandler(encoder)
-        try pipeline.addHandler(decoder)
-        try pipeline.addHandler(recorder)
-        try pipeline.addHandler(upgrade)
+        do {
+            try pipeline.addHandler(encoder)
+            try pipeline.addHandler(decoder)
+            try pipeline.addHandler(recorder)
+            try pipeline.addHandler(upgrade)
+        } catch {
+            recorder.abandon()
+            throw error
+        }
         let timeout = channel.eventLoop.scheduleTask(in: TimeAmount(options.handshakeTimeout)) {
             channel.close(promise: nil)
         }
