@@ -21,6 +21,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        // Already in the graph through async-http-client and swift-websocket; declared for the
+        // WebSocket client's TLS (E2EETransport).
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.30.0"),
     ],
     targets: [
         .systemLibrary(
@@ -66,10 +69,10 @@ let package = Package(
             dependencies: [
                 "E2EEMessaging", "E2EEKeyStore", "E2EECrypto",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
-                .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),
             ]
         ),

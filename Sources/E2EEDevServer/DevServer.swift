@@ -20,12 +20,15 @@ public enum DevServer {
     public static func start(configuration: DevServerConfiguration) async throws -> RunningDevServer {
         var logger = Logger(label: "e2ee-devserver")
         logger.logLevel = configuration.logRequests ? .info : .warning
+        let hub = EventHub(autoSubscribeLaterChannels: !configuration.quirks.noAutoSubscribeToLaterChannels)
         let state = ServerState(
             database: try DevDatabase.open(path: configuration.databasePath),
             configuration: configuration,
-            faults: FaultInjector(),
-            hub: EventHub(autoSubscribeLaterChannels: !configuration.quirks.noAutoSubscribeToLaterChannels),
+            faults: FaultInjector(hub: hub),
+            hub: hub,
             rateLimiter: RateLimiter(limit: configuration.rateLimit),
+            connectionMarks: ConnectionMarks(),
+            pendingSockets: PendingSockets(),
             logger: logger
         )
         let router = Router(context: DevRequestContext.self)

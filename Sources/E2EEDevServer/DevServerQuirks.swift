@@ -26,6 +26,19 @@ public struct DevServerQuirks: Sendable, Equatable {
     public var tiedTimestamps: Bool
     /// How many consecutive messages share one `created_at` when ``tiedTimestamps`` is on (≥ 2).
     public var tieRunLength: Int
+    /// A refresh answers before its rotation is committed: the new refresh token is refused with
+    /// 401 (and stays valid) when it is used within ``refreshTokenCommitDelay`` of being issued
+    /// (API.md "verified" 1). Tokens from register and login are not affected. Off: a rotated
+    /// token works at once.
+    public var refreshTokenCommitLag: Bool
+    /// How long a rotated refresh token is refused when ``refreshTokenCommitLag`` is on
+    /// (measured on the server's clock, so a manual clock controls it).
+    public var refreshTokenCommitDelay: Duration
+    /// After the server refuses a rotated token for ``refreshTokenCommitLag``, the next request
+    /// on the same keep-alive connection is closed without an answer, unprocessed (API.md
+    /// "verified" 1: "a request after such a failure can find its keep-alive connection closed
+    /// unanswered"). Off: the connection keeps working.
+    public var closeConnectionAfterCommitLag: Bool
 
     /// Creates a quirk set; every switch defaults to the reference server's behaviour.
     public init(
@@ -37,7 +50,10 @@ public struct DevServerQuirks: Sendable, Equatable {
         noAutoSubscribeToLaterChannels: Bool = true,
         socketTimestampsWithOffset: Bool = true,
         tiedTimestamps: Bool = true,
-        tieRunLength: Int = 3
+        tieRunLength: Int = 3,
+        refreshTokenCommitLag: Bool = true,
+        refreshTokenCommitDelay: Duration = .milliseconds(150),
+        closeConnectionAfterCommitLag: Bool = true
     ) {
         self.oneTimePreKeyNeverPopped = oneTimePreKeyNeverPopped
         self.publishBeforeCommit = publishBeforeCommit
@@ -48,6 +64,9 @@ public struct DevServerQuirks: Sendable, Equatable {
         self.socketTimestampsWithOffset = socketTimestampsWithOffset
         self.tiedTimestamps = tiedTimestamps
         self.tieRunLength = max(2, tieRunLength)
+        self.refreshTokenCommitLag = refreshTokenCommitLag
+        self.refreshTokenCommitDelay = refreshTokenCommitDelay
+        self.closeConnectionAfterCommitLag = closeConnectionAfterCommitLag
     }
 
     /// Every quirk of the reference server switched on.
@@ -60,6 +79,8 @@ public struct DevServerQuirks: Sendable, Equatable {
         lateSubscribeAfterConnect: false,
         noAutoSubscribeToLaterChannels: false,
         socketTimestampsWithOffset: false,
-        tiedTimestamps: false
+        tiedTimestamps: false,
+        refreshTokenCommitLag: false,
+        closeConnectionAfterCommitLag: false
     )
 }

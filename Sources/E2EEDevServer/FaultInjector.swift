@@ -22,13 +22,27 @@ public actor FaultInjector {
     public let reorderHold: Duration = .milliseconds(500)
     /// Sockets send nothing at all: no pings, no events.
     public private(set) var silent = false
+    /// Sockets stop reading what clients send, so pings go unanswered (and `subscribe` and
+    /// typing frames wait). Applies to a socket from its opening, or after the next frame it
+    /// reads (a read already waiting still answers the pings it sees).
+    public private(set) var ignoreClientFrames = false
     /// When set, every WebSocket handshake is refused with this status.
     public private(set) var refuseUpgradesStatus: Int?
+    /// The `Retry-After` sent with refused handshakes, if any.
+    public private(set) var refuseUpgradesRetryAfter: Int?
+    private var pendingDrops = 0
+    /// How many requests were closed unanswered (by ``dropNextRequests(_:)`` or by the
+    /// ``DevServerQuirks/closeConnectionAfterCommitLag`` quirk).
+    public private(set) var droppedRequestCount = 0
+    private let hub: EventHub?
     /// Access tokens issued at or before this time (microseconds) are refused as expired.
     public private(set) var accessTokensExpiredBefore: Int64?
 
-    /// Creates an injector with no fault switched on.
-    public init() {}
+    /// Creates an injector with no fault switched on, attached to no server (the socket actions
+    /// reach nobody).
+    public init() { hub = nil }
+
+    init(hub: EventHub) { self.hub = hub }
 
     /// Makes the next `count` HTTP requests (any route, WebSocket handshakes included) fail with
     /// `status` without being handled.
@@ -51,8 +65,33 @@ public actor FaultInjector {
     /// Makes every socket go silent: no pings and no events (or speak again).
     public func goSilent(_ on: Bool) { silent = on }
 
-    /// Refuses every WebSocket upgrade with `status`; `nil` accepts them again.
-    public func refuseUpgrades(status: Int?) { refuseUpgradesStatus = status }
+    /// Makes sockets stop reading from clients, so their pings go unanswered (or read again).
+    /// Together with ``goSilent(_:)`` a socket looks like a dead peer whose TCP connection is
+    /// still open.
+    public func ignoreClientFrames(_ on: Bool) { ignoreClientFrames = on }
+
+    /// Refuses every WebSocket upgrade with `status` (and `Retry-After: retryAfter` when given);
+    /// `nil` accepts them again. The ticket of a refused handshake is not spent.
+    public func refuseUpgrades(status: Int?, retryAfter: Int? = nil) {
+        refuseUpgradesStatus = status
+        refuseUpgradesRetryAfter = status == nil ? nil : retryAfter
+    }
+
+    /// Closes the connection of each of the next `count` HTTP requests (not handshakes) without
+    /// an answer and without handling the request.
+    public func dropNextRequests(_ count: Int) { pendingDrops += max(0, count) }
+
+    /// Sends `text` as one text frame, as is, to every open socket of `userID` (malformed JSON,
+    /// a non-object, an unknown type, a huge frame…). It bypasses the event faults, except
+    /// silence.
+    public func sendRawFrame(_ text: String, toUser userID: String) async {
+        await hub?.send(.raw(text), toUser: userID)
+    }
+
+    /// Closes every socket of `userID` with a close frame carrying `code` and `reason`.
+    public func closeSockets(ofUser userID: String, code: Int, reason: String?) async {
+        await hub?.send(.close(code: code, reason: reason), toUser: userID)
+    }
 
     /// Expires every access token issued so far (`now` in microseconds since the epoch).
     func expireAccessTokens(issuedAtOrBefore now: Int64) { accessTokensExpiredBefore = now }
@@ -65,9 +104,23 @@ public actor FaultInjector {
         eventDelay = nil
         reorderEvents = false
         silent = false
+        ignoreClientFrames = false
         refuseUpgradesStatus = nil
+        refuseUpgradesRetryAfter = nil
+        pendingDrops = 0
         accessTokensExpiredBefore = nil
     }
+
+    /// Takes the next pending drop, if any, and counts it.
+    func takeDrop() -> Bool {
+        guard pendingDrops > 0 else { return false }
+        pendingDrops -= 1
+        droppedRequestCount += 1
+        return true
+    }
+
+    /// Counts a request dropped by a quirk.
+    func countDrop() { droppedRequestCount += 1 }
 
     /// Takes the next injected failure, if any.
     func takeFailure() -> InjectedFailure? {

@@ -9,6 +9,8 @@ struct ServerState: Sendable {
     let faults: FaultInjector
     let hub: EventHub
     let rateLimiter: RateLimiter
+    let connectionMarks: ConnectionMarks
+    let pendingSockets: PendingSockets
     let logger: Logger
 
     var clock: DevServerClock { configuration.clock }

@@ -5,7 +5,30 @@ import E2EEMessaging
 /// The authentication session: holds the tokens, persists them (sealed) in the key store
 /// *before* a new refresh token is used, runs at most one refresh at a time, and ends the
 /// session cleanly (tokens wiped, keys kept) when a refresh is refused.
+///
+/// The reference server answers a refresh before its rotation is committed, so a refresh token
+/// used right after it was issued is sometimes refused (API.md "verified" 1). A 401 on a
+/// refresh that starts within ``RefreshRetry/window`` of the last successful one is therefore
+/// retried once after ``RefreshRetry/pause``; only a second refusal ends the session.
 public actor AuthSession {
+    /// When a refused refresh is retried.
+    public struct RefreshRetry: Sendable {
+        /// A refresh starting this soon after a successful one is retried once when refused.
+        public var window: Duration
+        /// How long to wait before the retry.
+        public var pause: Duration
+        /// Waits (inject to test).
+        public var sleep: @Sendable (Duration) async throws -> Void
+
+        /// Creates a policy (defaults: a 10 s window, a 500 ms pause, `Task.sleep`).
+        public init(window: Duration = .seconds(10), pause: Duration = .milliseconds(500),
+                    sleep: (@Sendable (Duration) async throws -> Void)? = nil) {
+            self.window = window
+            self.pause = pause
+            self.sleep = sleep ?? { try await Task.sleep(nanoseconds: $0.nanoseconds) }
+        }
+    }
+
     /// How the session last ended, if it did.
     public enum Outcome: Sendable, Equatable {
         /// Tokens are held.
@@ -21,15 +44,19 @@ public actor AuthSession {
     private var accessToken: String?
     private var refreshToken: String?
     private var refreshInFlight: Task<Void, any Error>?
+    private let refreshRetry: RefreshRetry
+    private var lastRefresh: ContinuousClock.Instant?
     /// The session state.
     public private(set) var outcome: Outcome
     /// How many refreshes this session has run (successful or not).
     public private(set) var refreshCount = 0
 
     /// A session persisting to `keyStore` (nil: memory only) for the server at `serverURL`.
-    public init(keyStore: KeyStore?, serverURL: String) {
+    /// - Parameter refreshRetry: when a refused refresh is retried (see the type's notes).
+    public init(keyStore: KeyStore?, serverURL: String, refreshRetry: RefreshRetry = RefreshRetry()) {
         self.keyStore = keyStore
         self.serverURL = serverURL
+        self.refreshRetry = refreshRetry
         self.outcome = .loggedOut
     }
 
@@ -87,10 +114,20 @@ public actor AuthSession {
         }
         guard let refreshToken else { throw ServerError.sessionEnded }
         refreshCount += 1
+        let retry = refreshRetry
+        let followsRefresh = lastRefresh.map { ContinuousClock.now - $0 < retry.window } ?? false
         let task = Task<Void, any Error> {
             do {
-                let tokens = try await call(refreshToken)
+                let tokens: TokenResponse
+                do {
+                    tokens = try await call(refreshToken)
+                } catch let error as ServerError where error.isUnauthenticated && followsRefresh {
+                    // The token may not be committed yet on the server: once more, a moment later.
+                    try await retry.sleep(retry.pause)
+                    tokens = try await call(refreshToken)
+                }
                 try await self.adopt(tokens)
+                self.noteRefreshed()
             } catch let error as ServerError where error.isUnauthenticated || error == .sessionEnded {
                 await self.end()
                 throw ServerError.sessionEnded
@@ -100,6 +137,8 @@ public actor AuthSession {
         defer { refreshInFlight = nil }
         try await task.value
     }
+
+    private func noteRefreshed() { lastRefresh = .now }
 
     /// Ends the session: tokens wiped in memory and in the key store (keys are kept).
     public func end() async {

@@ -36,6 +36,8 @@ extension DevServerTests {
             #expect(reference.noAutoSubscribeToLaterChannels && !none.noAutoSubscribeToLaterChannels)
             #expect(reference.socketTimestampsWithOffset && !none.socketTimestampsWithOffset)
             #expect(reference.tiedTimestamps && !none.tiedTimestamps)
+            #expect(reference.refreshTokenCommitLag && !none.refreshTokenCommitLag)
+            #expect(reference.closeConnectionAfterCommitLag && !none.closeConnectionAfterCommitLag)
         }
     }
 }

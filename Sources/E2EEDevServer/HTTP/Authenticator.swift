@@ -32,8 +32,9 @@ extension ServerState {
         return found.caller
     }
 
-    /// Issues an access and a refresh token for `deviceID` inside `db`, returning the token body.
-    func issueTokens(_ db: Database, userID: String, deviceID: String) throws -> JSONValue {
+    /// Issues an access and a refresh token for `deviceID` inside `db`, returning the token body;
+    /// `byRefresh` marks a rotation (see ``DevServerQuirks/refreshTokenCommitLag``).
+    func issueTokens(_ db: Database, userID: String, deviceID: String, byRefresh: Bool = false) throws -> JSONValue {
         let now = self.now
         let access = Credentials.newToken()
         let refresh = Credentials.newToken()
@@ -42,8 +43,8 @@ extension ServerState {
             arguments: [Credentials.digest(access), userID, deviceID, now, now + configuration.accessTokenLifetime.microseconds]
         )
         try db.execute(
-            sql: "INSERT INTO refresh_tokens (token_hash, user_id, device_id, expires_at) VALUES (?, ?, ?, ?)",
-            arguments: [Credentials.digest(refresh), userID, deviceID, now + configuration.refreshTokenLifetime.microseconds]
+            sql: "INSERT INTO refresh_tokens (token_hash, user_id, device_id, expires_at, issued_by_refresh) VALUES (?, ?, ?, ?, ?)",
+            arguments: [Credentials.digest(refresh), userID, deviceID, now + configuration.refreshTokenLifetime.microseconds, byRefresh]
         )
         return .object([
             "access_token": .string(access),

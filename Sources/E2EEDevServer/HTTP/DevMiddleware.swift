@@ -1,6 +1,7 @@
 import Hummingbird
 
-/// Runs before every route: injected failures first, then the rate limit.
+/// Runs before every route: dropped requests first (connection closed unanswered), injected
+/// failures, then the rate limit.
 struct DevMiddleware: RouterMiddleware {
     typealias Context = DevRequestContext
     let state: ServerState
@@ -15,6 +16,13 @@ struct DevMiddleware: RouterMiddleware {
         }
         // The admin routes stay reachable whatever faults are on.
         if request.uri.path.hasPrefix("/_dev/") { return try await next(request, context) }
+        if await state.faults.takeDrop() {
+            try await Self.drop(context)
+        }
+        if await state.connectionMarks.take(context.channel) {
+            await state.faults.countDrop()
+            try await Self.drop(context)
+        }
         if let failure = await state.faults.takeFailure() {
             let status = HTTPResponse.Status(code: failure.status)
             if failure.plainText { throw APIError(status: status, body: .plainText("Injected failure")) }
@@ -22,6 +30,13 @@ struct DevMiddleware: RouterMiddleware {
         }
         try await Self.checkRateLimit(state: state, context: context)
         return try await next(request, context)
+    }
+
+    /// Closes the connection without answering or handling the request.
+    /// - Throws: always (the error's response is never written: the connection is closed).
+    private static func drop(_ context: DevRequestContext) async throws -> Never {
+        try? await context.channel.close()
+        throw APIError.detail(.serviceUnavailable, "Connection dropped")
     }
 
     /// Counts the request against its IP's window.

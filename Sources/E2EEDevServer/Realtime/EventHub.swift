@@ -10,6 +10,10 @@ enum SocketItem: Sendable {
     case ping
     /// Send the event held back by the reorder fault, if it is still generation `Int`.
     case flushHeld(Int)
+    /// A text frame chosen by a test, sent as is (no event faults).
+    case raw(String)
+    /// Close the socket with this close frame.
+    case close(code: Int, reason: String?)
 }
 
 /// The open sockets and the per-user subscriptions. Subscriptions belong to the user, not the
@@ -69,6 +73,13 @@ actor EventHub {
         let text = event.text
         for socket in sockets.values where subscriptions[socket.userID]?.contains(channelID) == true {
             socket.sink.yield(.event(text))
+        }
+    }
+
+    /// Hands `item` to every socket of `userID`.
+    func send(_ item: SocketItem, toUser userID: String) {
+        for socket in sockets.values where socket.userID == userID {
+            socket.sink.yield(item)
         }
     }
 

@@ -11,14 +11,15 @@ struct SocketDropped: Error {}
 /// and a pinger, until either side ends it.
 struct SocketSession: Sendable {
     let state: ServerState
-    let userID: String
+    let socket: PendingSocket
     let outbound: WebSocketOutboundWriter
     let channel: any Channel
 
+    private var userID: String { socket.userID }
+
+    /// Runs the socket registered at the handshake until it ends, then unregisters it.
     func run(inbound: WebSocketInboundStream) async {
-        let (stream, sink) = AsyncStream.makeStream(of: SocketItem.self)
-        let id = UUID()
-        await state.hub.register(id, userID: userID, sink: sink)
+        let (stream, sink, id) = (socket.stream, socket.sink, socket.id)
         do {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask { try await writeLoop(stream, sink: sink) }
@@ -49,7 +50,14 @@ struct SocketSession: Sendable {
     }
 
     private func readLoop(_ inbound: WebSocketInboundStream, sink: AsyncStream<SocketItem>.Continuation) async throws {
-        for try await message in inbound.messages(maxSize: 1 << 20) {
+        var messages = inbound.messages(maxSize: 1 << 20).makeAsyncIterator()
+        while true {
+            // Not reading leaves the client's pings unanswered (the library answers them while
+            // it reads): the ignore-client-frames fault.
+            while await state.faults.ignoreClientFrames {
+                do { try await Duration.milliseconds(20).sleep() } catch { return }
+            }
+            guard let message = try await messages.next() else { return }
             guard case .text(let text) = message else { continue }
             guard let value = try? JSONValue.parse(Data(text.utf8)) else {
                 sink.yield(.reply(ServerEvent.invalidJSON.text))
@@ -84,6 +92,12 @@ struct SocketSession: Sendable {
                 try await writer.send(.text(text))
             case .flushHeld(let generation):
                 try await writer.flushHeld(generation: generation)
+            case .raw(let text):
+                try await writer.send(.text(text))
+            case .close(let code, let reason):
+                // The close frame ends the session; the library then waits for the client's.
+                try await outbound.close(WebSocketErrorCode(codeNumber: code), reason: reason)
+                return
             case .event(let text):
                 if let delay = await state.faults.eventDelay { try await delay.sleep() }
                 if let generation = try await writer.event(text, reorder: await state.faults.reorderEvents) {

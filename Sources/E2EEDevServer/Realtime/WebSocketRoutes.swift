@@ -12,14 +12,9 @@ struct WebSocketRoutes {
         webSocketRouter.ws("ws") { request, context in
             try await shouldUpgrade(request, context)
         } onUpgrade: { inbound, outbound, context in
-            guard let ticket = context.request.formQuery["ticket"] else { return }
-            let digest = Credentials.digest(ticket)
-            let userID = try await state.database.read { db in
-                try String.fetchOne(db, sql: "SELECT user_id FROM ws_tickets WHERE ticket_hash = ? AND used = 1", arguments: [digest])
-            }
-            guard let userID else { return }
-            let session = SocketSession(state: state, userID: userID, outbound: outbound, channel: context.requestContext.channel)
-            await session.run(inbound: inbound)
+            let channel = context.requestContext.channel
+            guard let socket = await state.pendingSockets.take(for: channel) else { return }
+            await SocketSession(state: state, socket: socket, outbound: outbound, channel: channel).run(inbound: inbound)
         }
         // A plain GET (no upgrade headers) reaches the HTTP router.
         httpRouter.get("ws") { _, _ -> Response in
@@ -29,7 +24,8 @@ struct WebSocketRoutes {
 
     private func shouldUpgrade(_ request: Request, _ context: DevRequestContext) async throws -> RouterShouldUpgrade {
         if let status = await state.faults.refuseUpgradesStatus {
-            await context.refuseHandshake(status: status, detail: "WebSocket upgrades refused")
+            let retryAfter = await state.faults.refuseUpgradesRetryAfter.map { [("Retry-After", String($0))] } ?? []
+            await context.refuseHandshake(status: status, detail: "WebSocket upgrades refused", headers: retryAfter)
             return .dontUpgrade
         }
         if let failure = await state.faults.takeFailure() {
@@ -56,6 +52,8 @@ struct WebSocketRoutes {
         if !state.quirks.lateSubscribeAfterConnect {
             await state.hub.subscribe(userID: userID, channelIDs: try await state.channelIDs(ofUser: userID))
         }
+        // Registered now, so that events published as soon as the 101 is out are queued.
+        await state.pendingSockets.open(for: context.channel, userID: userID, hub: state.hub)
         await context.acceptHandshake()
         return .upgrade([:])
     }

@@ -78,19 +78,42 @@ struct AuthRoutes {
         return .json(tokens)
     }
 
+    private enum RefreshOutcome {
+        case tokens(JSONValue)
+        case refused
+        case notCommittedYet
+    }
+
     private func refresh(_ request: Request, _ context: DevRequestContext) async throws -> Response {
         let body = BodyReader(body: try await request.jsonObject(context: context))
         let digest = Credentials.digest(try body.string("refresh_token"))
         let now = state.now
-        let tokens = try await state.database.write { db -> JSONValue? in
-            guard let row = try Row.fetchOne(db, sql: "SELECT user_id, device_id, expires_at FROM refresh_tokens WHERE token_hash = ?", arguments: [digest])
-            else { return nil }
+        let quirks = state.quirks
+        let lifetime = state.configuration.refreshTokenLifetime.microseconds
+        let outcome = try await state.database.write { db -> RefreshOutcome in
+            guard let row = try Row.fetchOne(db, sql: """
+                SELECT user_id, device_id, expires_at, issued_by_refresh FROM refresh_tokens WHERE token_hash = ?
+                """, arguments: [digest])
+            else { return .refused }
+            // A rotated token issued `delay` ago or less is "not committed yet": refused, kept.
+            let issuedAt = (row["expires_at"] as Int64) - lifetime
+            if quirks.refreshTokenCommitLag, row["issued_by_refresh"] as Bool,
+               now < issuedAt + quirks.refreshTokenCommitDelay.microseconds {
+                return .notCommittedYet
+            }
             try db.execute(sql: "DELETE FROM refresh_tokens WHERE token_hash = ?", arguments: [digest])
-            guard now < row["expires_at"] as Int64 else { return nil }
-            return try state.issueTokens(db, userID: row["user_id"], deviceID: row["device_id"])
+            guard now < row["expires_at"] as Int64 else { return .refused }
+            return .tokens(try state.issueTokens(db, userID: row["user_id"], deviceID: row["device_id"], byRefresh: true))
         }
-        guard let tokens else { throw APIError.detail(.unauthorized, "Invalid refresh token") }
-        return .json(tokens)
+        switch outcome {
+        case .tokens(let tokens):
+            return .json(tokens)
+        case .notCommittedYet:
+            if quirks.closeConnectionAfterCommitLag { await state.connectionMarks.mark(context.channel) }
+            throw APIError.detail(.unauthorized, "Invalid refresh token")
+        case .refused:
+            throw APIError.detail(.unauthorized, "Invalid refresh token")
+        }
     }
 
     private func logout(_ request: Request, _ context: DevRequestContext) async throws -> Response {

@@ -2,8 +2,10 @@ import Hummingbird
 
 /// `POST /_dev/faults`: switches faults from outside the process (for a person running the
 /// executable). Body fields, each optional: `fail_next` `{count, status, plain_text?}`,
-/// `drop_after_frames` (int or null), `duplicate_events`, `reorder_events`, `silent` (bools),
-/// `delay_events_ms` (int or null), `refuse_upgrades` (status or null), `expire_tokens` (true),
+/// `drop_after_frames` (int or null), `duplicate_events`, `reorder_events`, `silent`,
+/// `ignore_client_frames` (bools), `delay_events_ms` (int or null), `refuse_upgrades` (status,
+/// `{status, retry_after?}` or null), `drop_next_requests` (int), `raw_frame`
+/// `{user_id, text}`, `close_sockets` `{user_id, code, reason?}`, `expire_tokens` (true),
 /// `reset` (true, applied first). `GET /_dev/health` answers `{"status":"ok"}`.
 struct DevAdminRoutes {
     let state: ServerState
@@ -22,7 +24,17 @@ struct DevAdminRoutes {
             if let value = body["reorder_events"]?.boolValue { await faults.reorderEvents(value) }
             if let value = body["silent"]?.boolValue { await faults.goSilent(value) }
             if let value = body["delay_events_ms"] { await faults.delayEvents(by: value.intValue.map { .milliseconds($0) }) }
-            if let value = body["refuse_upgrades"] { await faults.refuseUpgrades(status: value.intValue) }
+            if let value = body["refuse_upgrades"] {
+                await faults.refuseUpgrades(status: value.intValue ?? value["status"]?.intValue, retryAfter: value["retry_after"]?.intValue)
+            }
+            if let value = body["ignore_client_frames"]?.boolValue { await faults.ignoreClientFrames(value) }
+            if let value = body["drop_next_requests"]?.intValue { await faults.dropNextRequests(value) }
+            if let raw = body["raw_frame"], let user = raw["user_id"]?.stringValue, let text = raw["text"]?.stringValue {
+                await faults.sendRawFrame(text, toUser: user)
+            }
+            if let close = body["close_sockets"], let user = close["user_id"]?.stringValue, let code = close["code"]?.intValue {
+                await faults.closeSockets(ofUser: user, code: code, reason: close["reason"]?.stringValue)
+            }
             if body["expire_tokens"]?.boolValue == true { await faults.expireAccessTokens(issuedAtOrBefore: state.now) }
             return Response.noContent
         }

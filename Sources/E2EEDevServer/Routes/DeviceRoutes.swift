@@ -10,7 +10,7 @@ struct DeviceRoutes {
         group.get { request, _ in
             let caller = try await state.authenticate(request)
             let devices = try await state.database.read { db in
-                try Row.fetchAll(db, sql: "SELECT id, name, created_at FROM devices WHERE user_id = ? ORDER BY created_at", arguments: [caller.userID])
+                try Row.fetchAll(db, sql: "SELECT id, name, created_at FROM devices WHERE user_id = ? ORDER BY created_at, rowid", arguments: [caller.userID])
                     .map { row -> JSONValue in
                 .object([
                     "id": .string(row["id"]),

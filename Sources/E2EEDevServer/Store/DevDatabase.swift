@@ -108,6 +108,10 @@ enum DevDatabase {
                 CREATE INDEX messages_by_channel_time ON messages(channel_id, created_at);
                 """)
         }
+        migrator.registerMigration("v2: rotated refresh tokens") { db in
+            // Marks refresh tokens issued by a refresh (the commit-lag quirk applies to them only).
+            try db.execute(sql: "ALTER TABLE refresh_tokens ADD COLUMN issued_by_refresh INTEGER NOT NULL DEFAULT 0")
+        }
         return migrator
     }
 }

@@ -18,6 +18,11 @@ public protocol ChatServerAPI: Sendable {
     /// `POST /auth/ws-ticket`: a single-use WebSocket ticket, valid 30 s.
     func webSocketTicket() async throws -> String
 
+    /// `GET /devices`: the account's devices.
+    func devices() async throws -> [ServerDevice]
+    /// `DELETE /devices/{id}`: the device's key bundle and sessions go with it.
+    func deleteDevice(id: String) async throws
+
     /// `GET /users/me`.
     func currentUser() async throws -> ServerUser
     /// `GET /users/{id}`.

@@ -8,10 +8,17 @@ actor FrameInbox {
     private(set) var frames: [String] = []
     private(set) var opened = false
     private(set) var closed = false
+    /// The server's close frame, if one came.
+    private(set) var closeCode: Int?
+    private(set) var closeReason: String?
 
     func append(_ frame: String) { frames.append(frame) }
     func markOpen() { opened = true }
-    func markClosed() { closed = true }
+    func markClosed(code: Int? = nil, reason: String? = nil) {
+        closed = true
+        closeCode = code
+        closeReason = reason
+    }
 
     /// Removes and returns the first frame satisfying `predicate`.
     func take(where predicate: (JSONValue) -> Bool) -> JSONValue? {
@@ -31,16 +38,18 @@ struct SocketProbe: Sendable {
     private let outgoing: AsyncStream<String>.Continuation
     private let task: Task<Void, Never>
 
-    /// Connects and waits for the handshake.
+    /// Connects and waits for the handshake. With `autoPing`, the library pings at that interval
+    /// and closes the connection when a pong does not come back in time.
     /// - Throws: ``HarnessError/handshakeFailed`` when the server refuses the upgrade.
-    static func connect(url: String) async throws -> SocketProbe {
+    static func connect(url: String, autoPing: Duration? = nil) async throws -> SocketProbe {
         let inbox = FrameInbox()
         let (outStream, outSink) = AsyncStream.makeStream(of: String.self)
         var configuration = WebSocketClientConfiguration()
-        configuration.autoPing = .disabled
+        configuration.autoPing = autoPing.map { .enabled(timePeriod: $0) } ?? .disabled
+        configuration.maxFrameSize = 1 << 20
         let clientConfiguration = configuration
         let task = Task {
-            _ = try? await WebSocketClient.connect(url: url, configuration: clientConfiguration, logger: Logger(label: "probe")) { inbound, outbound, _ in
+            let closeFrame = try? await WebSocketClient.connect(url: url, configuration: clientConfiguration, logger: Logger(label: "probe")) { inbound, outbound, _ in
                 await inbox.markOpen()
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     group.addTask {
@@ -56,7 +65,8 @@ struct SocketProbe: Sendable {
                     group.cancelAll()
                 }
             }
-            await inbox.markClosed()
+            let code = (closeFrame ?? nil).map { Int(UInt16(webSocketErrorCode: $0.closeCode)) }
+            await inbox.markClosed(code: code, reason: (closeFrame ?? nil)?.reason)
         }
         let probe = SocketProbe(inbox: inbox, outgoing: outSink, task: task)
         for _ in 0..<500 {

@@ -26,7 +26,7 @@ extension HTTPChatServer {
     public func logout() async throws {
         guard let refresh = await session.currentRefreshToken() else { return }
         do {
-            _ = try await publicCall(.POST, "/auth/logout", body: ["refresh_token": refresh])
+            _ = try await publicCall(.POST, "/auth/logout", body: ["refresh_token": refresh], repeatable: true)
         } catch {
             await session.wipe()
             throw error
@@ -37,14 +37,14 @@ extension HTTPChatServer {
     /// `POST /auth/logout-all`; tokens wiped locally.
     /// - Throws: ``ServerError``.
     public func logoutAll() async throws {
-        _ = try await call(.POST, "/auth/logout-all")
+        _ = try await call(.POST, "/auth/logout-all", repeatable: true)
         await session.wipe()
     }
 
     /// `POST /auth/ws-ticket`.
     /// - Throws: ``ServerError``.
     public func webSocketTicket() async throws -> String {
-        try await call([String: String].self, .POST, "/auth/ws-ticket")["ticket"] ?? { throw ServerError.decoding("ticket missing") }()
+        try await call([String: String].self, .POST, "/auth/ws-ticket", repeatable: true)["ticket"] ?? { throw ServerError.decoding("ticket missing") }()
     }
 
     /// `GET /users/me`. - Throws: ``ServerError``.
@@ -62,7 +62,7 @@ extension HTTPChatServer {
     }
 
     /// `POST /keys/upload`. - Throws: ``ServerError`` (404 not the caller's device; 500 for fields over 255 chars).
-    public func uploadKeys(_ upload: KeyBundleUpload) async throws { _ = try await call(.POST, "/keys/upload", body: upload) }
+    public func uploadKeys(_ upload: KeyBundleUpload) async throws { _ = try await call(.POST, "/keys/upload", body: upload, repeatable: true) }
     /// `POST /keys/one-time`. - Throws: ``ServerError`` (404 without a bundle).
     public func addOneTimePreKeys(deviceID: String, keys: [String]) async throws -> Int {
         struct Body: Encodable, Sendable { let device_id: String; let one_time_pre_keys: [String] }
@@ -81,7 +81,8 @@ extension HTTPChatServer {
     public func uploadSenderKey(channelID: String, _ entry: SenderKeyEntry) async throws {
         struct Body: Encodable, Sendable { let device_id: String; let sender_key_public: String; let chain_key: String }
         _ = try await call(.POST, "/keys/channels/\(Self.seg(channelID))/sender-keys",
-                           body: Body(device_id: entry.deviceID, sender_key_public: entry.senderKeyPublic, chain_key: entry.chainKey))
+                           body: Body(device_id: entry.deviceID, sender_key_public: entry.senderKeyPublic, chain_key: entry.chainKey),
+                           repeatable: true)
     }
     /// `GET /keys/channels/{id}/sender-keys`. - Throws: ``ServerError``.
     public func senderKeys(channelID: String) async throws -> [SenderKeyEntry] {
@@ -103,9 +104,9 @@ extension HTTPChatServer {
     /// `DELETE /channels/{id}`. - Throws: ``ServerError`` (403 not owner).
     public func deleteChannel(id: String) async throws { _ = try await call(.DELETE, "/channels/" + Self.seg(id)) }
     /// `POST /channels/{id}/join`. - Throws: ``ServerError``.
-    public func joinChannel(id: String) async throws { _ = try await call(.POST, "/channels/\(Self.seg(id))/join") }
+    public func joinChannel(id: String) async throws { _ = try await call(.POST, "/channels/\(Self.seg(id))/join", repeatable: true) }
     /// `POST /channels/{id}/leave`. - Throws: ``ServerError``.
-    public func leaveChannel(id: String) async throws { _ = try await call(.POST, "/channels/\(Self.seg(id))/leave") }
+    public func leaveChannel(id: String) async throws { _ = try await call(.POST, "/channels/\(Self.seg(id))/leave", repeatable: true) }
     /// `GET /channels/{id}/members`. - Throws: ``ServerError``.
     public func members(channelID: String) async throws -> [ChannelMember] {
         try await call([ChannelMember].self, .GET, "/channels/\(Self.seg(channelID))/members")
@@ -116,7 +117,7 @@ extension HTTPChatServer {
     }
     /// `POST /channels/dm`. - Throws: ``ServerError`` (500 for a DM with oneself).
     public func openDirectMessage(userID: String) async throws -> ServerChannel {
-        try await call(ServerChannel.self, .POST, "/channels/dm", body: ["user_id": userID])
+        try await call(ServerChannel.self, .POST, "/channels/dm", body: ["user_id": userID], repeatable: true)
     }
 
     /// `GET /channels/{id}/messages`; `before` URL-encoded, `limit` clamped to 1…100 (never 0).

@@ -8,6 +8,17 @@ import NIOHTTP1
 /// (or a 403 "Not authenticated") the session refreshes once — concurrent failures share one
 /// refresh — and the call is retried once; a second refusal ends the session
 /// (``ServerError/sessionEnded``). A 429 waits `Retry-After` seconds and retries once.
+///
+/// A request whose connection closed before any answer (API.md "verified" 1: a keep-alive
+/// connection closed unanswered) is sent once more on another connection when it was never sent
+/// or when repeating it is harmless: GET, PUT, DELETE and PATCH, the POSTs that are upserts or
+/// no-ops when repeated (logout, logout-all, ws-ticket, key upload, sender-key upload, open DM,
+/// join, leave), and refresh (a processed refresh's token is dead whether or not it is
+/// repeated). Other POSTs (register, login, one-time prekeys, create channel, add member, send
+/// message) are not repeated: the server has no idempotency keys, so a repeat could create a
+/// duplicate; they surface ``ServerError/transport(_:)`` with an unknown outcome, which the
+/// caller reconciles (SYNC.md, outbox). A repeated DELETE whose first attempt was processed
+/// answers 404.
 public struct HTTPChatServer: ChatServerAPI {
     /// The session whose tokens this client uses.
     public let session: AuthSession
@@ -23,26 +34,41 @@ public struct HTTPChatServer: ChatServerAPI {
         self.requester = HTTPRequester(client: client, baseURL: baseURL, timeout: timeout, sleep: sleep)
     }
 
+    /// Whether a request may be repeated after its connection closed unanswered: idempotent
+    /// methods by default; a POST only when its route says so.
+    static func isRepeatable(_ method: HTTPMethod) -> Bool {
+        switch method {
+        case .GET, .HEAD, .PUT, .DELETE, .OPTIONS, .PATCH: true
+        default: false
+        }
+    }
+
     /// An unauthenticated call.
-    func publicCall(_ method: HTTPMethod, _ path: String, body: (some Encodable & Sendable)? = nil as Empty?) async throws -> [UInt8] {
-        try await requester.send(method, path, body: try encode(body), token: nil)
+    func publicCall(_ method: HTTPMethod, _ path: String, body: (some Encodable & Sendable)? = nil as Empty?,
+                    repeatable: Bool? = nil) async throws -> [UInt8] {
+        try await requester.send(method, path, body: try encode(body), token: nil, repeatable: repeatable ?? Self.isRepeatable(method))
     }
 
     /// An authenticated call with one refresh-and-retry on 401.
-    func call(_ method: HTTPMethod, _ path: String, body: (some Encodable & Sendable)? = nil as Empty?) async throws -> [UInt8] {
+    func call(_ method: HTTPMethod, _ path: String, body: (some Encodable & Sendable)? = nil as Empty?,
+              repeatable: Bool? = nil) async throws -> [UInt8] {
         let bytes = try encode(body)
+        let repeatable = repeatable ?? Self.isRepeatable(method)
         let token = try await session.currentAccessToken()
         do {
-            return try await requester.send(method, path, body: bytes, token: token)
+            return try await requester.send(method, path, body: bytes, token: token, repeatable: repeatable)
         } catch let error as ServerError where error.isUnauthenticated {
             let requester = self.requester
             try await session.refresh(after: token) { refreshToken in
                 let body = try JSONEncoder().encode(["refresh_token": refreshToken])
-                return try Self.decode(TokenResponse.self, try await requester.send(.POST, "/auth/refresh", body: Array(body), token: nil))
+                // Repeatable: if the first refresh was processed, the repeat is refused (401)
+                // and the session ends, which is where not repeating would lead too.
+                let answer = try await requester.send(.POST, "/auth/refresh", body: Array(body), token: nil, repeatable: true)
+                return try Self.decode(TokenResponse.self, answer)
             }
             let fresh = try await session.currentAccessToken()
             do {
-                return try await requester.send(method, path, body: bytes, token: fresh)
+                return try await requester.send(method, path, body: bytes, token: fresh, repeatable: repeatable)
             } catch let error as ServerError where error.isUnauthenticated {
                 await session.end()
                 throw ServerError.sessionEnded
@@ -51,8 +77,9 @@ public struct HTTPChatServer: ChatServerAPI {
     }
 
     /// An authenticated call decoding its answer as `T`.
-    func call<T: Decodable>(_ type: T.Type, _ method: HTTPMethod, _ path: String, body: (some Encodable & Sendable)? = nil as Empty?) async throws -> T {
-        try Self.decode(type, try await call(method, path, body: body))
+    func call<T: Decodable>(_ type: T.Type, _ method: HTTPMethod, _ path: String, body: (some Encodable & Sendable)? = nil as Empty?,
+                            repeatable: Bool? = nil) async throws -> T {
+        try Self.decode(type, try await call(method, path, body: body, repeatable: repeatable))
     }
 
     static func decode<T: Decodable>(_ type: T.Type, _ bytes: [UInt8]) throws -> T {
