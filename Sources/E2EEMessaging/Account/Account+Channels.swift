@@ -3,7 +3,7 @@ import E2EEKeyStore
 extension Account {
     /// Re-reads the channel list from the server.
     /// - Throws: ``ServerError``, key store errors.
-    public func refreshChannels() async throws -> [Channel] {
+    public func refreshChannels() async throws -> [ChatChannel] {
         let channels = try await channelDirectory.refreshChannels()
         broadcaster.publish(.channelsChanged)
         return channels
@@ -11,13 +11,13 @@ extension Account {
 
     /// The channels as last read.
     /// - Throws: key store errors.
-    public func channels() async throws -> [Channel] {
+    public func channels() async throws -> [ChatChannel] {
         try await channelDirectory.cachedChannels()
     }
 
     /// The channel with `id` (from the store, else from the server).
     /// - Throws: ``MessagingError/unknownChannel(_:)``, ``ServerError``.
-    public func channel(id: String) async throws -> Channel {
+    public func channel(id: String) async throws -> ChatChannel {
         try await channelDirectory.channel(id: id.lowercased())
     }
 
@@ -29,7 +29,7 @@ extension Account {
 
     /// Creates a group (sender keys) and adds `members` (user ids).
     /// - Throws: ``ServerError``, key store errors.
-    public func createGroup(name: String, members: [String] = []) async throws -> Channel {
+    public func createGroup(name: String, members: [String] = []) async throws -> ChatChannel {
         let channel = try await channelDirectory.remember(try await api.createChannel(name: name))
         for member in members { try await api.addMember(channelID: channel.id, userID: member.lowercased()) }
         broadcaster.publish(.channelsChanged)
@@ -38,7 +38,7 @@ extension Account {
 
     /// The DM with `userID` (created if it does not exist).
     /// - Throws: ``ServerError``, key store errors.
-    public func openDirectMessage(with userID: String) async throws -> Channel {
+    public func openDirectMessage(with userID: String) async throws -> ChatChannel {
         let channel = try await channelDirectory.remember(try await api.openDirectMessage(userID: userID.lowercased()))
         broadcaster.publish(.channelsChanged)
         return channel

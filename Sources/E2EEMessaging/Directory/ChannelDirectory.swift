@@ -13,7 +13,7 @@ struct ChannelDirectory: Sendable {
     let now: @Sendable () -> StoreTime
 
     /// `GET /channels`: stores every listed channel and forgets the ones no longer listed.
-    func refreshChannels() async throws -> [Channel] {
+    func refreshChannels() async throws -> [ChatChannel] {
         let listed = try await api.channels()
         let records = listed.map(record)
         try await store.write { [store] db in
@@ -25,25 +25,25 @@ struct ChannelDirectory: Sendable {
     }
 
     /// The channels in the store, oldest first.
-    func cachedChannels() async throws -> [Channel] {
-        try await store.read { [store] db in try store.channelStore.loadChannels(db) }.map(Channel.init)
+    func cachedChannels() async throws -> [ChatChannel] {
+        try await store.read { [store] db in try store.channelStore.loadChannels(db) }.map(ChatChannel.init)
     }
 
     /// Stores a channel the server just described (create, DM, `channel.new`); its members are stale.
     @discardableResult
-    func remember(_ channel: ServerChannel) async throws -> Channel {
+    func remember(_ channel: ServerChannel) async throws -> ChatChannel {
         let record = record(channel)
         try await store.write { [store] db in
             try store.channelStore.storeChannel(record, db)
             try store.channelStore.markMembersStale(channelID: record.id, db)
         }
-        return Channel(record)
+        return ChatChannel(record)
     }
 
     /// The channel with `id`: from the store, else asked of the server.
-    func channel(id: String) async throws -> Channel {
+    func channel(id: String) async throws -> ChatChannel {
         if let stored = try await store.read({ [store] db in try store.channelStore.loadChannel(id: id, db) }) {
-            return Channel(stored)
+            return ChatChannel(stored)
         }
         do {
             return try await remember(try await api.channel(id: id))
@@ -54,7 +54,7 @@ struct ChannelDirectory: Sendable {
 
     /// The channel's members, re-read from the server when stale or when `refresh` is set.
     /// A DM with anyone but its two users is surfaced (API.md note 5).
-    func members(of channel: Channel, refresh: Bool = false) async throws -> [ChannelMemberRecord] {
+    func members(of channel: ChatChannel, refresh: Bool = false) async throws -> [ChannelMemberRecord] {
         let cached = try await store.read { [store] db in
             (try store.channelStore.loadChannel(id: channel.id, db), try store.channelStore.loadMembers(channelID: channel.id, db))
         }

@@ -36,7 +36,7 @@ struct OutgoingComposer: Sendable {
     /// Encrypts and queues `request` in `channel`; returns the queued entry.
     /// - Throws: ``MessagingError`` (unsupported channel, no recipients, encryption failed),
     ///   ``ServerError`` from reading members and bundles, key store errors.
-    func queue(_ request: Request, in channel: Channel) async throws -> OutboxMessage {
+    func queue(_ request: Request, in channel: ChatChannel) async throws -> OutboxMessage {
         guard let encryption = channel.encryption else { throw MessagingError.unsupportedChannel(channel.id) }
         let recipients = try await recipientDevices(of: channel, refreshMembers: false)
         switch encryption {
@@ -48,7 +48,7 @@ struct OutgoingComposer: Sendable {
     }
 
     /// Every trusted device of every member, except this one.
-    func recipientDevices(of channel: Channel, refreshMembers: Bool) async throws -> [RemoteDevice] {
+    func recipientDevices(of channel: ChatChannel, refreshMembers: Bool) async throws -> [RemoteDevice] {
         var devices: [RemoteDevice] = []
         for member in try await channels.members(of: channel, refresh: refreshMembers) {
             devices += try await directory.devices(of: member.userID).filter { $0.deviceID != device.deviceID }
@@ -60,7 +60,7 @@ struct OutgoingComposer: Sendable {
         Set(devices.map { LockKeys.session($0.deviceID) })
     }
 
-    private func queueDirect(_ request: Request, in channel: Channel, to recipients: [RemoteDevice]) async throws -> OutboxMessage {
+    private func queueDirect(_ request: Request, in channel: ChatChannel, to recipients: [RemoteDevice]) async throws -> OutboxMessage {
         guard !recipients.isEmpty else { throw MessagingError.noRecipients(channelID: channel.id) }
         let channelID = try WireUUID(text: channel.id)
         let senderDevice = try WireUUID(text: device.deviceID)
@@ -77,7 +77,7 @@ struct OutgoingComposer: Sendable {
         }
     }
 
-    private func queueGroup(_ request: Request, in channel: Channel, to recipients: [RemoteDevice]) async throws -> OutboxMessage {
+    private func queueGroup(_ request: Request, in channel: ChatChannel, to recipients: [RemoteDevice]) async throws -> OutboxMessage {
         let channelID = try WireUUID(text: channel.id)
         let senderDevice = try WireUUID(text: device.deviceID)
         var locks = sessionLocks(recipients)
@@ -117,7 +117,7 @@ struct OutgoingComposer: Sendable {
     /// The channel's current sender key and the devices holding it; a new key (rotation) when
     /// there is none, after 100 messages, or when a device holding it is no longer a recipient
     /// (a member left or was removed, a device vanished or changed identity) — T11.
-    private func currentSenderKey(channel: Channel, channelID: WireUUID, recipients: [RemoteDevice])
+    private func currentSenderKey(channel: ChatChannel, channelID: WireUUID, recipients: [RemoteDevice])
         async throws -> (SenderKeySendingState, Set<String>, Bool) {
         let recipientIDs = Set(recipients.map(\.deviceID))
         let stored = try await store.read { [store] db -> (OwnSenderKey?, Set<SenderKeyShare>) in

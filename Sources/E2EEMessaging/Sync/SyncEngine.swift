@@ -46,7 +46,7 @@ final class SyncEngine: ConnectionDelegate, Sendable {
         try await catchUp(account.channel(id: channelID))
     }
 
-    private func catchUp(_ channel: Channel) async throws {
+    private func catchUp(_ channel: ChatChannel) async throws {
         guard let encryption = channel.encryption else { return }
         let messages: [ServerMessage]
         do {
@@ -96,7 +96,7 @@ final class SyncEngine: ConnectionDelegate, Sendable {
     }
 
     /// Events arrive for channels we never asked for (API.md note 4): only our channels count.
-    private func knownChannel(_ id: String) async throws -> Channel? {
+    private func knownChannel(_ id: String) async throws -> ChatChannel? {
         if let channel = try await account.channels().first(where: { $0.id == id.lowercased() }) { return channel }
         return try await account.refreshChannels().first { $0.id == id.lowercased() }
     }

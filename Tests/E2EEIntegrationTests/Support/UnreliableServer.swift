@@ -77,4 +77,6 @@ final class UnreliableServer: ChatServerAPI, @unchecked Sendable {
     func openDirectMessage(userID: String) async throws -> ServerChannel { try await base.openDirectMessage(userID: userID) }
     func editMessage(id: String, content: String) async throws -> ServerMessage { try await base.editMessage(id: id, content: content) }
     func deleteMessage(id: String) async throws { try await base.deleteMessage(id: id) }
+    func devices() async throws -> [ServerDevice] { try await base.devices() }
+    func deleteDevice(id: String) async throws { try await base.deleteDevice(id: id) }
 }

@@ -55,4 +55,6 @@ final class FakeTicketServer: ChatServerAPI, @unchecked Sendable {
     func sendMessage(channelID: String, _ message: OutgoingMessage) async throws -> ServerMessage { throw unused }
     func editMessage(id: String, content: String) async throws -> ServerMessage { throw unused }
     func deleteMessage(id: String) async throws { throw unused }
+    func devices() async throws -> [ServerDevice] { throw unused }
+    func deleteDevice(id: String) async throws { throw unused }
 }

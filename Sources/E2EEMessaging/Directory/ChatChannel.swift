@@ -2,7 +2,7 @@ import E2EECrypto
 import E2EEKeyStore
 
 /// A channel of the account, as the app sees it.
-public struct Channel: Sendable, Equatable, Hashable {
+public struct ChatChannel: Sendable, Equatable, Hashable {
     /// The channel id.
     public let id: String
     /// Its name (`nil` for DMs).
