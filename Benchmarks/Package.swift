@@ -76,6 +76,20 @@ let package = Package(
                 .plugin(name: "BenchmarkPlugin", package: "benchmark"),
             ]
         ),
+        .executableTarget(
+            name: "Transport",
+            dependencies: [
+                "BenchmarkSupport",
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "E2EEDevServer", package: "E2EECore"),
+                .product(name: "E2EEMessaging", package: "E2EECore"),
+                .product(name: "E2EETransport", package: "E2EECore"),
+            ],
+            path: "Benchmarks/Transport",
+            plugins: [
+                .plugin(name: "BenchmarkPlugin", package: "benchmark"),
+            ]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )
