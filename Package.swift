@@ -91,7 +91,9 @@ let package = Package(
             dependencies: [
                 "E2EEMessaging", "E2EETransport", "E2EEKeyStore", "E2EECrypto", "E2EEDevServer", "E2EEConformance",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ]
         ),
         .executableTarget(

@@ -66,7 +66,8 @@ extension ToolTests {
                 let theirs = try await harness.tool("safety-number", alice.userID, "--store", bob.store, "--json")
                 #expect(ours.status == 0 && theirs.status == 0, "\(ours.summary)\n\(theirs.summary)")
                 let number = try #require(try ours.json()["safety_number"] as? String)
-                #expect(number.count == 60)
+                #expect(number.filter(\.isNumber).count == 60)
+                #expect(number.split(separator: " ").count == 12, "12 groups of five digits")
                 #expect(try theirs.json()["safety_number"] as? String == number)
             }
         }

@@ -110,7 +110,7 @@ private struct NewDevice {
         do {
             let password = try context.secrets.password()
             let session = AuthSession(keyStore: store, serverURL: serverURL)
-            let server = HTTPChatServer(baseURL: serverURL, session: session)
+            let server = HTTPChatServer(baseURL: serverURL, session: session, client: ToolHTTPClient.shared, timeout: ToolHTTPClient.requestTimeout)
             let name = device.deviceName ?? "e2ee-tool on \(ProcessInfo.processInfo.hostName)"
             context.logger.debug(registering ? "registering" : "logging in", metadata: ["server": "\(serverURL)", "username": "\(username)"])
             let account = registering

@@ -56,7 +56,7 @@ struct DemoScenario {
         sent.append(try await send("Hi all, bob on the laptop.", from: bobLaptop, to: group.id))
         sent.append(try await send("alice again, from the laptop.", from: aliceLaptop, to: group.id))
 
-        let reader = HTTPChatServer(baseURL: baseURL, session: try await AuthSession.restored(from: alicePhone.store))
+        let reader = HTTPChatServer(baseURL: baseURL, session: try await AuthSession.restored(from: alicePhone.store), client: ToolHTTPClient.shared)
         var channels: [DemoReport.ChannelView] = []
         for (channel, kind) in [(dm, "dm"), (group, "group")] {
             let messages = try await reader.messages(channelID: channel.id, before: nil, limit: 100).messages
@@ -71,7 +71,7 @@ struct DemoScenario {
 
     private func device(_ username: String, _ name: String, registering: Bool) async throws -> Device {
         let store = try KeyStore.inMemory()
-        let server = HTTPChatServer(baseURL: baseURL, session: AuthSession(keyStore: store, serverURL: baseURL))
+        let server = HTTPChatServer(baseURL: baseURL, session: AuthSession(keyStore: store, serverURL: baseURL), client: ToolHTTPClient.shared)
         let password = "demo-password-\(username)"
         let account = registering
             ? try await Account.register(username: username, password: password, deviceName: name, server: server, store: store)

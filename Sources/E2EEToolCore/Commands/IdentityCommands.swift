@@ -25,7 +25,7 @@ struct SafetyNumberCommand: AsyncParsableCommand {
         let warnings = IdentityWarnings(changes)
         let result = SafetyNumberResult(userID: other.lowercased(), safetyNumber: number, identityChanges: warnings.entries)
         try context.console.result(result) {
-            ([DigitGroups.format(number)] + warnings.lines).joined(separator: "\n")
+            ([number] + warnings.lines).joined(separator: "\n")
         }
     }
 }

@@ -62,7 +62,7 @@ struct ToolContext: Sendable {
                 throw ToolError(.usage, "the store at \(url.path) belongs to \(record.serverURL), not \(wanted)")
             }
             let session = try await AuthSession.restored(from: store)
-            let server = HTTPChatServer(baseURL: record.serverURL, session: session)
+            let server = HTTPChatServer(baseURL: record.serverURL, session: session, client: ToolHTTPClient.shared, timeout: ToolHTTPClient.requestTimeout)
             logger.debug("opening account", metadata: ["server": "\(record.serverURL)", "user": "\(record.userID)", "device": "\(record.deviceID)"])
             let account = try await Account.open(server: server, store: store)
             return OpenedAccount(account: account, store: store, storeURL: url, serverURL: record.serverURL, session: session)
