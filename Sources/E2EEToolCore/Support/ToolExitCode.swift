@@ -64,7 +64,7 @@ public enum ToolExitCode: Int32, CaseIterable, Sendable, Codable {
         allCases.map { code in
             let number = String(code.rawValue)
             return String(repeating: " ", count: 3 - number.count) + number + "  " + code.name
-                + String(repeating: " ", count: max(1, 20 - code.name.count)) + code.meaning
+                + String(repeating: " ", count: max(2, 21 - code.name.count)) + code.meaning
         }.joined(separator: "\n")
     }
 }
