@@ -26,13 +26,17 @@ extension ToolTests {
             }
         }
 
-        @Test("no passphrase and no terminal: exit 2 naming the variable")
+        @Test("no passphrase and no terminal: exit 2 naming the variable; replenish before bootstrap: exit 1 saying so")
         func missingPassphrase() async throws {
             try await ToolHarness.with { harness in
                 let alice = try await harness.register("alice")
                 let run = try await harness.tool("keys", "status", "--store", alice.store, passphrase: nil)
                 #expect(run.status == 2, "\(run.summary)")
                 #expect(run.stderr.contains("E2EE_STORE_PASSPHRASE is not set"), "\(run.summary)")
+
+                let early = try await harness.tool("keys", "replenish", "--store", alice.store)
+                #expect(early.status == 1, "\(early.summary)")
+                #expect(early.stderr.contains("run keys bootstrap first"), "\(early.summary)")
             }
         }
 

@@ -67,6 +67,7 @@ struct KeysCommand: AsyncParsableCommand {
             let target = self.target
             let result = try await opened.using { account in
                 let before = try await account.keyStatus()
+                guard before.signedPrekeyID != nil else { throw MessagingError.keysNotBootstrapped }
                 let uploaded = try await account.replenishOneTimePrekeys(target: target, serverRemaining: before.serverOneTimePrekeys)
                 return ReplenishResult(target: target, serverBefore: before.serverOneTimePrekeys, uploaded: uploaded)
             }
