@@ -75,7 +75,7 @@ struct ChannelEntry: Encodable {
     let kind: String
     let encryption: String?
 
-    init(_ channel: Channel) {
+    init(_ channel: ChatChannel) {
         id = channel.id
         name = channel.name
         kind = channel.isDM ? "dm" : "group"
