@@ -12,6 +12,7 @@ let package = Package(
         .library(name: "E2EEMessaging", targets: ["E2EEMessaging"]),
         .library(name: "E2EETransport", targets: ["E2EETransport"]),
         .executable(name: "e2ee-devserver", targets: ["e2ee-devserver"]),
+        .executable(name: "e2ee-tool", targets: ["e2ee-tool"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
@@ -24,6 +25,7 @@ let package = Package(
         // Already in the graph through async-http-client and swift-websocket; declared for the
         // WebSocket client's TLS (E2EETransport).
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.30.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
     ],
     targets: [
         .systemLibrary(
@@ -81,6 +83,24 @@ let package = Package(
             dependencies: ["E2EEDevServer"]
         ),
         .target(
+            name: "E2EEConformance",
+            dependencies: ["E2EECrypto"]
+        ),
+        .target(
+            name: "E2EEToolCore",
+            dependencies: [
+                "E2EEMessaging", "E2EETransport", "E2EEKeyStore", "E2EECrypto", "E2EEDevServer", "E2EEConformance",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ]
+        ),
+        .executableTarget(
+            name: "e2ee-tool",
+            dependencies: ["E2EEToolCore"]
+        ),
+        .target(
             name: "E2EETestSupport",
             dependencies: ["E2EECrypto"],
             path: "Tests/TestSupport"
@@ -128,7 +148,14 @@ let package = Package(
         ),
         .testTarget(
             name: "ConformanceTests",
-            dependencies: ["E2EECrypto", "E2EETestSupport", "E2EEProtocolVectorGenerator"]
+            dependencies: ["E2EECrypto", "E2EEConformance", "E2EETestSupport", "E2EEProtocolVectorGenerator"]
+        ),
+        .testTarget(
+            name: "E2EEToolTests",
+            dependencies: [
+                "E2EEToolCore", "E2EEConformance", "E2EEDevServer", "E2EETransport", "E2EEMessaging", "E2EEKeyStore", "E2EECrypto",
+                "E2EETestSupport",
+            ]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -1,3 +1,4 @@
+import E2EEConformance
 import E2EECrypto
 import E2EEProtocolVectorGenerator
 import E2EETestSupport
@@ -12,11 +13,6 @@ struct ReplayTally {
 }
 
 extension VectorCase {
-    func text(_ name: String) throws -> String {
-        guard let value = fields[name]?.string else { throw VectorFieldError(field: name) }
-        return value
-    }
-
     func list(_ name: String) throws -> [JSONValue] {
         guard let value = fields[name]?.array else { throw VectorFieldError(field: name) }
         return value

@@ -1,3 +1,4 @@
+import E2EEConformance
 import E2EECrypto
 import E2EEProtocolVectorGenerator
 import E2EETestSupport

@@ -1,13 +1,21 @@
 /// Any JSON value, so vector files with fields we do not model still decode.
-enum JSONValue: Decodable, Sendable {
+public enum JSONValue: Decodable, Sendable {
+    /// A string.
     case string(String)
+    /// A number (JSON has one number type).
     case number(Double)
+    /// `true` or `false`.
     case bool(Bool)
+    /// An array.
     case array([JSONValue])
+    /// An object.
     case object([String: JSONValue])
+    /// `null`.
     case null
 
-    init(from decoder: Decoder) throws {
+    /// Decodes any JSON value.
+    /// - Throws: `DecodingError` when the input is not JSON.
+    public init(from decoder: Decoder) throws {
         let container = try decoder.singleValueContainer()
         if container.decodeNil() {
             self = .null
@@ -24,22 +32,26 @@ enum JSONValue: Decodable, Sendable {
         }
     }
 
-    subscript(key: String) -> JSONValue? {
+    /// The member `key` of an object (`nil` for anything else).
+    public subscript(key: String) -> JSONValue? {
         if case .object(let object) = self { return object[key] }
         return nil
     }
 
-    var string: String? {
+    /// The string, if this is one.
+    public var string: String? {
         if case .string(let value) = self { return value }
         return nil
     }
 
-    var int: Int? {
+    /// The number as an exact `Int`, if it is one.
+    public var int: Int? {
         if case .number(let value) = self, let exact = Int(exactly: value) { return exact }
         return nil
     }
 
-    var array: [JSONValue]? {
+    /// The elements, if this is an array.
+    public var array: [JSONValue]? {
         if case .array(let value) = self { return value }
         return nil
     }

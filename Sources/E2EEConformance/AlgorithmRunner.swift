@@ -1,5 +1,5 @@
 /// What running one vector produced, before it is judged against the expected result.
-enum Attempt {
+public enum Attempt {
     /// The implementation accepted the input and its output equals the vector's.
     case matched
     /// The implementation accepted the input but produced something else.
@@ -12,12 +12,17 @@ enum Attempt {
 }
 
 /// The verdict on one vector.
-enum Verdict {
-    case passed, failed(String), skipped(String)
+public enum Verdict: Sendable, Equatable {
+    /// The implementation did what the vector says.
+    case passed
+    /// It did not; the text says how.
+    case failed(String)
+    /// Not judged (unsupported parameters); the text says why.
+    case skipped(String)
 
     /// Wycheproof's rule: `valid` must be accepted with the expected output, `invalid` must be
     /// refused (or produce something else), `acceptable` may go either way.
-    init(attempt: Attempt, expected: ExpectedResult) {
+    public init(attempt: Attempt, expected: ExpectedResult) {
         switch (attempt, expected) {
         case (.unsupported(let why), _):
             self = .skipped(why)
@@ -34,7 +39,7 @@ enum Verdict {
 }
 
 /// Runs vectors of the algorithms it names.
-protocol AlgorithmRunner: Sendable {
+public protocol AlgorithmRunner: Sendable {
     /// The Wycheproof `algorithm` names this runner understands.
     var algorithms: Set<String> { get }
     /// Runs one vector; throwing means the vector itself is malformed.
@@ -54,13 +59,21 @@ extension AlgorithmRunner {
 }
 
 /// Every runner, keyed by algorithm name.
-enum Runners {
-    static let all: [any AlgorithmRunner] = [
+public enum Runners {
+    /// The runners of the primitive vector files.
+    public static let primitives: [any AlgorithmRunner] = [
         XDHRunner(), XDHIteratedRunner(), EdDSARunner(), HKDFRunner(), HMACRunner(),
         AEADRunner(), Argon2idRunner(), HashRunner(),
     ]
 
-    static func runner(for algorithm: String) -> (any AlgorithmRunner)? {
+    /// The runners of the protocol files that E2EECrypto's public API can replay alone.
+    public static let protocolFiles: [any AlgorithmRunner] = [SafetyNumberRunner(), PayloadRunner(), SenderKeyChainRunner()]
+
+    /// Every runner.
+    public static let all: [any AlgorithmRunner] = primitives + protocolFiles
+
+    /// The runner for `algorithm`, if there is one.
+    public static func runner(for algorithm: String) -> (any AlgorithmRunner)? {
         all.first { $0.algorithms.contains(algorithm) }
     }
 }

@@ -1,5 +1,4 @@
 import E2EECrypto
-import E2EETestSupport
 
 /// Wycheproof `XDH` (X25519 only): `private`, `public` → `shared`.
 struct XDHRunner: AlgorithmRunner {
@@ -52,9 +51,12 @@ struct EdDSARunner: AlgorithmRunner {
             return .unsupported("curve \(curve)")
         }
         guard let publicHex = key?["pk"]?.string else { throw VectorFieldError(field: "publicKey.pk") }
-        let publicBytes = try Hex.decode(publicHex)
+        guard let publicBytes = HexText.decode(publicHex) else { throw VectorFieldError(field: "publicKey.pk") }
         let seedHex = vector.group["privateKey"]?["sk"]?.string ?? vector.group["key"]?["sk"]?.string
-        let seed = try seedHex.map { try Hex.decode($0) }
+        let seed = try seedHex.map { text in
+            guard let bytes = HexText.decode(text) else { throw VectorFieldError(field: "privateKey.sk") }
+            return bytes
+        }
         let (message, signature) = (try vector.hex("msg"), try vector.hex("sig"))
         return refusing {
             let publicKey = try Ed25519.PublicKey(rawRepresentation: publicBytes)

@@ -1,0 +1,131 @@
+import E2EECrypto
+
+// Protocol vector files (TestVectors/protocol/) whose replay needs only E2EECrypto's public API.
+// X3DH, Double Ratchet and envelope files need the test-only replay helpers of
+// E2EEProtocolVectorGenerator and stay with `ProtocolReplayTests`.
+
+/// `E2EE-SAFETY-NUMBER`: both fingerprints and the safety number (in both orders).
+struct SafetyNumberRunner: AlgorithmRunner {
+    let algorithms: Set<String> = ["E2EE-SAFETY-NUMBER"]
+
+    func attempt(_ vector: VectorCase) throws -> Attempt {
+        let blobsA = try blobs(vector, "blobsA"), blobsB = try blobs(vector, "blobsB")
+        let userA = try vector.text("userA"), userB = try vector.text("userB")
+        let expected = (try vector.text("fingerprintA"), try vector.text("fingerprintB"), try vector.text("safetyNumber"))
+        return refusing {
+            guard try SafetyNumber.fingerprint(userID: userA, identityBlobs: blobsA) == expected.0 else { return .mismatched("fingerprintA") }
+            guard try SafetyNumber.fingerprint(userID: userB, identityBlobs: blobsB) == expected.1 else { return .mismatched("fingerprintB") }
+            guard try SafetyNumber.compute(userA: userA, blobsA: blobsA, userB: userB, blobsB: blobsB) == expected.2,
+                  try SafetyNumber.compute(userA: userB, blobsA: blobsB, userB: userA, blobsB: blobsA) == expected.2 else {
+                return .mismatched("safetyNumber")
+            }
+            return .matched
+        }
+    }
+
+    private func blobs(_ vector: VectorCase, _ name: String) throws -> [[UInt8]] {
+        guard let list = vector.fields[name]?.array else { throw VectorFieldError(field: name) }
+        return try list.map { item in
+            guard let text = item.string, let bytes = HexText.decode(text) else { throw VectorFieldError(field: name) }
+            return bytes
+        }
+    }
+}
+
+/// `E2EE-PAYLOAD`: the strict payload JSON parsed, checked for its context, its fields
+/// compared and its canonical encoding reproduced; an invalid one must be refused.
+struct PayloadRunner: AlgorithmRunner {
+    let algorithms: Set<String> = ["E2EE-PAYLOAD"]
+
+    func attempt(_ vector: VectorCase) throws -> Attempt {
+        let json = try vector.hex("json")
+        let context = try vector.text("context")
+        let editedID = context == "edit" ? try vector.text("messageId") : nil
+        let encoded = vector.result == .valid ? try vector.hex("encoded") : []
+        let isValid = vector.result == .valid
+        let fields = vector.fields["fields"]
+        return refusing {
+            let payload = try MessagePayload(json: json)
+            if let editedID { try payload.checkEdit(of: WireUUID(text: editedID)) } else { try payload.checkPosted() }
+            // An invalid payload must be refused above: getting here means it was accepted.
+            guard isValid else { return .matched }
+            if let fields {
+                guard payload.id.text == fields["id"]?.string, payload.timestamp == fields["ts"]?.int.map(Int64.init),
+                      payload.text == fields["text"]?.string, payload.editOf?.text == fields["edit_of"]?.string,
+                      payload.replyTo?.text == fields["reply_to"]?.string else {
+                    return .mismatched("decoded fields")
+                }
+            }
+            return compare(payload.encodedJSON().unprotectedCopy(), encoded)
+        }
+    }
+}
+
+/// `E2EE-SENDER-KEY`: the chain installed the way an SKD installs it, then one group message
+/// per listed iteration — sealed with the vector's key and nonce — must decrypt through our
+/// receiving state (which derives its own keys, skipping what the list skips); `messageKey`
+/// and `nextChainKey` are checked with the HMAC primitive.
+struct SenderKeyChainRunner: AlgorithmRunner {
+    let algorithms: Set<String> = ["E2EE-SENDER-KEY"]
+
+    func attempt(_ vector: VectorCase) throws -> Attempt {
+        var chainKey = try vector.hex("chainKey")
+        guard let iterations = vector.fields["iterations"]?.array else { throw VectorFieldError(field: "iterations") }
+        let steps = try iterations.map { item -> (Int, [UInt8], [UInt8], [UInt8], [UInt8]) in
+            guard let iteration = item["iteration"]?.int else { throw VectorFieldError(field: "iteration") }
+            return (iteration, try Self.hex(item, "messageKey"), try Self.hex(item, "aesKey"), try Self.hex(item, "nonce"),
+                    try Self.hex(item, "nextChainKey"))
+        }
+        return refusing {
+            let channel = try WireUUID(bytes: [UInt8](repeating: 0xC1, count: 16))
+            let sender = try WireUUID(bytes: [UInt8](repeating: 0x5E, count: 16))
+            let signer = try Ed25519.PrivateKey(seed: SecretBytes(copying: [UInt8](repeating: 0x07, count: 32)))
+            let keyID: UInt32 = 0x0102_0304
+            let skd = [PairwisePlaintext.senderKeyDistributionType] + channel.bytes + Self.bigEndian(keyID) + [0, 0, 0, 0]
+                + chainKey + signer.publicKey.rawRepresentation
+            guard case .senderKeyDistribution(let distribution) = try PairwisePlaintext.decode(SecretBytes(copying: skd)),
+                  case .install(var state) = try distribution.process(postedChannel: channel, senderDevice: sender, existing: nil, now: 0)
+            else { return .mismatched("the chain key does not install") }
+            var position = 0
+            for (iteration, messageKey, aesKey, nonce, nextChainKey) in steps {
+                while position < iteration {
+                    chainKey = HMACSHA256.authenticationCode(for: [UInt8(0x02)], key: chainKey).unprotectedCopy()
+                    position += 1
+                }
+                guard HMACSHA256.authenticationCode(for: [UInt8(0x01)], key: chainKey).unprotectedCopy() == messageKey else {
+                    return .mismatched("messageKey at iteration \(iteration)")
+                }
+                chainKey = HMACSHA256.authenticationCode(for: [UInt8(0x02)], key: chainKey).unprotectedCopy()
+                position += 1
+                guard chainKey == nextChainKey else { return .mismatched("nextChainKey at iteration \(iteration)") }
+                let header = [UInt8]([0x03, 0x02]) + sender.bytes + Self.bigEndian(keyID) + Self.bigEndian(UInt32(iteration))
+                let payload = Array("iteration \(iteration)".utf8)
+                let ciphertext = try AES256GCM.seal(payload, key: aesKey, nonce: nonce,
+                                                    authenticating: Array("e2ee-group-aad-v1".utf8) + channel.bytes + header)
+                let signature = signer.signature(for: Array("e2ee-group-sig-v1".utf8) + channel.bytes + header + ciphertext)
+                let envelope = try GroupEnvelope(senderDevice: sender, keyID: keyID, iteration: UInt32(iteration), ciphertext: ciphertext,
+                                                 signature: signature)
+                let opened = try state.decrypt(envelope, channel: channel, now: 0)
+                guard opened.plaintext.unprotectedCopy() == payload else { return .mismatched("our receiver derived other keys at \(iteration)") }
+                state = opened.state
+            }
+            return .matched
+        }
+    }
+
+    private static func hex(_ value: JSONValue, _ name: String) throws -> [UInt8] {
+        guard let text = value[name]?.string, let bytes = HexText.decode(text) else { throw VectorFieldError(field: name) }
+        return bytes
+    }
+
+    private static func bigEndian(_ value: UInt32) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: value >> (24 - 8 * $0)) } }
+}
+
+extension VectorCase {
+    /// The string field `name`.
+    /// - Throws: ``VectorFieldError`` when it is missing or not a string.
+    public func text(_ name: String) throws -> String {
+        guard let value = fields[name]?.string else { throw VectorFieldError(field: name) }
+        return value
+    }
+}

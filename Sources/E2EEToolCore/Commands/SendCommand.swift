@@ -1,0 +1,74 @@
+import ArgumentParser
+import E2EEKeyStore
+import E2EEMessaging
+
+/// `e2ee-tool send <channel-id> <text>`.
+struct SendCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "send",
+        abstract: "Encrypt a message for a channel, post it through the outbox, and print its delivery state.",
+        discussion: """
+            Waits until the outbox has nothing left to post. "sent" means the server accepted it; \
+            "delivered" needs our own echo, which the receive side (not in this build) reports. A \
+            message that could not be sent stays in the outbox as failed and the exit code is 10.
+            """)
+
+    @OptionGroup var options: GlobalOptions
+
+    @Argument(help: "The channel's id.")
+    var channelID: String
+
+    @Argument(help: "The message text.")
+    var text: String
+
+    func run() async throws {
+        let context = ToolContext(options: options)
+        let opened = try await context.openAccount()
+        let (channelID, text) = (self.channelID, self.text)
+        let entry = try await opened.using { account in
+            let queued = try await account.send(text: text, to: channelID)
+            context.logger.debug("queued", metadata: ["local_id": "\(queued.localID)", "channel": "\(queued.channelID)"])
+            if queued.state != .failed { context.console.progress("sending…") }
+            await account.waitForOutbox()
+            let all = try await account.outboxEntries(states: Set(OutboxState.allCases))
+            return all.first { $0.localID == queued.localID } ?? queued
+        }
+        let result = SendResult(entry)
+        try context.console.result(result) {
+            switch entry.state {
+            case .sent, .delivered: "\(entry.state.rawValue): message \(entry.serverMessageID ?? "?") (\(entry.contentType)) in channel \(entry.channelID)"
+            case .failed: "failed: \(entry.lastError ?? "unknown reason") (local id \(entry.localID); it stays in the outbox)"
+            case .queued, .sending: "\(entry.state.rawValue): not posted yet (local id \(entry.localID); it stays in the outbox)"
+            }
+        }
+        if entry.state == .failed || entry.state == .queued || entry.state == .sending {
+            throw ToolError(.notSent, "the message was not sent (state \(entry.state.rawValue))", resultWritten: true)
+        }
+    }
+}
+
+/// `send` as JSON.
+struct SendResult: Encodable {
+    let localID: String
+    let channelID: String
+    let state: String
+    let serverMessageID: String?
+    let contentType: String
+    let attempts: Int
+    let lastError: String?
+
+    init(_ entry: OutboxMessage) {
+        localID = entry.localID
+        channelID = entry.channelID
+        state = entry.state.rawValue
+        serverMessageID = entry.serverMessageID
+        contentType = entry.contentType
+        attempts = entry.attempts
+        lastError = entry.lastError
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case localID = "local_id", channelID = "channel_id", state, serverMessageID = "server_message_id"
+        case contentType = "content_type", attempts, lastError = "last_error"
+    }
+}

@@ -1,0 +1,66 @@
+import E2EEKeyStore
+import E2EEMessaging
+
+/// Turns whatever a command threw into the tool's exit status and a public message. The
+/// errors of the layers below carry ids and public reasons only, so their texts can be shown.
+public enum ErrorClassifier {
+    /// The ``ToolError`` for `error`.
+    public static func classify(_ error: any Error) -> ToolError {
+        switch error {
+        case let error as ToolError: return error
+        case let error as ServerError: return classify(error)
+        case let error as MessagingError: return classify(error)
+        case let error as KeyStoreError: return classify(error)
+        case is CancellationError: return ToolError(.failure, "cancelled")
+        default: return ToolError(.failure, String(describing: error))
+        }
+    }
+
+    static func classify(_ error: ServerError) -> ToolError {
+        switch error {
+        case .transport(let what): return ToolError(.serverUnreachable, "the server could not be reached (\(what))")
+        case .unauthenticated(let detail):
+            return ToolError(.authentication, "authentication failed" + (detail.map { ": \($0)" } ?? ""))
+        case .sessionEnded: return ToolError(.authentication, "the session ended (the server refused to refresh it): log in again")
+        case .notLoggedIn: return ToolError(.authentication, "this store holds no session: log in again (account login)")
+        case .notFound(let detail): return ToolError(.notFound, "not found" + (detail.map { ": \($0)" } ?? ""))
+        case .forbidden(let detail): return ToolError(.serverRefused, "forbidden" + (detail.map { ": \($0)" } ?? ""))
+        case .conflict(let detail): return ToolError(.serverRefused, "conflict" + (detail.map { ": \($0)" } ?? ""))
+        case .badRequest(let detail): return ToolError(.serverRefused, "refused" + (detail.map { ": \($0)" } ?? ""))
+        case .validation(let issues):
+            return ToolError(.serverRefused, "the server refused the request: " + issues.map { ($0.location.last ?? "?") + ": " + $0.message }.joined(separator: "; "))
+        case .rateLimited(let retryAfter):
+            return ToolError(.serverRefused, "rate limited" + (retryAfter.map { ", retry after \($0) s" } ?? ""))
+        case .server(let status, let body): return ToolError(.serverRefused, "server error \(status): \(body)")
+        case .unexpectedStatus(let status, let body): return ToolError(.serverRefused, "unexpected status \(status): \(body)")
+        case .decoding(let what): return ToolError(.serverRefused, "the server's answer did not decode (\(what))")
+        }
+    }
+
+    static func classify(_ error: MessagingError) -> ToolError {
+        switch error {
+        case .noAccount: return ToolError(.notFound, "the store holds no account: run account register or account login first")
+        case .storeBelongsToAnotherDevice:
+            return ToolError(.failure, "the store already holds a device: choose a new store with --store (one store per device)")
+        case .keysNotBootstrapped: return ToolError(.failure, "this device has no keys yet: run keys bootstrap first")
+        case .unknownChannel(let id): return ToolError(.notFound, "unknown channel \(id)")
+        case .unsupportedChannel(let id): return ToolError(.failure, "channel \(id) uses an encryption type this tool does not speak")
+        case .noRecipients(let id): return ToolError(.notSent, "no device in channel \(id) can receive the message")
+        case .encryptionFailed(let why): return ToolError(.notSent, "the message could not be encrypted: \(why)")
+        case .notOwnMessage(let id): return ToolError(.failure, "message \(id) is not one of ours")
+        case .unknownOutboxEntry(let id): return ToolError(.notFound, "no failed outbox entry \(id)")
+        case .invalidMessage(let why): return ToolError(.usage, "the message is refused: \(why)")
+        }
+    }
+
+    static func classify(_ error: KeyStoreError) -> ToolError {
+        switch error {
+        case .wrongKey: return ToolError(.wrongPassphrase, "wrong passphrase: it does not open this store (nothing was changed)")
+        case .keySourceMismatch(let source):
+            return ToolError(.failure, "the store is opened with a \(source.rawValue) key, not a passphrase: the tool cannot open it")
+        case .notAKeyStore: return ToolError(.failure, "the file is not an e2ee key store")
+        case .schemaFromNewerVersion: return ToolError(.failure, "the store was written by a newer version: update the tool")
+        default: return ToolError(.failure, "key store: \(error)")
+        }
+    }
+}

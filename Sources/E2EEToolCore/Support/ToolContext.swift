@@ -1,0 +1,101 @@
+import E2EECrypto
+import E2EEKeyStore
+import E2EEMessaging
+import E2EETransport
+import Foundation
+import Logging
+
+/// What a command runs with: its options, output, logger, environment, and the ways to open
+/// a store and an account.
+struct ToolContext: Sendable {
+    let options: Settings
+    let console: Console
+    let logger: Logger
+    let environment: [String: String]
+
+    /// The global options as plain values.
+    struct Settings: Sendable {
+        let store: String?
+        let server: String?
+        let username: String?
+
+        /// The server URL normalised (`http://host:port`).
+        func serverURL() throws -> String? { try server.map(ServerAddress.normalise) }
+    }
+
+    init(options: GlobalOptions, environment: [String: String] = ProcessInfo.processInfo.environment) {
+        ToolLogging.bootstrap(verbose: options.verbose)
+        self.options = Settings(store: options.store, server: options.server, username: options.username)
+        self.console = Console(json: options.json)
+        self.logger = ToolLogging.logger()
+        self.environment = environment
+    }
+
+    var locations: StoreLocation { StoreLocation(environment: environment) }
+    var secrets: SecretInput { SecretInput(environment: environment) }
+
+    /// Opens the existing store the options name.
+    /// - Throws: ``ToolError`` (not found, usage, wrong passphrase…).
+    func openExistingStore() throws -> (KeyStore, URL) {
+        let url = try locations.existing(explicit: options.store, serverURL: try options.serverURL(), username: options.username)
+        guard FileManager.default.fileExists(atPath: url.path) else {
+            throw ToolError(.notFound, "no store at \(url.path): run account register or account login first, or pass --store")
+        }
+        logger.debug("opening store", metadata: ["path": "\(url.path)"])
+        let passphrase = try secrets.passphrase(confirm: false)
+        do {
+            return (try KeyStore.open(at: url, passphrase: passphrase), url)
+        } catch KeyStoreError.wrongKey {
+            throw ToolError(.wrongPassphrase, "wrong passphrase for the store at \(url.path) (nothing was changed)")
+        } catch {
+            throw ErrorClassifier.classify(error)
+        }
+    }
+
+    /// Opens the account in the existing store, talking to the server recorded in it.
+    /// - Throws: ``ToolError``, ``MessagingError/noAccount`` and the layers' errors.
+    func openAccount() async throws -> OpenedAccount {
+        let (store, url) = try openExistingStore()
+        do {
+            guard let record = try await store.loadAccount() else { throw MessagingError.noAccount }
+            if let wanted = try options.serverURL(), wanted != record.serverURL {
+                throw ToolError(.usage, "the store at \(url.path) belongs to \(record.serverURL), not \(wanted)")
+            }
+            let session = try await AuthSession.restored(from: store)
+            let server = HTTPChatServer(baseURL: record.serverURL, session: session, client: ToolHTTPClient.shared, timeout: ToolHTTPClient.requestTimeout)
+            logger.debug("opening account", metadata: ["server": "\(record.serverURL)", "user": "\(record.userID)", "device": "\(record.deviceID)"])
+            let account = try await Account.open(server: server, store: store)
+            return OpenedAccount(account: account, store: store, storeURL: url, serverURL: record.serverURL, session: session)
+        } catch {
+            try? store.close()
+            throw error
+        }
+    }
+}
+
+/// An account opened by a command; ``close()`` stops its work and closes the store.
+struct OpenedAccount: Sendable {
+    let account: Account
+    let store: KeyStore
+    let storeURL: URL
+    let serverURL: String
+    let session: AuthSession
+
+    /// Runs `body`, then closes whatever happened.
+    func using<T: Sendable>(_ body: (Account) async throws -> T) async throws -> T {
+        do {
+            let result = try await body(account)
+            await close()
+            return result
+        } catch {
+            await close()
+            throw error
+        }
+    }
+
+    /// Stops the account's work and closes the store.
+    func close() async {
+        await account.shutdown()
+        try? store.close()
+    }
+}

@@ -1,0 +1,70 @@
+/// Every exit status of `e2ee-tool`, one meaning each (docs/e2ee-tool.md lists them, and so
+/// does `e2ee-tool exit-codes`).
+public enum ToolExitCode: Int32, CaseIterable, Sendable, Codable {
+    /// The command did what it was asked.
+    case success = 0
+    /// Anything not covered below (the message says what).
+    case failure = 1
+    /// Bad arguments, a missing secret without a terminal, an ambiguous store (the argument
+    /// parser's own usage errors map here too).
+    case usage = 2
+    /// The store passphrase does not open the store.
+    case wrongPassphrase = 3
+    /// The server could not be reached (refused, dropped, timed out).
+    case serverUnreachable = 4
+    /// Authentication failed or the session ended: log in again.
+    case authentication = 5
+    /// No such store, account, channel, user or device.
+    case notFound = 6
+    /// The command is planned but not available in this build.
+    case notAvailableYet = 7
+    /// The server refused the request (conflict, validation, rate limit, 5xx…).
+    case serverRefused = 8
+    /// `vectors verify`: a vector disagreed with the implementation or a file was unreadable.
+    case verificationFailed = 9
+    /// `send`: the message was not sent (it stays in the outbox as failed).
+    case notSent = 10
+
+    /// A short stable name (used in JSON output).
+    public var name: String {
+        switch self {
+        case .success: "success"
+        case .failure: "failure"
+        case .usage: "usage"
+        case .wrongPassphrase: "wrong_passphrase"
+        case .serverUnreachable: "server_unreachable"
+        case .authentication: "authentication"
+        case .notFound: "not_found"
+        case .notAvailableYet: "not_available_yet"
+        case .serverRefused: "server_refused"
+        case .verificationFailed: "verification_failed"
+        case .notSent: "not_sent"
+        }
+    }
+
+    /// What the status means, one line.
+    public var meaning: String {
+        switch self {
+        case .success: "the command did what it was asked"
+        case .failure: "any other failure (the message says what)"
+        case .usage: "bad arguments, a secret missing without a terminal, or an ambiguous store"
+        case .wrongPassphrase: "the store passphrase does not open the store"
+        case .serverUnreachable: "the server could not be reached"
+        case .authentication: "authentication failed or the session ended: log in again"
+        case .notFound: "no such store, account, channel, user or device"
+        case .notAvailableYet: "the command is planned but not available in this build"
+        case .serverRefused: "the server refused the request"
+        case .verificationFailed: "vectors verify: a vector failed or a file was unreadable"
+        case .notSent: "send: the message was not sent (it stays in the outbox as failed)"
+        }
+    }
+
+    /// The table printed by `e2ee-tool exit-codes`.
+    public static var table: String {
+        allCases.map { code in
+            let number = String(code.rawValue)
+            return String(repeating: " ", count: 3 - number.count) + number + "  " + code.name
+                + String(repeating: " ", count: max(2, 21 - code.name.count)) + code.meaning
+        }.joined(separator: "\n")
+    }
+}
