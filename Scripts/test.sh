@@ -18,6 +18,18 @@ fi
 "$venv/bin/python" Scripts/interop/test_interop.py
 
 swift build --build-tests
-# A hung test process (none is known; see docs/dev-server.md) fails within 20 minutes
-# instead of holding CI until its own limit.
-timeout --kill-after=30 1200 swift test --skip-build
+# The whole suite takes about 45 s. An intermittent hang is known (about 1 run in 5 on the
+# 2-core machine: the test process idles with a loopback connection open to a development server
+# that has stopped; under investigation, see the closing note of 2026-11-22): a run that has not
+# finished in 5 minutes is killed and the suite is run once more. Only a hang is retried — any
+# failing test fails the command at once.
+set +e
+timeout --kill-after=30 300 swift test --skip-build
+status=$?
+set -e
+if [ "$status" -eq 124 ] || [ "$status" -eq 137 ]; then
+    echo "::warning:: swift test hung (killed after 300 s); running the suite once more" >&2
+    timeout --kill-after=30 300 swift test --skip-build
+elif [ "$status" -ne 0 ]; then
+    exit "$status"
+fi
