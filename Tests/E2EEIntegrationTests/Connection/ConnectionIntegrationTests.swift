@@ -1,3 +1,4 @@
+import E2EETestSupport
 import E2EEDevServer
 import E2EEMessaging
 import E2EETransport
@@ -9,8 +10,8 @@ extension IntegrationTests {
     @Suite("Connection")
     struct ConnectionIntegrationTests {
         /// Records every state of `supervisor` from now on.
-        private func recordStates(_ supervisor: ConnectionSupervisor) -> (Observed<[ConnectionState]>, Task<Void, Never>) {
-            let states = Observed<[ConnectionState]>([])
+        private func recordStates(_ supervisor: ConnectionSupervisor) -> (Watched<[ConnectionState]>, Task<Void, Never>) {
+            let states = Watched<[ConnectionState]>([])
             let stream = supervisor.states
             let task = Task { for await state in stream { states.update { $0.append(state) } } }
             return (states, task)

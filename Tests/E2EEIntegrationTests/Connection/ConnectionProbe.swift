@@ -1,3 +1,4 @@
+import E2EETestSupport
 import E2EEMessaging
 import E2EETransport
 import Foundation
@@ -22,7 +23,7 @@ final class ConnectionProbe: ConnectionDelegate, @unchecked Sendable {
     private let api: any ChatServerAPI
     private let lock = NSLock()
     private var channels: [String]
-    let log = Observed(Log())
+    let log = Watched(Log())
 
     init(api: any ChatServerAPI, channels: [String]) {
         self.api = api

@@ -1,3 +1,4 @@
+import E2EETestSupport
 import Foundation
 
 /// A clock that only moves when the test says so. ``sleep(_:)`` suspends until ``advance(by:)``

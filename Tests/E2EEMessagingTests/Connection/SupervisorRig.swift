@@ -1,3 +1,4 @@
+import E2EETestSupport
 import E2EEMessaging
 import Testing
 

@@ -1,8 +1,8 @@
 import Foundation
 
-/// A value a test can wait on: every change wakes the waiters whose condition now holds; the
-/// wall-clock limit only stops a broken test from hanging.
-final class Observed<Value: Sendable>: @unchecked Sendable {
+/// A value a test can wait on: every change wakes the waiters whose condition now holds. The
+/// time limit is wall-clock and generous (it only stops a broken test from hanging).
+public final class Watched<Value: Sendable>: @unchecked Sendable {
     private struct Waiter {
         let condition: @Sendable (Value) -> Bool
         let continuation: CheckedContinuation<Bool, Never>
@@ -13,13 +13,14 @@ final class Observed<Value: Sendable>: @unchecked Sendable {
     private var waiters: [Int: Waiter] = [:]
     private var nextWaiter = 0
 
-    init(_ value: Value) { stored = value }
+    /// Starts with `value`.
+    public init(_ value: Value) { stored = value }
 
     /// The value now.
-    var value: Value { lock.withLock { stored } }
+    public var value: Value { lock.withLock { stored } }
 
     /// Changes the value and wakes the waiters it satisfies.
-    func update(_ change: (inout Value) -> Void) {
+    public func update(_ change: (inout Value) -> Void) {
         let ready: [CheckedContinuation<Bool, Never>] = lock.withLock {
             change(&stored)
             let satisfied = waiters.filter { $0.value.condition(stored) }
@@ -31,7 +32,7 @@ final class Observed<Value: Sendable>: @unchecked Sendable {
 
     /// Waits until `condition` holds; false when `limit` passed first.
     @discardableResult
-    func wait(limit: Duration = .seconds(20), until condition: @escaping @Sendable (Value) -> Bool) async -> Bool {
+    public func wait(limit: Duration = .seconds(20), until condition: @escaping @Sendable (Value) -> Bool) async -> Bool {
         let id: Int = lock.withLock {
             nextWaiter += 1
             return nextWaiter
