@@ -1,5 +1,7 @@
+import Foundation
+
 /// Any JSON value, so vector files with fields we do not model still decode.
-public enum JSONValue: Decodable, Sendable {
+public enum JSONValue: Sendable {
     /// A string.
     case string(String)
     /// A number (JSON has one number type).
@@ -13,22 +15,36 @@ public enum JSONValue: Decodable, Sendable {
     /// `null`.
     case null
 
-    /// Decodes any JSON value.
-    /// - Throws: `DecodingError` when the input is not JSON.
-    public init(from decoder: Decoder) throws {
-        let container = try decoder.singleValueContainer()
-        if container.decodeNil() {
+    /// Parses a JSON document.
+    ///
+    /// Foundation's `JSONSerialization` reads the text once and the tree is converted without
+    /// throwing: a `Decodable` conformance has to probe each value's type by decoding it as one
+    /// type after another, throwing on every miss, and the thrown errors made the vector files
+    /// (megabytes of JSON) slow to read wherever throwing is costly (under swift-testing every
+    /// throw captures a backtrace).
+    /// - Throws: Foundation's error when `data` is not JSON; ``JSONValueError`` for a value
+    ///   JSON cannot hold.
+    public static func parse(_ data: Data) throws -> JSONValue {
+        try JSONValue(foundation: JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]))
+    }
+
+    /// The class Foundation uses for JSON `true` and `false` (an `NSNumber` subclass).
+    private static let booleanClass = ObjectIdentifier(type(of: NSNumber(value: true)))
+
+    private init(foundation value: Any) throws {
+        switch value {
+        case is NSNull:
             self = .null
-        } else if let value = try? container.decode(Bool.self) {
-            self = .bool(value)
-        } else if let value = try? container.decode(Double.self) {
-            self = .number(value)
-        } else if let value = try? container.decode(String.self) {
-            self = .string(value)
-        } else if let value = try? container.decode([JSONValue].self) {
-            self = .array(value)
-        } else {
-            self = .object(try container.decode([String: JSONValue].self))
+        case let number as NSNumber:
+            self = ObjectIdentifier(type(of: number)) == Self.booleanClass ? .bool(number.boolValue) : .number(number.doubleValue)
+        case let string as String:
+            self = .string(string)
+        case let array as [Any]:
+            self = .array(try array.map(JSONValue.init(foundation:)))
+        case let object as [String: Any]:
+            self = .object(try object.mapValues(JSONValue.init(foundation:)))
+        default:
+            throw JSONValueError(typeName: String(describing: type(of: value)))
         }
     }
 
@@ -55,4 +71,10 @@ public enum JSONValue: Decodable, Sendable {
         if case .array(let value) = self { return value }
         return nil
     }
+}
+
+/// A value Foundation's JSON reader returned that is not a JSON type (never expected).
+public struct JSONValueError: Error, Sendable, Equatable {
+    /// The type that was found.
+    public let typeName: String
 }

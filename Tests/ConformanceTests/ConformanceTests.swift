@@ -15,8 +15,13 @@ struct ConformanceTests {
         "XCHACHA20-POLY1305", "ARGON2ID", "SHA-256", "SHA-512",
     ]
 
-    static func files() throws -> [VectorFile] {
+    /// The files are read once for the whole suite (several megabytes of JSON).
+    private static let loaded = Result {
         try VectorFile.all(in: RepositoryPaths.testVectors).filter { Runners.runner(for: $0.algorithm) != nil }
+    }
+
+    static func files() throws -> [VectorFile] {
+        try loaded.get()
     }
 
     @Test("Every required algorithm has vectors")
