@@ -126,17 +126,27 @@ public final class RunningDevServer: Sendable {
     }
 
     /// Stops the server and waits for it to finish: closes every WebSocket (which would hold a
-    /// graceful shutdown forever), shuts down gracefully, and cancels the server if it is still
-    /// running after `grace`.
+    /// graceful shutdown forever), shuts down gracefully, cancels the server if it is still
+    /// running after `grace`, and stops waiting `grace` after that (a connection that ignores
+    /// cancellation is left behind with a warning rather than hanging the caller).
     public func shutdown(grace: Duration = .seconds(5)) async {
         await state.hub.closeAll()
         await serviceGroup.triggerGracefulShutdown()
         let task = self.task
+        let finished = OnceFlag()
         let watchdog = Task {
             try await grace.sleep()
             task.cancel()
+            try await grace.sleep()
+            if finished.set() { state.logger.warning("dev server still running \(grace) after cancellation; no longer waiting") }
         }
-        _ = await task.result
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            finished.onSet { continuation.resume() }
+            Task {
+                _ = await task.result
+                _ = finished.set()
+            }
+        }
         watchdog.cancel()
     }
 }

@@ -28,12 +28,19 @@ actor EventHub {
     private var sockets: [UUID: Socket] = [:]
     private var subscriptions: [String: Set<String>] = [:]
     private let autoSubscribeLaterChannels: Bool
+    /// Set by ``closeAll()``: the server is shutting down and accepts no new sockets.
+    private var isClosed = false
 
     init(autoSubscribeLaterChannels: Bool) {
         self.autoSubscribeLaterChannels = autoSubscribeLaterChannels
     }
 
     func register(_ id: UUID, userID: String, sink: AsyncStream<SocketItem>.Continuation) {
+        // A handshake that completes while the server shuts down gets a writer that has ended.
+        guard !isClosed else {
+            sink.finish()
+            return
+        }
         sockets[id] = Socket(userID: userID, sink: sink)
     }
 
@@ -47,6 +54,7 @@ actor EventHub {
 
     /// Ends every socket's writer, which closes the sockets (used at shutdown).
     func closeAll() {
+        isClosed = true
         for socket in sockets.values { socket.sink.finish() }
     }
 

@@ -109,6 +109,10 @@ struct SocketSession: Sendable {
                 }
             }
         }
+        // Not cancelled, the writer ended because the hub closed it (server shutdown): close the
+        // connection so the reader, which waits on the client, ends too. (Cancelled, the reader
+        // ended first and the library finishes the close handshake.)
+        if !Task.isCancelled { try? await channel.close() }
     }
 }
 
