@@ -38,6 +38,12 @@ extension KeyStore {
         try await writer.read { [self] db in try outboxStore.loadOutbox(states: states, db) }
     }
 
+    /// The outbox entries of `channelID` whose content hashes to `contentHash`, in any state.
+    /// - Throws: ``KeyStoreError`` for a tampered row, GRDB's `DatabaseError`.
+    public func outbox(channelID: String, contentHash: [UInt8]) async throws -> [OutboxMessage] {
+        try await writer.read { [self] db in try outboxStore.loadOutbox(channelID: channelID, contentHash: contentHash, db) }
+    }
+
     /// Every retained signed prekey, oldest first (for rotation and wiping).
     /// - Throws: ``KeyStoreError`` for a tampered row, GRDB's `DatabaseError`.
     public func signedPrekeys() async throws -> [SignedPrekey] {

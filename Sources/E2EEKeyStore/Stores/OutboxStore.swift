@@ -52,6 +52,14 @@ public struct OutboxStore: Sendable {
         return try db.rows("SELECT * FROM outbox WHERE state IN (\(marks)) ORDER BY channel_id, sequence", StatementArguments(wanted)).map(decode)
     }
 
+    /// Messages of `channelID` whose content hashes to `contentHash` (any state), in sequence
+    /// order: how an own message seen on the server is matched without reading the whole outbox.
+    /// - Throws: as ``loadOutboxMessage(localID:_:)``.
+    public func loadOutbox(channelID: String, contentHash: [UInt8], _ db: Database) throws -> [OutboxMessage] {
+        try db.rows("SELECT * FROM outbox WHERE channel_id = ? AND content_hash = ? ORDER BY sequence",
+                    [channelID, Data(contentHash)]).map(decode)
+    }
+
     /// Moves a message from one of `from` to `to`, recording what the transition carries.
     /// - Throws: ``KeyStoreError/missingRecord(_:id:)``, ``KeyStoreError/invalidTransition(_:id:from:to:)``.
     func transition(localID: String, from: Set<OutboxState>, to: OutboxState, serverMessageID: String? = nil,

@@ -214,8 +214,8 @@ actor OutboxSender: OwnMessageObserving {
             return true
         }
         let hash = SHA256.hash(Array(message.content.utf8))
-        let sameBytes = try await store.outbox(states: Set(OutboxState.allCases)).filter {
-            $0.channelID == message.channelID && ($0.kind == .message || $0.kind == .skd) && ConstantTime.equals($0.contentHash, hash)
+        let sameBytes = try await store.outbox(channelID: message.channelID, contentHash: hash).filter {
+            $0.kind == .message || $0.kind == .skd
         }
         if let unanswered = sameBytes.first(where: { $0.serverMessageID == nil }) {
             // Our POST got no answer, but the server stored it.
