@@ -186,7 +186,9 @@ import Testing
             return
         }
         #expect(change.previousBlob == first.identityBlob)
-        #expect(try await store.recordIdentity(second) != .matches)
+        // Seen again before the user answers: the same change, not a second row.
+        #expect(try await store.recordIdentity(second) == .changeAlreadyRecorded(change))
+        #expect(try await store.read { db in try store.remoteIdentityStore.loadIdentityChanges(userID: "u", db) }.count == 1)
         try await store.write { db in try store.remoteIdentityStore.acceptIdentityChange(id: change.id, at: Fixtures.time(3), db) }
         #expect(try await store.recordIdentity(second) == .matches)
     }

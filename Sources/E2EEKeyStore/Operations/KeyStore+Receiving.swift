@@ -133,10 +133,6 @@ extension KeyStore {
     /// Records an identity change unless the same new blob is already recorded and unanswered;
     /// `true` when a new change row was written.
     private func recordIdentityChangeOnce(_ claim: RemoteIdentityClaim, _ db: Database) throws -> Bool {
-        let known = try db.count(
-            "SELECT COUNT(*) FROM identity_changes WHERE user_id = ? AND device_id = ? AND new_blob = ? AND accepted = 0",
-            [claim.userID, claim.deviceID, Data(claim.identityBlob)])
-        guard known == 0 else { return false }
         let result = try remoteIdentityStore.recordIdentity(userID: claim.userID, deviceID: claim.deviceID, identityBlob: claim.identityBlob,
                                                             at: .now(), db)
         if case .changed = result { return true }

@@ -55,4 +55,7 @@ public enum IdentityRecordResult: Sendable, Equatable {
     case matches
     /// The blob differs from the pin: the pin is kept and the change recorded.
     case changed(IdentityChange)
+    /// The blob differs from the pin exactly as a change already recorded and not yet accepted:
+    /// the pin is kept and nothing new is stored (a refresh does not report the change again).
+    case changeAlreadyRecorded(IdentityChange)
 }

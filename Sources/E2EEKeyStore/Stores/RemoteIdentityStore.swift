@@ -30,6 +30,15 @@ public struct RemoteIdentityStore: Sendable {
             return .pinned
         }
         if pinned.identityBlob == identityBlob { return .matches }
+        if let known = try db.row(
+            "SELECT id, previous_blob, seen_at FROM identity_changes WHERE user_id = ? AND device_id = ? AND new_blob = ? AND accepted = 0 ORDER BY id LIMIT 1",
+            [userID, deviceID, Data(identityBlob)]) {
+            let t = "identity_changes"
+            let previous: Data = try known.decode("previous_blob", table: t)
+            return .changeAlreadyRecorded(IdentityChange(
+                id: try known.decode("id", table: t), userID: userID, deviceID: deviceID, previousBlob: [UInt8](previous),
+                newBlob: identityBlob, seenAt: StoreTime(microseconds: try known.decode("seen_at", table: t)), accepted: false))
+        }
         try db.run("INSERT INTO identity_changes (user_id, device_id, previous_blob, new_blob, seen_at) VALUES (?, ?, ?, ?, ?)",
                    [userID, deviceID, Data(pinned.identityBlob), Data(identityBlob), time.microseconds])
         return .changed(IdentityChange(id: db.lastInsertedRowID, userID: userID, deviceID: deviceID, previousBlob: pinned.identityBlob,

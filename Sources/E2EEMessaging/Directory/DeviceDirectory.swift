@@ -91,6 +91,8 @@ public actor DeviceDirectory: ListedIdentityProviding {
         case .changed:
             events.publish(.identity(.identityChanged(userID: device.userID, deviceID: device.deviceID)))
             return false
+        case .changeAlreadyRecorded:
+            return false  // reported when first seen; still excluded until the user accepts it
         }
     }
 }
