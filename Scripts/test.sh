@@ -23,13 +23,29 @@ swift build --build-tests
 # that has stopped; under investigation, see the closing note of 2026-11-22): a run that has not
 # finished in 5 minutes is killed and the suite is run once more. Only a hang is retried — any
 # failing test fails the command at once.
-set +e
-timeout --kill-after=30 300 swift test --skip-build
-status=$?
-set -e
+log=.build/swift-test.log
+run_suite() {
+    set +e
+    timeout --kill-after=30 300 swift test --skip-build 2>&1 | tee "$log"
+    local status=${PIPESTATUS[0]}
+    set -e
+    return "$status"
+}
+# Names the tests a killed run had started and not finished (what hung).
+report_unfinished() {
+    echo "::warning:: swift test hung (killed after 300 s); tests started and not finished:" >&2
+    sed -n 's/^.*Test \(.*\) started\.$/\1/p' "$log" | sort > .build/started.txt
+    sed -n 's/^.*Test \(.*\) \(passed\|failed\|skipped\).*$/\1/p' "$log" | sort > .build/ended.txt
+    comm -23 .build/started.txt .build/ended.txt | sed 's/^/    /' >&2
+    # `timeout` ends swift-test; the test process it started can outlive it.
+    pkill -9 -f "$PWD/.build/.*E2EECorePackageTests.xctest" || true
+}
+status=0
+run_suite || status=$?
 if [ "$status" -eq 124 ] || [ "$status" -eq 137 ]; then
-    echo "::warning:: swift test hung (killed after 300 s); running the suite once more" >&2
-    timeout --kill-after=30 300 swift test --skip-build
+    report_unfinished
+    echo "running the suite once more" >&2
+    run_suite
 elif [ "$status" -ne 0 ]; then
     exit "$status"
 fi

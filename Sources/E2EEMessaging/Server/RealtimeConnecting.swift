@@ -1,9 +1,13 @@
 /// Opens realtime connections; a transport (WebSocket client, URLSession) implements it.
 public protocol RealtimeConnecting: Sendable {
     /// Connects with a single-use `ticket` (from ``ChatServerAPI/webSocketTicket()``).
-    /// - Throws: ``ServerError/forbidden(detail:)`` when the handshake is refused (bad,
-    ///   expired or reused ticket), ``ServerError/rateLimited(retryAfter:)``, or
-    ///   ``ServerError/transport(_:)``.
+    /// - Throws: a refused handshake maps its HTTP status through
+    ///   ``ServerError/from(status:body:retryAfter:)``: ``ServerError/forbidden(detail:)`` (bad,
+    ///   expired or reused ticket), ``ServerError/unauthenticated(detail:)``,
+    ///   ``ServerError/rateLimited(retryAfter:)`` (429 with `Retry-After`),
+    ///   ``ServerError/server(status:body:)`` (503 and other 5xx), and so on;
+    ///   ``ServerError/transport(_:)`` when the server cannot be reached, the URL is invalid, TLS
+    ///   is unavailable, or the handshake times out or breaks off.
     func connect(ticket: String) async throws -> any RealtimeConnection
 }
 
