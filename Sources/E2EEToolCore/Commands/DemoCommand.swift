@@ -10,8 +10,9 @@ struct DemoCommand: AsyncParsableCommand {
         discussion: """
             Stores are in memory and the server is on a free loopback port; nothing is written to \
             disk and nothing outside this machine is contacted. It prints what each device sent and \
-            who each envelope is addressed to. The receiving half (each device decrypting what it \
-            got) lands with the receive side.
+            who each envelope is addressed to; then every device catches up and prints what it reads \
+            in the DM and the group. The exit status is 1 when the four devices do not all read the \
+            same messages, in the same order, as were sent.
             """)
 
     @Flag(name: .long, help: "Machine output: one JSON document on standard output.")
@@ -34,5 +35,8 @@ struct DemoCommand: AsyncParsableCommand {
         }
         await server.shutdown()
         try console.result(report) { report.text }
+        if !report.agreed {
+            throw ToolError(.failure, "the devices did not all read the same messages: " + report.problems.joined(separator: "; "), resultWritten: true)
+        }
     }
 }
