@@ -1,3 +1,4 @@
+import AsyncHTTPClient
 import ArgumentParser
 import E2EEDevServer
 
@@ -26,13 +27,19 @@ struct DemoCommand: AsyncParsableCommand {
         let console = Console(json: json)
         let server = try await DevServer.start(configuration: .testing())
         console.progress("development server on \(server.baseURL)")
+        // The demo's own HTTP client, shut down before the server: an idle keep-alive connection
+        // left open would hold the server's graceful shutdown until the client's idle timeout.
+        let client = ToolHTTPClient.makeClient()
         let report: DemoReport
         do {
-            report = try await DemoScenario(baseURL: server.baseURL, console: console, logger: ToolLogging.logger("e2ee-tool.demo")).run()
+            report = try await DemoScenario(baseURL: server.baseURL, client: client, console: console,
+                                            logger: ToolLogging.logger("e2ee-tool.demo")).run()
         } catch {
+            try? await client.shutdown()
             await server.shutdown()
             throw error
         }
+        try? await client.shutdown()
         await server.shutdown()
         try console.result(report) { report.text }
         if !report.agreed {

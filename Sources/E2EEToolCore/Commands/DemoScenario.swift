@@ -1,3 +1,4 @@
+import AsyncHTTPClient
 import E2EECrypto
 import E2EEKeyStore
 import E2EEMessaging
@@ -10,6 +11,8 @@ import Logging
 /// device reads once it caught up.
 struct DemoScenario {
     let baseURL: String
+    /// The HTTP client of every demo device.
+    let client: HTTPClient
     let console: Console
     let logger: Logger
 
@@ -57,7 +60,7 @@ struct DemoScenario {
         sent.append(try await send("Hi all, bob on the laptop.", from: bobLaptop, to: group.id))
         sent.append(try await send("alice again, from the laptop.", from: aliceLaptop, to: group.id))
 
-        let reader = HTTPChatServer(baseURL: baseURL, session: try await AuthSession.restored(from: alicePhone.store), client: ToolHTTPClient.shared)
+        let reader = HTTPChatServer(baseURL: baseURL, session: try await AuthSession.restored(from: alicePhone.store), client: client)
         var channels: [DemoReport.ChannelView] = []
         for (channel, kind) in [(dm, "dm"), (group, "group")] {
             let messages = try await reader.messages(channelID: channel.id, before: nil, limit: 100).messages
@@ -76,7 +79,7 @@ struct DemoScenario {
 
     private func device(_ username: String, _ name: String, registering: Bool) async throws -> Device {
         let store = try KeyStore.inMemory()
-        let server = HTTPChatServer(baseURL: baseURL, session: AuthSession(keyStore: store, serverURL: baseURL), client: ToolHTTPClient.shared)
+        let server = HTTPChatServer(baseURL: baseURL, session: AuthSession(keyStore: store, serverURL: baseURL), client: client)
         let password = "demo-password-\(username)"
         let account = registering
             ? try await Account.register(username: username, password: password, deviceName: name, server: server, store: store)
