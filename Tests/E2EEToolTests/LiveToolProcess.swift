@@ -101,6 +101,12 @@ final class LiveToolProcess: Sendable {
         thread.start()
     }
 
+    /// A test that ends early (a failed `#require`, a thrown error) leaves no process behind.
+    deinit {
+        let pid = box.process.processIdentifier
+        if pid > 0, output.value.exit == nil { kill(pid, SIGKILL) }  // 0: never started (kill(0) would hit our group)
+    }
+
     /// The child's process id.
     var pid: Int32 { box.process.processIdentifier }
 
@@ -126,14 +132,14 @@ final class LiveToolProcess: Sendable {
 
     /// Sends `signal` to the process.
     func send(signal number: Int32) {
-        kill(pid, number)
+        if pid > 0 { kill(pid, number) }
     }
 
     /// Waits for the process to end (SIGKILL after `limit`: a hang fails the test, not the run)
     /// and returns everything it wrote.
     func finish(limit: Duration = .seconds(60)) async -> Output {
         if await !output.wait(limit: limit, until: { $0.exit != nil }) {
-            kill(pid, SIGKILL)
+            send(signal: SIGKILL)
             await output.wait(limit: .seconds(10)) { $0.exit != nil }
         }
         // The pipes deliver their last bytes (then end of file) after the exit may be seen.

@@ -17,7 +17,7 @@ extension ToolTests {
                 let (alice, bob, dm) = try await harness.pair()
                 let texts = (1...60).map { "message \($0) of 60" }
                 let sender = try await harness.openInProcess(alice)
-                let first = try harness.start("listen", "--store", bob.store, "--json", "--verbose")
+                let first = try harness.start("listen", "--store", bob.store, "--json", "--verbose", "--timeout", "120")
                 #expect(await first.waitForConnection(), "\(first.output.value.summary)")
                 let sending = Task { try await sender.send(texts, to: dm) }
 
@@ -26,7 +26,7 @@ extension ToolTests {
                 let killed = await first.finish()
                 #expect(killed.exit?.bySignal == true && killed.exit?.status == SIGKILL, "\(killed.summary)")
 
-                let second = try harness.start("listen", "--store", bob.store, "--json", "--verbose")
+                let second = try harness.start("listen", "--store", bob.store, "--json", "--verbose", "--timeout", "120")
                 #expect(await second.waitForMessages(10), "the restarted receiver catches up on what it had not stored: \(second.output.value.summary)")
                 second.send(signal: SIGKILL)
                 let killedAgain = await second.finish()
