@@ -1,7 +1,7 @@
 import ArgumentParser
 
 /// `e2ee-tool`: the command-line client of E2EECore — accounts, keys, identities, channels,
-/// sending, the conformance vectors and an in-process demo. A thin layer over the public API
+/// sending, history, listening, the conformance vectors and an in-process demo. A thin layer over the public API
 /// of `E2EEMessaging` and `E2EETransport`: it adds no protocol logic of its own.
 public struct E2EETool: AsyncParsableCommand {
     /// The command tree.
@@ -59,7 +59,7 @@ public enum ToolMain {
             let message: String
             enum CodingKeys: String, CodingKey { case exitCode = "exit_code", name, message }
         }
-        if json, let text = try? Console.encode(Body(error: Detail(exitCode: failure.code.rawValue, name: failure.code.name, message: failure.message))) {
+        if json, let text = try? Console.encodeLine(Body(error: Detail(exitCode: failure.code.rawValue, name: failure.code.name, message: failure.message))) {
             Console.write(text + "\n", to: .standardOutput)
         } else {
             Console.write("e2ee-tool: error: \(failure.message)\n", to: .standardError)

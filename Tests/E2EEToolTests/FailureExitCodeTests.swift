@@ -98,8 +98,8 @@ extension ToolTests {
             }
         }
 
-        @Test("no store: exit 6; a command not in this build: exit 7")
-        func notFoundAndNotAvailable() async throws {
+        @Test("no store: exit 6; bad arguments of history, listen and keys replenish --watch: exit 2")
+        func notFoundAndBadReceivingArguments() async throws {
             try await ToolHarness.with { harness in
                 let missing = try await harness.tool("keys", "status", "--store", harness.storePath("nobody"))
                 #expect(missing.status == 6, "\(missing.summary)")
@@ -109,10 +109,12 @@ extension ToolTests {
                 let noDefault = try await harness.tool("channels")
                 #expect(noDefault.status == 6, "\(noDefault.summary)")
 
-                for arguments in [["listen"], ["history", "some-channel"], ["keys", "replenish", "--watch"]] {
+                let noStore = try await harness.tool("listen", "--store", harness.storePath("nobody"))
+                #expect(noStore.status == 6, "\(noStore.summary)")
+                for arguments in [["history"], ["history", "c", "--limit", "0"], ["listen", "--count", "0"], ["listen", "--timeout", "-1"],
+                                  ["keys", "replenish", "--timeout", "5"]] {
                     let run = try await ToolProcess.run(arguments, environment: harness.environment(), in: harness.directory)
-                    #expect(run.status == 7, "\(arguments): \(run.summary)")
-                    #expect(run.stderr.contains("not available yet"), "\(arguments): \(run.summary)")
+                    #expect(run.status == 2, "\(arguments): \(run.summary)")
                 }
             }
         }
@@ -133,7 +135,7 @@ extension ToolTests {
                 #expect(codes.status == 0)
                 let list = try #require(try JSONSerialization.jsonObject(with: Data(codes.stdout.utf8)) as? [[String: Any]])
                 let numbers = list.compactMap { $0["code"] as? Int }
-                #expect(numbers == Array(0...10))
+                #expect(numbers == Array(0...6) + Array(8...11), "7 is retired")
                 let help = try await ToolProcess.run(["help", "exit-codes"], environment: [:], in: harness.directory)
                 #expect(help.status == 0)
                 #expect(help.stdout.contains("wrong_passphrase"), "\(help.summary)")

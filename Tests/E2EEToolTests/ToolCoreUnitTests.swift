@@ -18,7 +18,7 @@ struct ToolCoreUnitTests {
         #expect(ErrorClassifier.classify(MessagingError.noAccount).code == .notFound)
         #expect(ErrorClassifier.classify(MessagingError.unknownChannel("c")).code == .notFound)
         #expect(ErrorClassifier.classify(MessagingError.noRecipients(channelID: "c")).code == .notSent)
-        #expect(ErrorClassifier.classify(ToolError(.notAvailableYet, "x")).code == .notAvailableYet)
+        #expect(ErrorClassifier.classify(ToolError(.timedOut, "x")).code == .timedOut)
         #expect(ErrorClassifier.classify(CocoaError(.fileNoSuchFile)).code == .failure)
     }
 
@@ -48,6 +48,55 @@ struct ToolCoreUnitTests {
         for bad in ["ftp://host", "127.0.0.1:8000", "http://", "http://host/path", "http://user@host"] {
             #expect(throws: ToolError.self, "\(bad)") { try ServerAddress.normalise(bad) }
         }
+    }
+
+    @Test("the realtime endpoint follows the server's scheme, host and port")
+    func webSocketURLs() {
+        #expect(ServerAddress.webSocketURL(for: "http://127.0.0.1:8000") == "ws://127.0.0.1:8000/ws")
+        #expect(ServerAddress.webSocketURL(for: "https://chat.example.org") == "wss://chat.example.org/ws")
+        #expect(ServerAddress.webSocketURL(for: "HTTPS://chat.example.org:8443") == "wss://chat.example.org:8443/ws")
+    }
+
+    @Test("a message is one line: time, sender, escaped text and markers; JSON keys are snake_case")
+    func messageLines() throws {
+        let item = TimelineItem(messageID: "m1", channelID: "c1", senderUserID: "u1", senderDeviceID: "d1",
+                                createdAt: ServerTimestamp(microseconds: 1_700_000_000_123_456), state: .decrypted,
+                                text: "two\nlines \\ and a\ttab", replyTo: nil, editedAt: ServerTimestamp(microseconds: 1_700_000_001_000_000), isOwn: false)
+        let output = MessageOutput(item, event: "message")
+        let line = output.line(showingChannel: true)
+        #expect(line == "2023-11-14T22:13:20.123456Z  c1  u1/d1  two\\nlines \\\\ and a\\ttab  [edited]")
+        #expect(!line.contains("\n"))
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(Console.encodeLine(output).utf8)) as? [String: Any])
+        #expect(json["text"] as? String == "two\nlines \\ and a\ttab")
+        #expect(json["sender_device_id"] as? String == "d1")
+        #expect(json["edited_at"] as? String == "2023-11-14T22:13:21Z")
+        #expect(json["state"] as? String == "decrypted")
+
+        var refused = item
+        refused.state = .undecryptable(.badTag)
+        refused.text = nil
+        let notice = MessageOutput(refused, event: "undecryptable")
+        #expect(!notice.isReadable)
+        #expect(notice.reason == "bad_tag")
+        #expect(notice.line(showingChannel: false).hasSuffix("u1/d1  [undecryptable: bad_tag]"))
+        var pending = item
+        pending.state = .pending
+        pending.text = nil
+        #expect(MessageOutput(pending).line(showingChannel: false).hasSuffix("u1/d1  [pending: waiting for a key]"))
+    }
+
+    @Test("the demo's check finds a device that reads differently, a message it cannot read, and a missing message")
+    func demoAgreement() {
+        func view(_ device: String, _ texts: [String?], state: String = "decrypted") -> DemoReading.DeviceView {
+            DemoReading.DeviceView(device: device, channels: [DemoReading.ChannelView(channelID: "c", kind: "dm", messages: texts.enumerated().map {
+                DemoReading.Message(messageID: "m\($0.offset)", sender: "alice/phone", state: $0.element == nil ? "pending" : state, text: $0.element)
+            })])
+        }
+        let sent: [(channelID: String, text: String)] = [("c", "one"), ("c", "two")]
+        #expect(DemoReading.problems(in: [view("a", ["one", "two"]), view("b", ["one", "two"])], sent: sent).isEmpty)
+        #expect(DemoReading.problems(in: [view("a", ["one", "two"]), view("b", ["two", "one"])], sent: sent).count == 1)
+        #expect(DemoReading.problems(in: [view("a", ["one", nil]), view("b", ["one", nil])], sent: sent).count == 2)
+        #expect(DemoReading.problems(in: [view("a", ["one"]), view("b", ["one"])], sent: sent).count == 1)
     }
 
     @Test("safety-number digits are shown in groups of five")

@@ -1,4 +1,6 @@
+import E2EECrypto
 import E2EEDevServer
+import E2EEKeyStore
 import E2EEMessaging
 import E2EETransport
 import Foundation
@@ -65,6 +67,34 @@ struct ToolHarness: Sendable {
         return user
     }
 
+    /// alice and bob registered and bootstrapped through the tool, and the DM alice opened
+    /// with bob.
+    func pair() async throws -> (alice: ToolUser, bob: ToolUser, dm: String) {
+        let alice = try await register("alice", bootstrap: true)
+        let bob = try await register("bob", bootstrap: true)
+        let dm = try await tool("channels", "dm", bob.userID, "--store", alice.store, "--json")
+        guard dm.status == 0, let channelID = try dm.json()["id"] as? String else { throw HarnessError.toolFailed(dm.summary) }
+        return (alice, bob, channelID)
+    }
+
+    /// Starts `e2ee-tool arguments…` as a long-running process whose output the test reads live.
+    func start(_ arguments: String...) throws -> LiveToolProcess {
+        try LiveToolProcess(arguments, environment: environment(), in: directory)
+    }
+
+    /// Opens the account in a store the tool made, in the test process (a sender that posts
+    /// many messages without a process launch each); ``InProcessAccount/close()`` ends it.
+    func openInProcess(_ user: ToolUser) async throws -> InProcessAccount {
+        let store = try KeyStore.open(at: URL(fileURLWithPath: user.store), passphrase: SecretBytes(copying: Array(Self.passphrase.utf8)))
+        do {
+            let http = HTTPChatServer(baseURL: server.baseURL, session: try await AuthSession.restored(from: store), sleep: { _ in })
+            return InProcessAccount(account: try await Account.open(server: http, store: store), store: store)
+        } catch {
+            try? store.close()
+            throw error
+        }
+    }
+
     /// A client of the server logged in as `username` on a new, memory-only device (to read
     /// what the server holds, or to fetch bundles as another client would).
     func client(loggingInAs username: String) async throws -> HTTPChatServer {
@@ -87,6 +117,28 @@ struct ToolUser: Sendable {
     let userID: String
     let deviceID: String
     let store: String
+}
+
+/// An account opened in the test process over a tool's store.
+struct InProcessAccount: Sendable {
+    let account: Account
+    let store: KeyStore
+
+    /// Queues `texts` in order, then waits until the outbox posted them all.
+    /// - Throws: ``HarnessError/toolFailed(_:)`` when one was not sent.
+    func send(_ texts: [String], to channelID: String) async throws {
+        var localIDs: [String] = []
+        for text in texts { localIDs.append(try await account.send(text: text, to: channelID).localID) }
+        await account.waitForOutbox()
+        let unsent = try await account.outboxEntries(states: [.queued, .sending, .failed]).filter { localIDs.contains($0.localID) }
+        guard unsent.isEmpty else { throw HarnessError.toolFailed("\(unsent.count) of \(texts.count) messages were not sent") }
+    }
+
+    /// Stops the account and closes the store.
+    func close() async {
+        await account.shutdown()
+        try? store.close()
+    }
 }
 
 /// A tool run the harness needed did not succeed.

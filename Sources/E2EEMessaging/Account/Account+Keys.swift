@@ -19,9 +19,10 @@ extension Account {
     /// - Throws: ``ServerError``, key store errors.
     @discardableResult
     public func replenishOneTimePrekeys(target: Int? = nil, serverRemaining: Int? = nil) async throws -> Int {
-        let uploaded = try await keys.replenish(target: target ?? configuration.oneTimePrekeyTarget, serverRemaining: serverRemaining)
+        let (uploaded, serverCount) = try await keys.replenish(target: target ?? configuration.oneTimePrekeyTarget, serverRemaining: serverRemaining)
         if uploaded > 0 {
-            broadcaster.publish(.keyMaintenance(KeyMaintenanceReport(oneTimePrekeysUploaded: uploaded, signedPrekeyRotated: false)))
+            broadcaster.publish(.keyMaintenance(KeyMaintenanceReport(oneTimePrekeysUploaded: uploaded, signedPrekeyRotated: false,
+                                                                     serverCountBefore: serverRemaining, serverCountAfter: serverCount)))
         }
         return uploaded
     }

@@ -37,17 +37,17 @@ struct KeyMaintenance: Sendable {
     /// Tops the unconsumed one-time prekeys up to `target`: generated and stored as pending,
     /// appended on the server, then marked published. `serverRemaining` (from `keys.low_otp`)
     /// counts when it is lower than the local count (the server handed some out). Returns how
-    /// many were uploaded.
-    func replenish(target: Int, serverRemaining: Int?) async throws -> Int {
+    /// many were uploaded and the server's count after the upload.
+    func replenish(target: Int, serverRemaining: Int?) async throws -> (uploaded: Int, serverCount: Int?) {
         try await publishPending()
         let published = try await store.oneTimePrekeyCount(state: .published)
         let available = min(published, serverRemaining ?? published)
         let missing = target - available
-        guard missing > 0 else { return 0 }
+        guard missing > 0 else { return (0, nil) }
         let made = try await generateOneTimePrekeys(count: missing)
-        _ = try await api.addOneTimePreKeys(deviceID: deviceID, keys: try made.map { try StoredKeyConversions.published($0).base64 })
+        let serverCount = try await api.addOneTimePreKeys(deviceID: deviceID, keys: try made.map { try StoredKeyConversions.published($0).base64 })
         try await store.markOneTimePrekeysPublished(ids: made.map(\.id))
-        return made.count
+        return (made.count, serverCount)
     }
 
     /// Whether fewer than ``lowWaterMark`` unconsumed one-time prekeys are left locally.

@@ -96,10 +96,17 @@ public struct KeyMaintenanceReport: Sendable, Equatable {
     public var oneTimePrekeysUploaded: Int
     /// Whether a new signed prekey was made and published.
     public var signedPrekeyRotated: Bool
+    /// The server's one-time-prekey count that started a replenishment (`keys.low_otp`'s
+    /// `remaining`), when the server told it.
+    public var serverCountBefore: Int?
+    /// The server's count after the upload, as it answered.
+    public var serverCountAfter: Int?
 
     /// Creates the value.
-    public init(oneTimePrekeysUploaded: Int, signedPrekeyRotated: Bool) {
+    public init(oneTimePrekeysUploaded: Int, signedPrekeyRotated: Bool, serverCountBefore: Int? = nil, serverCountAfter: Int? = nil) {
         self.oneTimePrekeysUploaded = oneTimePrekeysUploaded
         self.signedPrekeyRotated = signedPrekeyRotated
+        self.serverCountBefore = serverCountBefore
+        self.serverCountAfter = serverCountAfter
     }
 }

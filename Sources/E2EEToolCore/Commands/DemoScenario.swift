@@ -1,3 +1,4 @@
+import AsyncHTTPClient
 import E2EECrypto
 import E2EEKeyStore
 import E2EEMessaging
@@ -6,9 +7,12 @@ import Logging
 
 /// The demo's script against a running server: alice and bob, a phone and a laptop each, all
 /// with in-memory stores and real HTTP clients; a DM and a group, messages sent from several
-/// devices, then what the server holds and who each envelope is addressed to.
+/// devices, then what the server holds and who each envelope is addressed to, and what every
+/// device reads once it caught up.
 struct DemoScenario {
     let baseURL: String
+    /// The HTTP client of every demo device.
+    let client: HTTPClient
     let console: Console
     let logger: Logger
 
@@ -56,7 +60,7 @@ struct DemoScenario {
         sent.append(try await send("Hi all, bob on the laptop.", from: bobLaptop, to: group.id))
         sent.append(try await send("alice again, from the laptop.", from: aliceLaptop, to: group.id))
 
-        let reader = HTTPChatServer(baseURL: baseURL, session: try await AuthSession.restored(from: alicePhone.store), client: ToolHTTPClient.shared)
+        let reader = HTTPChatServer(baseURL: baseURL, session: try await AuthSession.restored(from: alicePhone.store), client: client)
         var channels: [DemoReport.ChannelView] = []
         for (channel, kind) in [(dm, "dm"), (group, "group")] {
             let messages = try await reader.messages(channelID: channel.id, before: nil, limit: 100).messages
@@ -65,13 +69,17 @@ struct DemoScenario {
                                   contentType: message.contentType ?? "?", recipients: Self.recipients(of: message).map { labels[$0] ?? $0 })
             }))
         }
+        console.progress("every device catches up and reads both channels…")
+        let reading = try await DemoReading.read(devices: devices.map { ($0.label, $0.account) }, channels: [(dm.id, "dm"), (group.id, "group")],
+                                                 labels: labels)
         return DemoReport(server: baseURL, devices: devices.map { DemoReport.DeviceInfo(label: $0.label, userID: $0.account.userID, deviceID: $0.account.deviceID) },
-                          sent: sent, channels: channels)
+                          sent: sent, channels: channels, reading: reading,
+                          problems: DemoReading.problems(in: reading, sent: sent.map { ($0.channelID, $0.text) }))
     }
 
     private func device(_ username: String, _ name: String, registering: Bool) async throws -> Device {
         let store = try KeyStore.inMemory()
-        let server = HTTPChatServer(baseURL: baseURL, session: AuthSession(keyStore: store, serverURL: baseURL), client: ToolHTTPClient.shared)
+        let server = HTTPChatServer(baseURL: baseURL, session: AuthSession(keyStore: store, serverURL: baseURL), client: client)
         let password = "demo-password-\(username)"
         let account = registering
             ? try await Account.register(username: username, password: password, deviceName: name, server: server, store: store)
@@ -140,7 +148,25 @@ struct DemoReport: Encodable {
     let devices: [DeviceInfo]
     let sent: [Sent]
     let channels: [ChannelView]
-    let receiving = "not available yet: the receive side lands later"
+    /// What each device read after catching up.
+    let reading: [DemoReading.DeviceView]
+    /// Where the devices disagree with each other or with what was sent (empty: they agree).
+    let problems: [String]
+    /// Whether every device read every message, in the same order.
+    var agreed: Bool { problems.isEmpty }
+
+    enum CodingKeys: String, CodingKey { case server, devices, sent, channels, reading, problems, agreed }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(server, forKey: .server)
+        try container.encode(devices, forKey: .devices)
+        try container.encode(sent, forKey: .sent)
+        try container.encode(channels, forKey: .channels)
+        try container.encode(reading, forKey: .reading)
+        try container.encode(problems, forKey: .problems)
+        try container.encode(agreed, forKey: .agreed)
+    }
 
     var text: String {
         var lines = ["devices:"]
@@ -158,8 +184,18 @@ struct DemoReport: Encodable {
                 return "  \(posted.contentType)  from \(posted.sender)  to \(to)"
             }
         }
+        for device in reading {
+            lines.append("")
+            lines.append("\(device.device) reads (after catching up):")
+            for channel in device.channels {
+                lines.append("  \(channel.kind):")
+                lines += channel.messages.map { "    \($0.sender): \($0.text.map { "\"\(MessageOutput.oneLine($0))\"" } ?? "[\($0.state)]")" }
+            }
+        }
         lines.append("")
-        lines.append("receiving: each device decrypting what it got lands with the receive side; this demo shows the sending half.")
+        lines += agreed
+            ? ["all \(reading.count) devices read the same \(sent.count) messages in the same order."]
+            : ["the devices do NOT agree:"] + problems.map { "  \($0)" }
         return lines.joined(separator: "\n")
     }
 }

@@ -35,14 +35,18 @@ struct KeysCommand: AsyncParsableCommand {
         }
     }
 
-    /// `keys replenish [--target N]`.
+    /// `keys replenish [--target N] [--watch [--timeout SECONDS]]`.
     struct Replenish: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Top the one-time prekeys up to the target (counting what the server still holds).",
+            abstract: "Top the one-time prekeys up to the target (counting what the server still holds); --watch keeps doing it.",
             discussion: """
                 Reads this device's count on the server (one bundle fetch, which a server that pops \
                 one-time prekeys charges one), then stores new prekeys as pending, uploads them and \
-                marks them published.
+                marks them published. With --watch it then stays connected: the account replenishes \
+                to the target whenever the server sends keys.low_otp for this device (or fewer than \
+                10 are left locally), and each run is printed with the server's count before and \
+                after (--json: one JSON object per line). Ends on SIGINT or SIGTERM or when \
+                --timeout passes (exit 0), or when the session ends (5).
                 """)
 
         @OptionGroup var options: GlobalOptions
@@ -50,33 +54,58 @@ struct KeysCommand: AsyncParsableCommand {
         @Option(name: .long, help: "How many unconsumed one-time prekeys the server should offer.")
         var target = 50
 
-        @Flag(name: .long, help: "Stay connected and replenish on every keys.low_otp (not available yet).")
+        @Flag(name: .long, help: "Stay connected and replenish on every keys.low_otp.")
         var watch = false
+
+        @Option(name: .long, help: ArgumentHelp("With --watch: stop after this many seconds.", valueName: "seconds"))
+        var timeout: Double?
 
         func validate() throws {
             guard (1...1000).contains(target) else { throw ValidationError("--target must be between 1 and 1000") }
+            if let timeout {
+                guard watch else { throw ValidationError("--timeout needs --watch") }
+                try ListenCommand.validateTimeout(timeout)
+            }
         }
 
         func run() async throws {
-            if watch {
-                // TODO(lead): needs the connection supervisor (realtime keys.low_otp events).
-                throw ToolError.notAvailableYet("keys replenish --watch", "it needs the realtime connection, which lands later")
-            }
             let context = ToolContext(options: options)
-            let opened = try await context.openAccount()
-            let target = self.target
-            let result = try await opened.using { account in
-                let before = try await account.keyStatus()
-                guard before.signedPrekeyID != nil else { throw MessagingError.keysNotBootstrapped }
-                let uploaded = try await account.replenishOneTimePrekeys(target: target, serverRemaining: before.serverOneTimePrekeys)
-                return ReplenishResult(target: target, serverBefore: before.serverOneTimePrekeys, uploaded: uploaded)
+            let opened = try await context.openAccount(configuration: AccountConfiguration(oneTimePrekeyTarget: target))
+            let (target, watch) = (self.target, self.watch)
+            let ending = try await opened.using { account -> ConnectedSession.Ending? in
+                let result = try await Self.replenishNow(account, target: target)
+                guard watch else {
+                    try context.console.result(result) { result.text }
+                    return nil
+                }
+                var first = result
+                first.event = "replenish"
+                try context.console.record(first) { first.text }
+                context.console.progress("watching for keys.low_otp (Ctrl-C to stop)…")
+                return try await ConnectedSession(account: account, serverURL: opened.serverURL, console: context.console,
+                                                  verbose: options.verbose, timeout: timeout).run(KeyReportPrinter(console: context.console))
             }
-            try context.console.result(result) {
-                let before = result.serverBefore.map { "the server held \($0)" } ?? "the server's count is unknown"
-                return result.uploaded == 0
-                    ? "nothing to do: \(before) (target \(target))"
-                    : "uploaded \(result.uploaded) one-time prekeys: \(before), target \(target)"
-            }
+            if let ending, let failure = ConnectedSession.failure(for: ending) { throw failure }
+        }
+
+        /// Reads the server's count and tops it up to `target`.
+        static func replenishNow(_ account: Account, target: Int) async throws -> ReplenishResult {
+            let before = try await account.keyStatus()
+            guard before.signedPrekeyID != nil else { throw MessagingError.keysNotBootstrapped }
+            let uploaded = try await account.replenishOneTimePrekeys(target: target, serverRemaining: before.serverOneTimePrekeys)
+            return ReplenishResult(target: target, serverBefore: before.serverOneTimePrekeys, uploaded: uploaded)
+        }
+    }
+
+    /// Prints every key maintenance run the account reports (`keys replenish --watch`).
+    struct KeyReportPrinter: AccountEventHandling {
+        let console: Console
+
+        func handle(_ event: AccountEvent) async throws -> Bool {
+            guard case .keyMaintenance(let report) = event else { return true }
+            let record = KeyMaintenanceRecord(report)
+            try console.record(record) { record.text }
+            return true
         }
     }
 
@@ -123,12 +152,55 @@ struct BootstrapResult: Encodable {
     enum CodingKeys: String, CodingKey { case alreadyBootstrapped = "already_bootstrapped", oneTimePrekeysOnOffer = "one_time_prekeys_on_offer" }
 }
 
-/// `keys replenish` as JSON.
+/// `keys replenish` as JSON (`event` only in `--watch`'s stream).
 struct ReplenishResult: Encodable {
+    var event: String?
     let target: Int
     let serverBefore: Int?
     let uploaded: Int
-    enum CodingKeys: String, CodingKey { case target, serverBefore = "server_before", uploaded }
+    enum CodingKeys: String, CodingKey { case event, target, serverBefore = "server_before", uploaded }
+
+    init(target: Int, serverBefore: Int?, uploaded: Int) {
+        self.target = target
+        self.serverBefore = serverBefore
+        self.uploaded = uploaded
+    }
+
+    var text: String {
+        let before = serverBefore.map { "the server held \($0)" } ?? "the server's count is unknown"
+        return uploaded == 0
+            ? "nothing to do: \(before) (target \(target))"
+            : "uploaded \(uploaded) one-time prekeys: \(before), target \(target)"
+    }
+}
+
+/// A key maintenance run the account reported (`keys replenish --watch`).
+struct KeyMaintenanceRecord: Encodable {
+    let event = "key_maintenance"
+    let uploaded: Int
+    let signedPrekeyRotated: Bool
+    let serverBefore: Int?
+    let serverAfter: Int?
+    enum CodingKeys: String, CodingKey {
+        case event, uploaded, signedPrekeyRotated = "signed_prekey_rotated", serverBefore = "server_before", serverAfter = "server_after"
+    }
+
+    init(_ report: KeyMaintenanceReport) {
+        uploaded = report.oneTimePrekeysUploaded
+        signedPrekeyRotated = report.signedPrekeyRotated
+        serverBefore = report.serverCountBefore
+        serverAfter = report.serverCountAfter
+    }
+
+    var text: String {
+        var parts: [String] = []
+        if uploaded > 0 {
+            let counts = [serverBefore.map { "the server had \($0)" }, serverAfter.map { "now holds \($0)" }].compactMap { $0 }
+            parts.append("replenished: uploaded \(uploaded) one-time prekeys" + (counts.isEmpty ? "" : " (" + counts.joined(separator: ", ") + ")"))
+        }
+        if signedPrekeyRotated { parts.append("signed prekey rotated") }
+        return parts.isEmpty ? "key maintenance: nothing changed" : parts.joined(separator: "; ")
+    }
 }
 
 /// `keys rotate` as JSON.

@@ -9,7 +9,7 @@ struct SendCommand: AsyncParsableCommand {
         abstract: "Encrypt a message for a channel, post it through the outbox, and print its delivery state.",
         discussion: """
             Waits until the outbox has nothing left to post. "sent" means the server accepted it; \
-            "delivered" needs our own echo, which the receive side (not in this build) reports. A \
+            "delivered" needs our own echo, which a later history or listen on this store sees. A \
             message that could not be sent stays in the outbox as failed and the exit code is 10.
             """)
 

@@ -22,6 +22,28 @@ struct Console: Sendable {
         }
     }
 
+    /// One record of a stream, written at once: with `--json` one compact JSON object on one
+    /// line (NDJSON), else `text()`; standard output either way.
+    func record<T: Encodable>(_ value: T, text: () -> String) throws {
+        if json {
+            Self.write(try Self.encodeLine(value) + "\n", to: .standardOutput)
+        } else {
+            Self.write(text() + "\n", to: .standardOutput)
+        }
+    }
+
+    /// A status line on standard error, also with `--json` (connection states with `--verbose`).
+    func status(_ line: String) {
+        Self.write(line + "\n", to: .standardError)
+    }
+
+    /// `value` as compact, key-sorted JSON on one line.
+    static func encodeLine<T: Encodable>(_ value: T) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return String(decoding: try encoder.encode(value), as: UTF8.self)
+    }
+
     /// `value` as pretty, key-sorted JSON.
     static func encode<T: Encodable>(_ value: T) throws -> String {
         let encoder = JSONEncoder()

@@ -36,4 +36,11 @@ enum ServerAddress {
         }
         return value
     }
+
+    /// The realtime endpoint of a normalised server URL: `http` → `ws`, `https` → `wss`, path `/ws`.
+    static func webSocketURL(for serverURL: String) -> String {
+        if serverURL.lowercased().hasPrefix("https://") { return "wss://" + serverURL.dropFirst("https://".count) + "/ws" }
+        if serverURL.lowercased().hasPrefix("http://") { return "ws://" + serverURL.dropFirst("http://".count) + "/ws" }
+        return serverURL + "/ws"
+    }
 }

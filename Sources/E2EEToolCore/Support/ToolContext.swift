@@ -54,7 +54,7 @@ struct ToolContext: Sendable {
 
     /// Opens the account in the existing store, talking to the server recorded in it.
     /// - Throws: ``ToolError``, ``MessagingError/noAccount`` and the layers' errors.
-    func openAccount() async throws -> OpenedAccount {
+    func openAccount(configuration: AccountConfiguration = AccountConfiguration()) async throws -> OpenedAccount {
         let (store, url) = try openExistingStore()
         do {
             guard let record = try await store.loadAccount() else { throw MessagingError.noAccount }
@@ -64,7 +64,7 @@ struct ToolContext: Sendable {
             let session = try await AuthSession.restored(from: store)
             let server = HTTPChatServer(baseURL: record.serverURL, session: session, client: ToolHTTPClient.shared, timeout: ToolHTTPClient.requestTimeout)
             logger.debug("opening account", metadata: ["server": "\(record.serverURL)", "user": "\(record.userID)", "device": "\(record.deviceID)"])
-            let account = try await Account.open(server: server, store: store)
+            let account = try await Account.open(server: server, store: store, configuration: configuration)
             return OpenedAccount(account: account, store: store, storeURL: url, serverURL: record.serverURL, session: session)
         } catch {
             try? store.close()

@@ -17,9 +17,4 @@ public struct ToolError: Error, Sendable, Equatable, CustomStringConvertible {
 
     /// The message.
     public var description: String { message }
-
-    /// A command that is planned but not in this build yet.
-    static func notAvailableYet(_ command: String, _ what: String) -> ToolError {
-        ToolError(.notAvailableYet, "\(command) is not available yet: \(what)")
-    }
 }

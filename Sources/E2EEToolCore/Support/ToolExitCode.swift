@@ -1,5 +1,6 @@
 /// Every exit status of `e2ee-tool`, one meaning each (docs/e2ee-tool.md lists them, and so
-/// does `e2ee-tool exit-codes`).
+/// does `e2ee-tool exit-codes`). 7 is not used (it meant "not available yet" while `listen`,
+/// `history` and `keys replenish --watch` were missing) and is never given another meaning.
 public enum ToolExitCode: Int32, CaseIterable, Sendable, Codable {
     /// The command did what it was asked.
     case success = 0
@@ -16,14 +17,14 @@ public enum ToolExitCode: Int32, CaseIterable, Sendable, Codable {
     case authentication = 5
     /// No such store, account, channel, user or device.
     case notFound = 6
-    /// The command is planned but not available in this build.
-    case notAvailableYet = 7
     /// The server refused the request (conflict, validation, rate limit, 5xx…).
     case serverRefused = 8
     /// `vectors verify`: a vector disagreed with the implementation or a file was unreadable.
     case verificationFailed = 9
     /// `send`: the message was not sent (it stays in the outbox as failed).
     case notSent = 10
+    /// `listen --count N --timeout S`: the time ran out before N messages arrived.
+    case timedOut = 11
 
     /// A short stable name (used in JSON output).
     public var name: String {
@@ -35,10 +36,10 @@ public enum ToolExitCode: Int32, CaseIterable, Sendable, Codable {
         case .serverUnreachable: "server_unreachable"
         case .authentication: "authentication"
         case .notFound: "not_found"
-        case .notAvailableYet: "not_available_yet"
         case .serverRefused: "server_refused"
         case .verificationFailed: "verification_failed"
         case .notSent: "not_sent"
+        case .timedOut: "timed_out"
         }
     }
 
@@ -52,10 +53,10 @@ public enum ToolExitCode: Int32, CaseIterable, Sendable, Codable {
         case .serverUnreachable: "the server could not be reached"
         case .authentication: "authentication failed or the session ended: log in again"
         case .notFound: "no such store, account, channel, user or device"
-        case .notAvailableYet: "the command is planned but not available in this build"
         case .serverRefused: "the server refused the request"
         case .verificationFailed: "vectors verify: a vector failed or a file was unreadable"
         case .notSent: "send: the message was not sent (it stays in the outbox as failed)"
+        case .timedOut: "listen --count: the timeout passed before that many messages arrived"
         }
     }
 

@@ -7,12 +7,16 @@ import NIOCore
 /// after 30.
 enum ToolHTTPClient {
     /// Process-wide and never shut down: the tool exits when its command ends.
-    static let shared: HTTPClient = {
+    static let shared = makeClient()
+
+    /// A client of its own (the demo shuts its client down before its in-process server, so
+    /// the server's graceful shutdown does not wait for idle keep-alive connections).
+    static func makeClient() -> HTTPClient {
         var configuration = HTTPClient.Configuration()
         configuration.connectionPool.retryConnectionEstablishment = false
         configuration.timeout = HTTPClient.Configuration.Timeout(connect: .seconds(10), read: .seconds(30))
         return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
-    }()
+    }
 
     /// How long one request may take in all.
     static let requestTimeout: TimeAmount = .seconds(30)

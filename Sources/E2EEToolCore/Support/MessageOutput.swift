@@ -1,0 +1,93 @@
+import E2EEMessaging
+
+/// One timeline message as `history` and `listen` print it: a JSON object (snake_case keys)
+/// or one text line. Texts are the user's own data on the user's own terminal; they never go
+/// to the log.
+struct MessageOutput: Encodable, Equatable {
+    /// What happened (`listen` only): `message`, `edited`, `deleted`, `pending`, `undecryptable`.
+    let event: String?
+    let channelID: String
+    let messageID: String
+    let createdAt: String
+    let senderUserID: String?
+    let senderDeviceID: String?
+    /// `decrypted`, `pending`, `undecryptable`, `unsupported_format`, `unencrypted`, `deleted`.
+    let state: String
+    /// Why it cannot be read (undecryptable states only).
+    let reason: String?
+    let text: String?
+    let replyTo: String?
+    let editedAt: String?
+    /// Sent by this device.
+    let own: Bool
+
+    enum CodingKeys: String, CodingKey {
+        case event, channelID = "channel_id", messageID = "message_id", createdAt = "created_at"
+        case senderUserID = "sender_user_id", senderDeviceID = "sender_device_id", state, reason, text
+        case replyTo = "reply_to", editedAt = "edited_at", own
+    }
+
+    init(_ item: TimelineItem, event: String? = nil) {
+        self.event = event
+        channelID = item.channelID
+        messageID = item.messageID
+        createdAt = item.createdAt.restText
+        senderUserID = item.senderUserID
+        senderDeviceID = item.senderDeviceID
+        own = item.isOwn
+        text = item.text
+        replyTo = item.replyTo
+        editedAt = item.editedAt?.restText
+        switch item.state {
+        case .decrypted: (state, reason) = ("decrypted", nil)
+        case .pending: (state, reason) = ("pending", nil)
+        case .undecryptable(let why): (state, reason) = ("undecryptable", why.rawValue)
+        case .unsupportedFormat: (state, reason) = ("unsupported_format", UndecryptableReason.unsupportedFormat.rawValue)
+        case .unencrypted: (state, reason) = ("unencrypted", nil)
+        case .deleted: (state, reason) = ("deleted", nil)
+        }
+    }
+
+    /// Whether the message can be read (decrypted, or plaintext from another client).
+    var isReadable: Bool { state == "decrypted" || state == "unencrypted" }
+
+    /// `<time>  [<channel>  ]<user>/<device>  [edited:  ]<text or marker>  [markers]`, on one
+    /// line (line breaks in the text are shown as `\n`, a backslash as `\\`).
+    func line(showingChannel: Bool) -> String {
+        var parts = [createdAt]
+        if showingChannel { parts.append(channelID) }
+        parts.append((senderUserID ?? "?") + "/" + (senderDeviceID ?? "?") + (own ? " (this device)" : ""))
+        if event == "edited" { parts.append("edited:") }
+        switch state {
+        case "decrypted", "unencrypted":
+            var body = Self.oneLine(text ?? "")
+            if state == "unencrypted" { body += "  [unencrypted: sent in plaintext by another client]" }
+            if editedAt != nil { body += "  [edited]" }
+            parts.append(body)
+        case "pending": parts.append("[pending: waiting for a key]")
+        case "deleted": parts.append("[deleted]")
+        default: parts.append("[undecryptable: \(reason ?? "other")]")
+        }
+        return parts.joined(separator: "  ")
+    }
+
+    /// `text` with line breaks and other control characters escaped.
+    static func oneLine(_ text: String) -> String {
+        var result = ""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\n": result += "\\n"
+            case "\r": result += "\\r"
+            case "\t": result += "\\t"
+            case "\\": result += "\\\\"
+            default:
+                if scalar.properties.generalCategory == .control {
+                    result += "\\u{" + String(scalar.value, radix: 16) + "}"
+                } else {
+                    result.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        return result
+    }
+}
