@@ -53,9 +53,10 @@ struct HistoryCursor: Sendable {
     private func update(channelID: String, _ change: @Sendable @escaping (inout SyncCursor) -> Void) async throws {
         let (store, now) = (store, now)
         try await locks.withLock(Self.lockKey(channelID)) {
-            var cursor = try await store.syncCursor(channelID: channelID)
-                ?? SyncCursor(channelID: channelID, newest: nil, oldest: nil, historyComplete: false, updatedAt: now())
+            let saved = try await store.syncCursor(channelID: channelID)
+            var cursor = saved ?? SyncCursor(channelID: channelID, newest: nil, oldest: nil, historyComplete: false, updatedAt: now())
             change(&cursor)
+            if let saved, saved.oldest == cursor.oldest, saved.historyComplete == cursor.historyComplete { return }
             cursor.updatedAt = now()
             try await store.storeSyncCursor(cursor)
         }
