@@ -12,12 +12,17 @@ public actor FaultInjector {
     private var pendingFailures: [InjectedFailure] = []
     /// Every socket is closed (without a close handshake) once it has sent this many frames.
     public private(set) var dropSocketsAfterFrames: Int?
-    /// Every event frame is sent twice.
-    public private(set) var duplicateEvents = false
+    /// The share of event frames sent twice (0 none, 1 every one).
+    public private(set) var duplicateEventProbability = 0.0
+    /// Every event frame is sent twice (``duplicateEventProbability`` is 1).
+    public var duplicateEvents: Bool { duplicateEventProbability >= 1 }
     /// Every event frame waits this long before it is sent.
     public private(set) var eventDelay: Duration?
-    /// Event frames are sent in swapped pairs (a lone one follows after ``reorderHold``).
-    public private(set) var reorderEvents = false
+    /// The share of event frames held back to follow the next one (0 none, 1 every one: frames
+    /// go in swapped pairs; a lone held one follows after ``reorderHold``).
+    public private(set) var reorderEventProbability = 0.0
+    /// Event frames are sent in swapped pairs (``reorderEventProbability`` is 1).
+    public var reorderEvents: Bool { reorderEventProbability >= 1 }
     /// How long a reordered event waits for a partner before it is sent anyway.
     public let reorderHold: Duration = .milliseconds(500)
     /// Sockets send nothing at all: no pings, no events.
@@ -37,6 +42,14 @@ public actor FaultInjector {
     private let hub: EventHub?
     /// Access tokens issued at or before this time (microseconds) are refused as expired.
     public private(set) var accessTokensExpiredBefore: Int64?
+    /// When set, every message write (create, edit, delete) publishes its event first and
+    /// commits after a random delay of up to this long (overriding the
+    /// ``DevServerQuirks/publishBeforeCommit`` quirk and its fixed delay).
+    public private(set) var commitDelayLimit: Duration?
+    /// When set, new messages of a channel share `created_at` in runs of this length (overriding
+    /// the ``DevServerQuirks/tiedTimestamps`` quirk, on or off).
+    public private(set) var tieRunLength: Int?
+    private var random = FaultRandom(seed: 0)
 
     /// Creates an injector with no fault switched on, attached to no server (the socket actions
     /// reach nobody).
@@ -54,13 +67,43 @@ public actor FaultInjector {
     public func dropSockets(afterFrames frames: Int?) { dropSocketsAfterFrames = frames }
 
     /// Sends every event frame twice (or stops doing so).
-    public func duplicateEvents(_ on: Bool) { duplicateEvents = on }
+    public func duplicateEvents(_ on: Bool) { duplicateEventProbability = on ? 1 : 0 }
+
+    /// Sends each event frame twice with `probability` (0…1), drawn from the seeded generator
+    /// (``seedRandomFaults(_:)``).
+    public func duplicateEvents(probability: Double) { duplicateEventProbability = Self.clamped(probability) }
 
     /// Delays every event frame by `delay`; `nil` clears it.
     public func delayEvents(by delay: Duration?) { eventDelay = delay }
 
     /// Swaps event frames in pairs (or stops doing so).
-    public func reorderEvents(_ on: Bool) { reorderEvents = on }
+    public func reorderEvents(_ on: Bool) { reorderEventProbability = on ? 1 : 0 }
+
+    /// Holds each event frame back with `probability` (0…1) so that the next one overtakes it,
+    /// drawn from the seeded generator (``seedRandomFaults(_:)``).
+    public func reorderEvents(probability: Double) { reorderEventProbability = Self.clamped(probability) }
+
+    /// Restarts the generator behind the random faults (duplicates, reorders, commit delays)
+    /// from `seed`, so that a test run can be repeated.
+    public func seedRandomFaults(_ seed: UInt64) { random = FaultRandom(seed: seed) }
+
+    /// Publishes each message event before its write and commits up to `limit` later (a random
+    /// delay per write); `nil` returns to the configured quirk.
+    public func delayCommits(upTo limit: Duration?) { commitDelayLimit = limit }
+
+    /// Gives new messages of a channel the same `created_at` in runs of `runLength` (at least 2);
+    /// `nil` returns to the configured quirk.
+    public func tieTimestamps(runLength: Int?) { tieRunLength = runLength.map { max(2, $0) } }
+
+    /// Drops every open socket of `userID` (of every user when `nil`) now, without a close
+    /// handshake, as a lost network would.
+    public func dropOpenSockets(ofUser userID: String? = nil) async {
+        if let userID {
+            await hub?.send(.drop, toUser: userID)
+        } else {
+            await hub?.sendToAll(.drop)
+        }
+    }
 
     /// Makes every socket go silent: no pings and no events (or speak again).
     public func goSilent(_ on: Bool) { silent = on }
@@ -100,15 +143,40 @@ public actor FaultInjector {
     public func reset() {
         pendingFailures = []
         dropSocketsAfterFrames = nil
-        duplicateEvents = false
+        duplicateEventProbability = 0
         eventDelay = nil
-        reorderEvents = false
+        reorderEventProbability = 0
         silent = false
         ignoreClientFrames = false
         refuseUpgradesStatus = nil
         refuseUpgradesRetryAfter = nil
         pendingDrops = 0
         accessTokensExpiredBefore = nil
+        commitDelayLimit = nil
+        tieRunLength = nil
+    }
+
+    /// Whether this event frame is duplicated (a draw when the probability is between 0 and 1).
+    func drawDuplicate() -> Bool { draw(duplicateEventProbability) }
+
+    /// Whether this event frame is held back for the next one.
+    func drawReorder() -> Bool { draw(reorderEventProbability) }
+
+    /// The commit delay of one write under ``delayCommits(upTo:)``, or `nil` when it is off.
+    func drawCommitDelay() -> Duration? {
+        guard let limit = commitDelayLimit else { return nil }
+        let micros = max(0, limit.microseconds)
+        return .microseconds(micros == 0 ? 0 : Int64(random.next() % UInt64(micros + 1)))
+    }
+
+    private func draw(_ probability: Double) -> Bool {
+        if probability <= 0 { return false }
+        if probability >= 1 { return true }
+        return random.unit() < probability
+    }
+
+    private static func clamped(_ probability: Double) -> Double {
+        probability.isFinite ? min(max(probability, 0), 1) : 0
     }
 
     /// Takes the next pending drop, if any, and counts it.

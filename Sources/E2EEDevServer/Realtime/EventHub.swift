@@ -14,6 +14,8 @@ enum SocketItem: Sendable {
     case raw(String)
     /// Close the socket with this close frame.
     case close(code: Int, reason: String?)
+    /// Drop the connection at once, without a close handshake.
+    case drop
 }
 
 /// The open sockets and the per-user subscriptions. Subscriptions belong to the user, not the
@@ -89,6 +91,11 @@ actor EventHub {
         for socket in sockets.values where socket.userID == userID {
             socket.sink.yield(item)
         }
+    }
+
+    /// Hands `item` to every open socket.
+    func sendToAll(_ item: SocketItem) {
+        for socket in sockets.values { socket.sink.yield(item) }
     }
 
     /// Sends `event` to every socket of `userID`.

@@ -98,9 +98,11 @@ struct SocketSession: Sendable {
                 // The close frame ends the session; the library then waits for the client's.
                 try await outbound.close(WebSocketErrorCode(codeNumber: code), reason: reason)
                 return
+            case .drop:
+                throw SocketDropped()
             case .event(let text):
                 if let delay = await state.faults.eventDelay { try await delay.sleep() }
-                if let generation = try await writer.event(text, reorder: await state.faults.reorderEvents) {
+                if let generation = try await writer.event(text) {
                     let hold = state.faults.reorderHold
                     Task {
                         try? await hold.sleep()
@@ -138,10 +140,11 @@ struct SocketWriter {
         if let limit = await faults.dropSocketsAfterFrames, framesSent >= limit { throw SocketDropped() }
     }
 
-    /// Sends an event (twice under the duplicate fault). Under the reorder fault the first of a
-    /// pair is held back: its generation is returned so the caller can flush it later.
-    mutating func event(_ text: String, reorder: Bool) async throws -> Int? {
-        if reorder, held == nil {
+    /// Sends an event (twice when the duplicate fault draws it). When the reorder fault draws
+    /// it, the event is held back until the next one has gone: its generation is returned so the
+    /// caller can flush it later.
+    mutating func event(_ text: String) async throws -> Int? {
+        if held == nil, await faults.drawReorder() {
             generation += 1
             held = (text, generation)
             return generation
@@ -163,6 +166,6 @@ struct SocketWriter {
 
     private mutating func sendEvent(_ text: String) async throws {
         try await send(.text(text))
-        if await faults.duplicateEvents { try await send(.text(text)) }
+        if await faults.drawDuplicate() { try await send(.text(text)) }
     }
 }

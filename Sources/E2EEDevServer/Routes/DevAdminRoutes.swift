@@ -2,11 +2,14 @@ import Hummingbird
 
 /// `POST /_dev/faults`: switches faults from outside the process (for a person running the
 /// executable). Body fields, each optional: `fail_next` `{count, status, plain_text?}`,
-/// `drop_after_frames` (int or null), `duplicate_events`, `reorder_events`, `silent`,
-/// `ignore_client_frames` (bools), `delay_events_ms` (int or null), `refuse_upgrades` (status,
-/// `{status, retry_after?}` or null), `drop_next_requests` (int), `raw_frame`
-/// `{user_id, text}`, `close_sockets` `{user_id, code, reason?}`, `expire_tokens` (true),
-/// `reset` (true, applied first). `GET /_dev/health` answers `{"status":"ok"}`.
+/// `drop_after_frames` (int or null), `duplicate_events`, `reorder_events` (bools, or a share
+/// between 0 and 1), `fault_seed` (int, for those shares and the commit delays), `silent`,
+/// `ignore_client_frames` (bools), `delay_events_ms` (int or null), `commit_delay_ms` (int or
+/// null: publish first, commit up to that much later), `tie_run_length` (int or null),
+/// `refuse_upgrades` (status, `{status, retry_after?}` or null), `drop_next_requests` (int),
+/// `drop_sockets` (true, or `{user_id}`), `raw_frame` `{user_id, text}`, `close_sockets`
+/// `{user_id, code, reason?}`, `expire_tokens` (true), `reset` (true, applied first).
+/// `GET /_dev/health` answers `{"status":"ok"}`.
 struct DevAdminRoutes {
     let state: ServerState
 
@@ -20,8 +23,11 @@ struct DevAdminRoutes {
                 await faults.failNextRequests(count, status: status, plainText: fail["plain_text"]?.boolValue ?? false)
             }
             if let value = body["drop_after_frames"] { await faults.dropSockets(afterFrames: value.intValue) }
-            if let value = body["duplicate_events"]?.boolValue { await faults.duplicateEvents(value) }
-            if let value = body["reorder_events"]?.boolValue { await faults.reorderEvents(value) }
+            if let seed = body["fault_seed"]?.intValue { await faults.seedRandomFaults(UInt64(bitPattern: Int64(seed))) }
+            if let value = body["duplicate_events"].flatMap(Self.probability) { await faults.duplicateEvents(probability: value) }
+            if let value = body["reorder_events"].flatMap(Self.probability) { await faults.reorderEvents(probability: value) }
+            if let value = body["commit_delay_ms"] { await faults.delayCommits(upTo: value.intValue.map { .milliseconds($0) }) }
+            if let value = body["tie_run_length"] { await faults.tieTimestamps(runLength: value.intValue) }
             if let value = body["silent"]?.boolValue { await faults.goSilent(value) }
             if let value = body["delay_events_ms"] { await faults.delayEvents(by: value.intValue.map { .milliseconds($0) }) }
             if let value = body["refuse_upgrades"] {
@@ -35,8 +41,22 @@ struct DevAdminRoutes {
             if let close = body["close_sockets"], let user = close["user_id"]?.stringValue, let code = close["code"]?.intValue {
                 await faults.closeSockets(ofUser: user, code: code, reason: close["reason"]?.stringValue)
             }
+            if let drop = body["drop_sockets"] {
+                if drop.boolValue == true { await faults.dropOpenSockets() }
+                if let user = drop["user_id"]?.stringValue { await faults.dropOpenSockets(ofUser: user) }
+            }
             if body["expire_tokens"]?.boolValue == true { await faults.expireAccessTokens(issuedAtOrBefore: state.now) }
             return Response.noContent
+        }
+    }
+
+    /// A fault's share: a bool (all or none) or a number between 0 and 1.
+    private static func probability(_ value: JSONValue) -> Double? {
+        switch value {
+        case .bool(let on): on ? 1 : 0
+        case .int(let number): Double(number)
+        case .double(let number): number
+        default: nil
         }
     }
 }

@@ -74,12 +74,13 @@ struct MessageRoutes {
         _ = try body.strings("attachment_ids", required: false)
         guard contentType.count <= Self.contentTypeLimit else { throw APIError.internalError() }
         let id = state.newID()
+        let tieRun = await state.faults.tieRunLength ?? (state.quirks.tiedTimestamps ? state.quirks.tieRunLength : nil)
         let createdAt = try await state.database.read { db -> Int64 in
             try state.requireMember(db, channelID: channelID, userID: caller.userID)
             if let senderDeviceID, try Bool.fetchOne(db, sql: "SELECT 1 FROM devices WHERE id = ?", arguments: [senderDeviceID]) == nil {
                 throw APIError.internalError() // unknown sender_device_id: the reference server's FK 500
             }
-            return try nextCreatedAt(db, channelID: channelID)
+            return try nextCreatedAt(db, channelID: channelID, tieRun: tieRun)
         }
         let row = Row([
             "id": id, "channel_id": channelID, "sender_id": caller.userID, "sender_device_id": senderDeviceID,
@@ -98,25 +99,32 @@ struct MessageRoutes {
         return .json(Representation.message(row, suffix: .zulu), status: .created)
     }
 
-    /// `now`, or — under the tied-timestamps quirk — the previous message's time while its run is
-    /// shorter than the tie length. Without the quirk, strictly after the previous message.
-    private func nextCreatedAt(_ db: Database, channelID: String) throws -> Int64 {
+    /// `now`, or — with a tie run length (the tied-timestamps quirk or fault) — the previous
+    /// message's time while its run is shorter than `tieRun`. Without one, strictly after the
+    /// previous message.
+    private func nextCreatedAt(_ db: Database, channelID: String, tieRun: Int?) throws -> Int64 {
         let now = state.now
         guard let last = try Int64.fetchOne(db, sql: "SELECT MAX(created_at) FROM messages WHERE channel_id = ?", arguments: [channelID])
         else { return now }
-        if state.quirks.tiedTimestamps {
+        if let tieRun {
             let run = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM messages WHERE channel_id = ? AND created_at = ?", arguments: [channelID, last]) ?? 0
-            if run < state.quirks.tieRunLength { return last }
+            if run < tieRun { return last }
         }
         return max(now, last + 1)
     }
 }
 
 extension ServerState {
-    /// Commits `write` and publishes `event` in the order the quirk dictates: event first (then
-    /// the write after the commit delay) under `publishBeforeCommit`, otherwise write first.
+    /// Commits `write` and publishes `event` in the order the faults or the quirk dictate: event
+    /// first, then the write after a random delay, under ``FaultInjector/delayCommits(upTo:)``;
+    /// event first, then the write after the commit delay, under `publishBeforeCommit`;
+    /// otherwise write first.
     func publishAround(channelID: String, event: JSONValue, write: () async throws -> Void) async throws {
-        if quirks.publishBeforeCommit {
+        if let delay = await faults.drawCommitDelay() {
+            await hub.publish(toChannel: channelID, event)
+            try await delay.sleep()
+            try await write()
+        } else if quirks.publishBeforeCommit {
             await hub.publish(toChannel: channelID, event)
             try await quirks.commitDelay.sleep()
             try await write()

@@ -16,4 +16,17 @@ extension KeyStore {
                 """, arguments: arguments))
         }
     }
+
+    /// The oldest `message` row of a channel's timeline, or `nil` when it has none: where
+    /// paging older history starts when no sync cursor says otherwise.
+    /// - Throws: GRDB's `DatabaseError`.
+    public func oldestTimelineMessage(channelID: String) async throws -> TimelineCursor? {
+        try await read { db in
+            guard let row = try Row.fetchOne(db, sql: """
+                SELECT created_at, message_id FROM timeline WHERE channel_id = ? AND kind = 'message'
+                ORDER BY created_at, message_id LIMIT 1
+                """, arguments: [channelID]) else { return nil }
+            return TimelineCursor(createdAt: StoreTime(microseconds: row["created_at"]), messageID: row["message_id"])
+        }
+    }
 }

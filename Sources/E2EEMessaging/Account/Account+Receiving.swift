@@ -29,6 +29,28 @@ extension Account {
         }
     }
 
+    /// Loads a channel's history older than the store holds, for an app scrolling up: pages
+    /// back from where the last call (or the oldest stored message) stopped, with the tie-safe
+    /// pager, each page merged, deduped and decrypted like any other (a key found further back
+    /// makes the messages that waited for it readable), until at least `limit` messages were
+    /// added or the channel's first message is in the store. A catch-up fetches at most
+    /// ``AccountConfiguration/catchUpLimit`` messages, so a fresh store gets the newest ones
+    /// and this call the rest.
+    /// - Throws: ``MessagingError/unknownChannel(_:)``, ``ServerError``, key store errors.
+    public func loadOlder(channelID: String, limit: Int = 50) async throws -> OlderHistory {
+        let channel = try await channel(id: channelID)
+        guard channel.encryption != nil else { throw MessagingError.unsupportedChannel(channel.id) }
+        let loader = OlderHistoryLoader(api: api, store: store, cursor: historyCursor) { messages, channelID in
+            _ = try await self.ingest(messages, channelID: channelID)
+        }
+        return try await loader.load(channelID: channel.id, limit: limit)
+    }
+
+    /// The channel history positions kept in the store.
+    nonisolated var historyCursor: HistoryCursor {
+        HistoryCursor(store: store, locks: locks, now: configuration.now)
+    }
+
     /// A page of a channel's timeline from the store, oldest → newest, ordered by
     /// `(created_at, id)`; `before` pages further back.
     /// - Throws: key store errors.

@@ -35,7 +35,7 @@ public actor Account {
     let pipeline: ReceivePipeline
     /// A sync engine over this account (catch-up, events); the connection keeps one in
     /// ``connectedEngine`` (it holds its delegate weakly).
-    var syncEngine: SyncEngine { SyncEngine(account: self, pipeline: pipeline, history: HistoryCatchUp(api: api, store: store)) }
+    var syncEngine: SyncEngine { SyncEngine(account: self, pipeline: pipeline, history: HistoryCatchUp(api: api, store: store, limit: configuration.catchUpLimit)) }
     /// The engine the current connection delegates to.
     var connectedEngine: SyncEngine?
     /// The realtime connection, once ``connect(using:policy:)`` ran.

@@ -20,11 +20,15 @@ public struct AccountConfiguration: Sendable {
     public var now: @Sendable () -> StoreTime
     /// Waits the given number of seconds (retry backoff).
     public var sleep: @Sendable (Double) async throws -> Void
+    /// At most this many messages of a channel one catch-up fetches (the newest ones); older
+    /// history is paged on demand with ``Account/loadOlder(channelID:limit:)``.
+    public var catchUpLimit: Int
 
     /// The defaults.
     public init(oneTimePrekeyTarget: Int = 50, memberLifetime: Int64 = 5, deviceLifetime: Int64 = 60, outbox: OutboxPolicy = OutboxPolicy(),
                 random: any RandomSource = SystemRandom(), now: @escaping @Sendable () -> StoreTime = { .now() },
-                sleep: @escaping @Sendable (Double) async throws -> Void = { try await Task.sleep(nanoseconds: UInt64(max($0, 0) * 1_000_000_000)) }) {
+                sleep: @escaping @Sendable (Double) async throws -> Void = { try await Task.sleep(nanoseconds: UInt64(max($0, 0) * 1_000_000_000)) },
+                catchUpLimit: Int = 5_000) {
         self.oneTimePrekeyTarget = oneTimePrekeyTarget
         self.memberLifetime = memberLifetime
         self.deviceLifetime = deviceLifetime
@@ -32,5 +36,6 @@ public struct AccountConfiguration: Sendable {
         self.random = random
         self.now = now
         self.sleep = sleep
+        self.catchUpLimit = max(1, catchUpLimit)
     }
 }

@@ -217,6 +217,13 @@ actor OutboxSender: OwnMessageObserving {
         let sameBytes = try await store.outbox(channelID: message.channelID, contentHash: hash).filter {
             $0.kind == .message || $0.kind == .skd
         }
+        if let recorded = sameBytes.first(where: { $0.serverMessageID == message.id }) {
+            // The POST's answer recorded this id after the lookup above: this is its echo.
+            if recorded.state == .sent, try await store.markDelivered(serverMessageID: message.id, at: now()) {
+                publish(recorded, .delivered, serverID: message.id)
+            }
+            return true
+        }
         if let unanswered = sameBytes.first(where: { $0.serverMessageID == nil }) {
             // Our POST got no answer, but the server stored it.
             try await recordSent(unanswered, serverID: message.id, createdAt: message.createdAt)

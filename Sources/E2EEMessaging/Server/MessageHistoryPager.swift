@@ -12,12 +12,18 @@ public struct MessageHistoryPager: Sendable {
     private var seenAtCursor: Set<String> = []
     private var exhausted = false
 
-    /// A pager over `channelID`, newest first, `pageSize` (1…100) messages per request.
-    public init(server: any ChatServerAPI, channelID: String, pageSize: Int = 50) {
+    /// A pager over `channelID`, newest first, `pageSize` (1…100) messages per request. With
+    /// `start`, paging begins at that time instead of the newest message: messages at `start`
+    /// itself are included (it may be tied with ones the caller has not seen).
+    public init(server: any ChatServerAPI, channelID: String, pageSize: Int = 50, from start: ServerTimestamp? = nil) {
         self.server = server
         self.channelID = channelID
         self.pageSize = min(max(pageSize, 1), 100)
+        self.cursor = start
     }
+
+    /// `true` once the oldest message has been returned (a page said `has_more: false`).
+    public var reachedStart: Bool { exhausted }
 
     /// The next older batch, oldest → newest, never repeating a message; empty when done.
     /// - Throws: ``ServerError`` from the server.

@@ -48,15 +48,17 @@ final class SyncEngine: ConnectionDelegate, Sendable {
 
     private func catchUp(_ channel: ChatChannel) async throws {
         guard let encryption = channel.encryption else { return }
-        let messages: [ServerMessage]
+        let result: HistoryCatchUp.Result
         do {
-            messages = try await history.recentMessages(channelID: channel.id)
+            result = try await history.recentMessages(channelID: channel.id)
         } catch ServerError.forbidden, ServerError.notFound {
             return  // no longer ours: the next channel list drops it
         }
-        guard !messages.isEmpty else { return }
-        try await account.noteOwnEchoes(messages)
-        _ = try await pipeline.ingest(messages, channel: ReceivingChannel(id: channel.id, encryption: encryption))
+        if !result.messages.isEmpty {
+            try await account.noteOwnEchoes(result.messages)
+            _ = try await pipeline.ingest(result.messages, channel: ReceivingChannel(id: channel.id, encryption: encryption))
+        }
+        try await account.historyCursor.recordCatchUp(channelID: channel.id, result)
     }
 
     func received(_ event: RealtimeEvent) async {

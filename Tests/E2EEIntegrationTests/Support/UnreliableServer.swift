@@ -3,14 +3,16 @@ import Foundation
 
 /// The real HTTP client with the failures a network adds after the server has acted: a POST
 /// the server stored but whose answer never arrived (a timeout), a read that does not yet show
-/// a row the server just stored (API.md: success comes before the commit), and a POST that
-/// hangs until the process is killed. Everything else passes through unchanged.
+/// a row the server just stored (API.md: success comes before the commit), a POST that hangs
+/// until the process is killed, and something happening in the middle of a history read (a
+/// message sent during a catch-up). Everything else passes through unchanged.
 final class UnreliableServer: ChatServerAPI, @unchecked Sendable {
     private let base: any ChatServerAPI
     private let lock = NSLock()
     private var storeThenTimeOut = 0
     private var hideRecentReads = 0
     private var hangAfterStoring = false
+    private var historyHook: (runsFirst: Bool, hook: @Sendable () async throws -> Void)?
     private(set) var postsStored = 0
 
     init(_ base: any ChatServerAPI) { self.base = base }
@@ -21,6 +23,11 @@ final class UnreliableServer: ChatServerAPI, @unchecked Sendable {
     func hideRecentMessages(_ count: Int) { lock.withLock { hideRecentReads = count } }
     /// The next message POST is stored, then the call never returns (until cancelled).
     func hangAfterNextPost() { lock.withLock { hangAfterStoring = true } }
+    /// Runs `hook` once, during the next history read: before the server is asked (what the hook
+    /// does is on that page) or after it answered (it is not).
+    func onNextHistoryRead(runsFirst: Bool, _ hook: @escaping @Sendable () async throws -> Void) {
+        lock.withLock { historyHook = (runsFirst, hook) }
+    }
 
     func sendMessage(channelID: String, _ message: OutgoingMessage) async throws -> ServerMessage {
         let sent = try await base.sendMessage(channelID: channelID, message)
@@ -43,7 +50,14 @@ final class UnreliableServer: ChatServerAPI, @unchecked Sendable {
             return hideRecentReads > 0
         }
         if hide { return MessagePage(messages: [], hasMore: false) }
-        return try await base.messages(channelID: channelID, before: before, limit: limit)
+        let hook = lock.withLock { () -> (runsFirst: Bool, hook: @Sendable () async throws -> Void)? in
+            defer { historyHook = nil }
+            return historyHook
+        }
+        if let hook, hook.runsFirst { try await hook.hook() }
+        let page = try await base.messages(channelID: channelID, before: before, limit: limit)
+        if let hook, !hook.runsFirst { try await hook.hook() }
+        return page
     }
 
     func register(username: String, password: String, deviceName: String) async throws -> TokenResponse {

@@ -1,0 +1,28 @@
+import E2EECrypto
+import E2EEMessaging
+
+/// What tests compare a timeline with.
+enum TimelineChecks {
+    /// The texts of the readable messages of `account`'s timeline of `channelID`, in order.
+    static func readableTexts(_ account: Account, _ channelID: String) async throws -> [String] {
+        try await account.timeline(channelID: channelID, limit: 100_000).compactMap { $0.state == .decrypted ? $0.text : nil }
+    }
+
+    /// Whether `items` are strictly ordered by `(created_at, id)`.
+    static func isOrdered(_ items: [TimelineItem]) -> Bool {
+        zip(items, items.dropFirst()).allSatisfy { ($0.createdAt, $0.messageID) < ($1.createdAt, $1.messageID) }
+    }
+
+    /// Every message of a channel on the server but the sender key distributions, in
+    /// `(created_at, id)` order, read with the tie-safe pager by `reader` (a member).
+    static func serverTimeline(_ channelID: String, reader: any ChatServerAPI) async throws -> [ServerMessage] {
+        var pager = MessageHistoryPager(server: reader, channelID: channelID, pageSize: 100)
+        var all: [ServerMessage] = []
+        while true {
+            let page = try await pager.nextPage()
+            if page.isEmpty { break }
+            all += page
+        }
+        return all.filter { $0.contentType != EnvelopeKind.senderKeyDistribution.contentType }.sorted(by: ServerMessage.timelineOrder)
+    }
+}
