@@ -1,0 +1,69 @@
+import Benchmark
+import BenchmarkSupport
+import Foundation
+
+// Issue 7's receive benchmark: 100,000 messages through merge, decryption and storage.
+//
+// Input (built once in setup, not measured): 10 sender devices write to one receiving device
+// with the protocol code — 8 in two groups (sender keys, rotated every 100 messages, each new
+// key distributed in an SKD over the pairwise session) and 2 in two DMs (pairwise sessions) —
+// until the server holds 80,000 rows; `DeliverySchedule` then turns them into 100,000
+// deliveries (20,000 duplicates) the way the sync engine makes them: REST catch-up batches of
+// 50-row pages after each reconnect and single `message.new` frames (DeliverySchedule.swift).
+//
+// One sample = a fresh receiving store on disk (sealed at rest, WAL, synchronous FULL) with the
+// receiver's prekeys (made before `startMeasurement`), then every delivery through
+// `ReceivePipeline.ingest`, one call at a time, in order. After the measurement the store is
+// checked: 80,000 rows, all decrypted, nothing pending, every outcome as expected, the newest
+// page of each channel reading back the texts sent (a sample that loses a message fails).
+//
+// Metrics: wall clock per sample (`ingest.sh` prints messages/s = 100,000 / wall), the
+// process's peak resident memory (sampled; the input itself is resident) and its growth over
+// the baseline taken after setup, and two custom figures: the time spent in the REST catch-up
+// calls and in the socket-frame calls of the sample (recorded in µs).
+let benchmarks: @Sendable () -> Void = {
+    Benchmark.defaultConfiguration = .init(
+        metrics: [.wallClock, .throughput, .peakMemoryResident, .peakMemoryResidentDelta, IngestMetrics.restTime,
+                  IngestMetrics.frameTime],
+        timeUnits: .microseconds,
+        warmupIterations: 0,
+        scalingFactor: .one,
+        maxDuration: .seconds(600),
+        maxIterations: 5
+    )
+    registerIngestBenchmark()
+}
+
+/// The custom per-sample figures (µs).
+enum IngestMetrics {
+    static let restTime = BenchmarkMetric.custom("REST catch-up time")
+    static let frameTime = BenchmarkMetric.custom("socket frame time")
+}
+
+func registerIngestBenchmark() {
+    let input = Carried<IngestInput?>(nil)
+    Benchmark("Ingest 100000 messages", closure: { benchmark async throws in
+        guard let input = input.value else { return }
+        let device = try await ReceivingDevice.make(keys: input.keys, listed: input.traffic.listed)
+        defer { device.remove() }
+        benchmark.startMeasurement()
+        let tally = try await IngestRun.feed(input, pipeline: device.pipeline)
+        benchmark.stopMeasurement()
+        benchmark.measurement(IngestMetrics.restTime, Int(tally.restTime / .microseconds(1)))
+        benchmark.measurement(IngestMetrics.frameTime, Int(tally.frameTime / .microseconds(1)))
+        let events = await device.finishEvents()
+        try await IngestRun.verify(tally, input: input, store: device.store)
+        FileHandle.standardError.write(Data((
+            "ingest sample: \(tally.restCalls) REST calls \(tally.restTime), \(tally.frameCalls) frames \(tally.frameTime), "
+                + "\(tally.decrypted) decrypted, \(tally.keyDistributions) SKDs, \(tally.duplicates) duplicates, \(tally.pending) pending, "
+                + "\(events) events\n").utf8))
+    }, setup: {
+        let made = try IngestInput.make()
+        FileHandle.standardError.write(Data((
+            "ingest input: \(made.traffic.rows.count) rows (\(made.traffic.distributionCount) SKDs), \(made.messageCount) deliveries in "
+                + "\(made.deliveries.filter { !$0.isSocketFrame }.count) REST batches and \(made.deliveries.filter(\.isSocketFrame).count) frames\n").utf8))
+        input.value = made
+    }, teardown: {
+        input.value = nil
+    })
+}
