@@ -29,7 +29,8 @@ let benchmarks: @Sendable () -> Void = {
         warmupIterations: 0,
         scalingFactor: .one,
         maxDuration: .seconds(600),
-        maxIterations: 5
+        // INGEST_SAMPLES overrides the count (a profiling run needs one or two).
+        maxIterations: ProcessInfo.processInfo.environment["INGEST_SAMPLES"].flatMap(Int.init) ?? 5
     )
     registerIngestBenchmark()
 }
@@ -46,17 +47,19 @@ func registerIngestBenchmark() {
         guard let input = input.value else { return }
         let device = try await ReceivingDevice.make(keys: input.keys, listed: input.traffic.listed)
         defer { device.remove() }
+        let cpuBefore = ProcessCPU.now()
         let started = ContinuousClock.now
         benchmark.startMeasurement()
         let tally = try await IngestRun.feed(input, pipeline: device.pipeline)
         benchmark.stopMeasurement()
         let benchmarkWall = ContinuousClock.now - started
+        let cpu = ProcessCPU.now() - cpuBefore
         benchmark.measurement(IngestMetrics.restTime, Int(tally.restTime / .microseconds(1)))
         benchmark.measurement(IngestMetrics.frameTime, Int(tally.frameTime / .microseconds(1)))
         let events = await device.finishEvents()
         try await IngestRun.verify(tally, input: input, store: device.store)
         SampleLog.append(
-            "ingest sample: \(seconds(benchmarkWall)) s, REST calls (\(tally.restCalls)) \(seconds(tally.restTime)) s, "
+            "ingest sample: \(seconds(benchmarkWall)) s (CPU \(seconds(cpu.user)) s user, \(seconds(cpu.system)) s system), REST calls (\(tally.restCalls)) \(seconds(tally.restTime)) s, "
                 + "frames (\(tally.frameCalls)) \(seconds(tally.frameTime)) s; \(tally.decrypted) decrypted, \(tally.keyDistributions) SKDs, "
                 + "\(tally.duplicates) duplicates, \(tally.pending) pending on the way; \(events) events")
     }, setup: {
@@ -86,4 +89,26 @@ enum SampleLog {
 /// Seconds with three decimals.
 func seconds(_ duration: Duration) -> String {
     String(format: "%.3f", Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18)
+}
+
+/// The process's CPU time so far (`getrusage`): on a shared machine the wall clock includes
+/// other processes' turns, CPU time does not.
+struct ProcessCPU {
+    var user: Duration
+    var system: Duration
+
+    static func now() -> ProcessCPU {
+        var usage = rusage()
+        #if canImport(Glibc)
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        #else
+        getrusage(RUSAGE_SELF, &usage)
+        #endif
+        func duration(_ time: timeval) -> Duration { .seconds(Int64(time.tv_sec)) + .microseconds(Int64(time.tv_usec)) }
+        return ProcessCPU(user: duration(usage.ru_utime), system: duration(usage.ru_stime))
+    }
+
+    static func - (lhs: ProcessCPU, rhs: ProcessCPU) -> ProcessCPU {
+        ProcessCPU(user: lhs.user - rhs.user, system: lhs.system - rhs.system)
+    }
 }
