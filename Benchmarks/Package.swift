@@ -77,6 +77,20 @@ let package = Package(
             ]
         ),
         .executableTarget(
+            name: "Ingest",
+            dependencies: [
+                "BenchmarkSupport",
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "E2EECrypto", package: "E2EECore"),
+                .product(name: "E2EEKeyStore", package: "E2EECore"),
+                .product(name: "E2EEMessaging", package: "E2EECore"),
+            ],
+            path: "Benchmarks/Ingest",
+            plugins: [
+                .plugin(name: "BenchmarkPlugin", package: "benchmark"),
+            ]
+        ),
+        .executableTarget(
             name: "Transport",
             dependencies: [
                 "BenchmarkSupport",

@@ -67,8 +67,7 @@ extension KeyStore {
         let messageID: String
         switch write.action {
         case .decrypted(var commit):
-            commit.session = nil
-            commit.senderKey = nil
+            // The commit's `session` and `senderKey` are not used: the batch wrote the final ones.
             messageID = commit.message.messageID
             if facts.kind == .message, let payloadID = facts.payloadID, let user = commit.message.senderUserID,
                let first = try String.fetchOne(
@@ -79,13 +78,15 @@ extension KeyStore {
                 facts = ReceivedFacts(kind: .duplicate, payloadID: nil, editedAt: facts.editedAt, duplicateOf: first)
                 result = .duplicateOfPayload(first)
             }
-            try apply(commit, db, writeSenderKeyState: false, removePending: removePending)
+            try applyKeyEffects(commit, db)
+            try storeReceivedRow(commit.message, facts, db)
+            if removePending { try pendingStore.removePending(messageID: messageID, db) }
         case .pending(var row, let content, let waitingFor, let receivedAt):
             messageID = row.messageID
             if let state = try timelineStore.loadState(id: messageID, db), state != .pendingKey { return .unchanged }
             row.state = .pendingKey
             row.plaintext = nil
-            try timelineStore.storeMessage(row, db)
+            try storeReceivedRow(row, facts, db)
             try pendingStore.storePending(
                 PendingCiphertext(messageID: messageID, channelID: row.channelID, senderDeviceID: row.senderDeviceID, content: content,
                                   waitingFor: waitingFor, receivedAt: receivedAt), db)
@@ -95,22 +96,61 @@ extension KeyStore {
             case .decrypted?, .unencrypted?, .deleted?: return .unchanged
             default: break
             }
-            try timelineStore.storeMessage(row, db)
+            try storeReceivedRow(row, facts, db)
             if removePending { try pendingStore.removePending(messageID: messageID, db) }
         case .refused(let input):
             try insertRefused(input, db)
             return .stored
         }
-        try db.run(
-            """
-            UPDATE timeline SET kind = ?, edited_at = COALESCE(?, edited_at), duplicate_of = ?, payload_id = COALESCE(?, payload_id)
-            WHERE message_id = ? AND state != 'deleted'
-            """,
-            [facts.kind.rawValue, facts.editedAt?.microseconds, facts.duplicateOf, facts.payloadID, messageID])
         if let claim = write.identityChange, try recordIdentityChangeOnce(claim, db), result == .stored {
             result = .storedWithNewIdentityChange
         }
         return result
+    }
+
+    /// The key effects of a decryption (a prekey message's): the identity pinned (a different
+    /// pin refuses the commit), the `EK_A` accepted (a replay refuses it), the one-time prekey
+    /// consumed — what ``storeDecryption(_:)`` applies besides the row (sessions and sender
+    /// keys are written once per batch here).
+    private func applyKeyEffects(_ commit: DecryptionCommit, _ db: Database) throws {
+        let now = commit.processedAt
+        if let claim = commit.identity {
+            let result = try remoteIdentityStore.recordIdentity(userID: claim.userID, deviceID: claim.deviceID, identityBlob: claim.identityBlob,
+                                                                at: now, db)
+            if case .changed = result {
+                throw KeyStoreError.invalidTransition(.remoteIdentity, id: "\(claim.userID)/\(claim.deviceID)", from: "pinned", to: "different identity")
+            }
+        }
+        if let ephemeral = commit.acceptedEphemeralKey {
+            try signedPrekeyStore.acceptEphemeralKey(ephemeral.publicKey, signedPrekeyID: ephemeral.signedPrekeyID, at: now, db)
+        }
+        if let opk = commit.consumedOneTimePrekeyID {
+            try oneTimePrekeyStore.consume(id: opk, at: now, db)
+        }
+    }
+
+    /// Inserts the row with its receive-side columns in one statement, or replaces the row
+    /// with the same server id — except a `.deleted` row, which stays as it is (a late copy
+    /// never brings back a deleted message). An existing edit time and payload id are kept
+    /// when the write has none.
+    private func storeReceivedRow(_ message: TimelineMessage, _ facts: ReceivedFacts, _ db: Database) throws {
+        let plaintext = try sealer.sealIfPresent(message.plaintext, table: TimelineStore.table, column: "plaintext", rowID: message.messageID)
+        try db.run(
+            """
+            INSERT INTO timeline (message_id, channel_id, sender_user_id, sender_device_id, created_at, content_hash, state, failure_reason,
+                                  plaintext, is_own, kind, edited_at, duplicate_of, payload_id)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            ON CONFLICT (message_id) DO UPDATE SET
+                channel_id = excluded.channel_id, sender_user_id = excluded.sender_user_id, sender_device_id = excluded.sender_device_id,
+                created_at = excluded.created_at, content_hash = excluded.content_hash, state = excluded.state,
+                failure_reason = excluded.failure_reason, plaintext = excluded.plaintext, is_own = excluded.is_own, kind = excluded.kind,
+                edited_at = COALESCE(excluded.edited_at, timeline.edited_at), duplicate_of = excluded.duplicate_of,
+                payload_id = COALESCE(excluded.payload_id, timeline.payload_id)
+            WHERE timeline.state != 'deleted'
+            """,
+            [message.messageID, message.channelID, message.senderUserID, message.senderDeviceID, message.createdAt.microseconds,
+             Data(message.contentHash), message.state.columnValue, message.state.reason, plaintext, message.isOwn ? 1 : 0,
+             facts.kind.rawValue, facts.editedAt?.microseconds, facts.duplicateOf, facts.payloadID])
     }
 
     /// Stores a device's session states: the previous current row is archived, then each

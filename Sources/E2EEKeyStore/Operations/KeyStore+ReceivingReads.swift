@@ -34,25 +34,31 @@ extension KeyStore {
     public func firstMessageIDs(channelID: String, contentHashes: [[UInt8]]) async throws -> [[UInt8]: String] {
         guard !contentHashes.isEmpty else { return [:] }
         return try await writer.read { db in
-            var found: [[UInt8]: String] = [:]
+            var found: [[UInt8]: (createdAt: Int64, id: String)] = [:]
             for start in stride(from: 0, to: contentHashes.count, by: 500) {
                 let chunk = contentHashes[start..<min(start + 500, contentHashes.count)].map { Data($0) }
                 var values: [(any DatabaseValueConvertible)?] = [channelID]
                 values.append(contentsOf: chunk)
                 let marks = Array(repeating: "?", count: chunk.count).joined(separator: ",")
+                // No ORDER BY: with one, SQLite walks the channel's whole `timeline_page` index to
+                // avoid a sort (a cost that grows with the channel); without, it seeks each hash
+                // in `timeline_by_content`, and the first copy is picked here.
                 let rows = try Row.fetchAll(
                     db, sql: """
-                        SELECT content_hash, message_id FROM timeline
-                        WHERE channel_id = ? AND kind != 'duplicate' AND state != 'undecryptable' AND content_hash IN (\(marks)) ORDER BY created_at, message_id
+                        SELECT content_hash, message_id, created_at FROM timeline
+                        WHERE channel_id = ? AND kind != 'duplicate' AND state != 'undecryptable' AND content_hash IN (\(marks))
                         """,
                     arguments: StatementArguments(values))
                 for row in rows {
                     let hash: Data = try row.decode("content_hash", table: TimelineStore.table)
                     let id: String = try row.decode("message_id", table: TimelineStore.table)
-                    if found[[UInt8](hash)] == nil { found[[UInt8](hash)] = id }
+                    let createdAt: Int64 = try row.decode("created_at", table: TimelineStore.table)
+                    let key = [UInt8](hash)
+                    if let first = found[key], (first.createdAt, first.id) <= (createdAt, id) { continue }
+                    found[key] = (createdAt, id)
                 }
             }
-            return found
+            return found.mapValues(\.id)
         }
     }
 

@@ -20,8 +20,8 @@ struct IncomingMessage: Sendable {
     /// The sender user (for an edit: the original's).
     var senderUserID: String?
     /// The sender device the server names (for an edit: the original's).
-    var senderDeviceID: String?
-    var content: String
+    let senderDeviceID: String?
+    let content: String
     var contentType: String
     var protocolVersion: Int
     var createdAt: StoreTime
@@ -34,6 +34,10 @@ struct IncomingMessage: Sendable {
     var hasEarlierCopy = false
     /// SHA-256 of the exact `content` string.
     let contentHash: [UInt8]
+    /// The serial lane this message belongs to: the device whose keys would authenticate it —
+    /// the sender device inside our envelope (copies of the same bytes share it), else the
+    /// device the server names. Read once (it decodes the content).
+    let laneKey: String
 
     init(id: String, channelID: String, channelEncryption: ChannelEncryptionType, senderUserID: String?, senderDeviceID: String?,
          content: String, contentType: String, protocolVersion: Int, createdAt: StoreTime, editedAt: StoreTime?, mode: Mode,
@@ -51,6 +55,7 @@ struct IncomingMessage: Sendable {
         self.mode = mode
         self.source = source
         self.contentHash = SHA256.hash(Array(content.utf8))
+        self.laneKey = EnvelopeSniffer.senderDevice(of: content) ?? senderDeviceID ?? ""
     }
 
     /// A posted message (a missing `protocol_version` counts as 1, a missing `content_type` as
@@ -89,11 +94,6 @@ struct IncomingMessage: Sendable {
         return TimelineMessage(messageID: id, channelID: channelID, senderUserID: senderUserID, senderDeviceID: senderDeviceID,
                                createdAt: createdAt, contentHash: contentHash, state: state, plaintext: plaintext, isOwn: isOwn)
     }
-
-    /// The serial lane this message belongs to: the device whose keys would authenticate it —
-    /// the sender device inside our envelope (copies of the same bytes share it), else the
-    /// device the server names.
-    var laneKey: String { EnvelopeSniffer.senderDevice(of: content) ?? senderDeviceID ?? "" }
 
     /// The write of a hidden duplicate row linked to `first` (§6).
     func duplicateWrite(of first: String) -> ReceiveWrite {

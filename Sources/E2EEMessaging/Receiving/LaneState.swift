@@ -21,6 +21,7 @@ final class LaneState {
     /// `EK_A`s accepted by this lane's uncommitted decryptions.
     private(set) var acceptedBaseKeys: Set<[UInt8]> = []
     private var parsedIDs: [String: WireUUID?] = [:]
+    private var parsedPins: [String: (bytes: [UInt8], blob: IdentityBlob)] = [:]
     /// Ids already handled in this run (a re-drive never handles a message twice).
     var handled: Set<String> = []
     /// Per envelope hash, the message of this run that took those bytes (any outcome but a
@@ -28,6 +29,17 @@ final class LaneState {
     var acceptedByHash: [[UInt8]: String] = [:]
 
     init(store: KeyStore) { self.store = store }
+
+    /// `pin`'s identity blob, parsed (its keys validated) once per lane rather than per message.
+    /// - Throws: ``ProtocolError`` for a stored blob that does not parse.
+    func pinnedIdentity(_ pin: RemoteIdentity?) throws -> IdentityBlob? {
+        guard let pin else { return nil }
+        let key = "\(pin.userID)/\(pin.deviceID)"
+        if let parsed = parsedPins[key], parsed.bytes == pin.identityBlob { return parsed.blob }
+        let blob = try IdentityBlob(bytes: pin.identityBlob)
+        parsedPins[key] = (pin.identityBlob, blob)
+        return blob
+    }
 
     /// Every pin of `deviceID` (normally under one user).
     func pins(deviceID: String) async throws -> [RemoteIdentity] {

@@ -29,7 +29,7 @@ extension MessageProcessor {
         let message = try PairwiseMessage(bytes: bytes)
         let pins = try await lane.pins(deviceID: deviceID)
         guard !pins.contains(where: { $0.userID != userID }) else { throw ReceiveRefusal(.senderMismatch) }
-        let pinned = try pins.first.map { try IdentityBlob(bytes: $0.identityBlob) }
+        let pinned = try lane.pinnedIdentity(pins.first)
         let record = try await lane.session(userID: userID, deviceID: deviceID)
         switch message {
         case .normal(let normal):
@@ -42,8 +42,14 @@ extension MessageProcessor {
 
     private func respond(to prekey: PrekeyMessage, record: SessionRecord?, pinned: IdentityBlob?, userID: String, deviceID: String,
                          lane: LaneState) async throws -> PairwiseResult {
-        let lookup = try await store.prekeyLookup(signedPrekeyID: prekey.signedPrekeyID, oneTimePrekeyID: prekey.oneTimePrekeyID,
-                                                  ephemeralKey: prekey.baseKey.rawRepresentation)
+        // A prekey message of a session this device already answers (its sender has had no
+        // reply yet, so everything it sends is a prekey message) decrypts in that state (§2
+        // step 1), which never consults the prekeys or the accepted keys: they are not read.
+        let answered = record.map { [$0.current] + $0.archived }?.contains { $0.role == .responder && $0.baseKey == prekey.baseKey } ?? false
+        let lookup = answered
+            ? PrekeyLookup(signedPrekey: nil, oneTimePrekey: nil, ephemeralKeyAccepted: false)
+            : try await store.prekeyLookup(signedPrekeyID: prekey.signedPrekeyID, oneTimePrekeyID: prekey.oneTimePrekeyID,
+                                           ephemeralKey: prekey.baseKey.rawRepresentation)
         var accepted = Set<X25519.PublicKey>()
         if lookup.ephemeralKeyAccepted || lane.acceptedBaseKeys.contains(prekey.baseKey.rawRepresentation) { accepted.insert(prekey.baseKey) }
         var context = ResponderContext(

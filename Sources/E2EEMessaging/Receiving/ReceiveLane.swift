@@ -2,9 +2,9 @@ import E2EEKeyStore
 
 /// One serial lane: the messages of one sender device, decrypted strictly one at a time in
 /// the order given (SYNC.md 3), their writes committed in chunks of one transaction each
-/// (SYNC.md 4), events published after each commit. When a commit installs a session or a
+/// (SYNC.md 4), events published after each commit. When a message installs a session or a
 /// sender key, the pending rows waiting for it are re-driven at once, in `(created_at, id)`
-/// order, in this same lane.
+/// order, in this same lane (the chunk is committed first when it holds one of them).
 struct ReceiveLane: Sendable {
     let processor: MessageProcessor
     let events: EventBroadcaster
@@ -42,16 +42,26 @@ struct ReceiveLane: Sendable {
             if case .pending = step.outcome.result {} else { lane.handled.insert(message.id) }
             outcomes.append(step.outcome)
             if step.write != nil { buffer.append((outcomes.count - 1, step)) }
-            guard !step.unlocks.isEmpty || buffer.count >= chunkSize else { continue }
-            try await flush(&buffer, into: &outcomes, lane: lane)
             if !step.unlocks.isEmpty {
+                // Rows of this chunk waiting for the key must be stored before the queue is
+                // read; when none is, the chunk goes on (most new keys have nobody waiting).
+                if buffer.contains(where: { Self.waits($0.step, forAnyOf: step.unlocks) }) {
+                    try await flush(&buffer, into: &outcomes, lane: lane)
+                }
                 let waiting = try await processor.store.pendingReceives(waitingFor: step.unlocks)
                     .filter { !lane.handled.contains($0.pending.messageID) }
                 queue.insert(contentsOf: waiting.map(IncomingMessage.init(pending:)), at: position)
             }
+            if buffer.count >= chunkSize { try await flush(&buffer, into: &outcomes, lane: lane) }
         }
         try await flush(&buffer, into: &outcomes, lane: lane)
         return outcomes
+    }
+
+    /// Whether `step` queued its message to wait for one of `keys`.
+    private static func waits(_ step: ProcessingStep, forAnyOf keys: [String]) -> Bool {
+        guard case .pending(let key) = step.outcome.result else { return false }
+        return keys.contains(key)
     }
 
     private func flush(_ buffer: inout [(index: Int, step: ProcessingStep)], into outcomes: inout [ReceiveOutcome], lane: LaneState) async throws {

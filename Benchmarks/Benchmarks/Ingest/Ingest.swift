@@ -1,0 +1,114 @@
+import Benchmark
+import BenchmarkSupport
+import Foundation
+
+// Issue 7's receive benchmark: 100,000 messages through merge, decryption and storage.
+//
+// Input (built once in setup, not measured): 10 sender devices write to one receiving device
+// with the protocol code — 8 in two groups (sender keys, rotated every 100 messages, each new
+// key distributed in an SKD over the pairwise session) and 2 in two DMs (pairwise sessions) —
+// until the server holds 80,000 rows; `DeliverySchedule` then turns them into 100,000
+// deliveries (20,000 duplicates) the way the sync engine makes them: REST catch-up batches of
+// 50-row pages after each reconnect and single `message.new` frames (DeliverySchedule.swift).
+//
+// One sample = a fresh receiving store on disk (sealed at rest, WAL, synchronous FULL) with the
+// receiver's prekeys (made before `startMeasurement`), then every delivery through
+// `ReceivePipeline.ingest`, one call at a time, in order. After the measurement the store is
+// checked: 80,000 rows, all decrypted, nothing pending, every outcome as expected, the newest
+// page of each channel reading back the texts sent (a sample that loses a message fails).
+//
+// Metrics: wall clock per sample (`ingest.sh` prints messages/s = 100,000 / wall), the
+// process's peak resident memory (sampled; the input itself is resident) and its growth over
+// the baseline taken after setup, and two custom figures: the time spent in the REST catch-up
+// calls and in the socket-frame calls of the sample (recorded in µs).
+let benchmarks: @Sendable () -> Void = {
+    Benchmark.defaultConfiguration = .init(
+        metrics: [.wallClock, .throughput, .peakMemoryResident, .peakMemoryResidentDelta, IngestMetrics.restTime,
+                  IngestMetrics.frameTime],
+        timeUnits: .microseconds,
+        warmupIterations: 0,
+        scalingFactor: .one,
+        maxDuration: .seconds(600),
+        // INGEST_SAMPLES overrides the count (a profiling run needs one or two).
+        maxIterations: ProcessInfo.processInfo.environment["INGEST_SAMPLES"].flatMap(Int.init) ?? 5
+    )
+    registerIngestBenchmark()
+}
+
+/// The custom per-sample figures (µs).
+enum IngestMetrics {
+    static let restTime = BenchmarkMetric.custom("REST catch-up time")
+    static let frameTime = BenchmarkMetric.custom("socket frame time")
+}
+
+func registerIngestBenchmark() {
+    let input = Carried<IngestInput?>(nil)
+    Benchmark("Ingest 100000 messages", closure: { benchmark async throws in
+        guard let input = input.value else { return }
+        let device = try await ReceivingDevice.make(keys: input.keys, listed: input.traffic.listed)
+        defer { device.remove() }
+        let cpuBefore = ProcessCPU.now()
+        let started = ContinuousClock.now
+        benchmark.startMeasurement()
+        let tally = try await IngestRun.feed(input, pipeline: device.pipeline)
+        benchmark.stopMeasurement()
+        let benchmarkWall = ContinuousClock.now - started
+        let cpu = ProcessCPU.now() - cpuBefore
+        benchmark.measurement(IngestMetrics.restTime, Int(tally.restTime / .microseconds(1)))
+        benchmark.measurement(IngestMetrics.frameTime, Int(tally.frameTime / .microseconds(1)))
+        let events = await device.finishEvents()
+        try await IngestRun.verify(tally, input: input, store: device.store)
+        SampleLog.append(
+            "ingest sample: \(seconds(benchmarkWall)) s (CPU \(seconds(cpu.user)) s user, \(seconds(cpu.system)) s system), REST calls (\(tally.restCalls)) \(seconds(tally.restTime)) s, "
+                + "frames (\(tally.frameCalls)) \(seconds(tally.frameTime)) s; \(tally.decrypted) decrypted, \(tally.keyDistributions) SKDs, "
+                + "\(tally.duplicates) duplicates, \(tally.pending) pending on the way; \(events) events")
+    }, setup: {
+        let made = try IngestInput.make()
+        SampleLog.append(
+            "ingest input: \(made.traffic.rows.count) rows (\(made.traffic.distributionCount) SKDs), \(made.messageCount) deliveries in "
+                + "\(made.deliveries.filter { !$0.isSocketFrame }.count) REST batches and \(made.deliveries.filter(\.isSocketFrame).count) frames")
+        input.value = made
+    }, teardown: {
+        input.value = nil
+    })
+}
+
+/// The sample lines (package-benchmark sends a benchmark's stdout and stderr to /dev/null while
+/// it runs): appended to the file `INGEST_SAMPLE_LOG` names, if set (`ingest.sh` sets it).
+enum SampleLog {
+    static func append(_ line: String) {
+        guard let path = ProcessInfo.processInfo.environment["INGEST_SAMPLE_LOG"] else { return }
+        if !FileManager.default.fileExists(atPath: path) { FileManager.default.createFile(atPath: path, contents: nil) }
+        guard let handle = FileHandle(forWritingAtPath: path) else { return }
+        defer { try? handle.close() }
+        handle.seekToEndOfFile()
+        handle.write(Data((line + "\n").utf8))
+    }
+}
+
+/// Seconds with three decimals.
+func seconds(_ duration: Duration) -> String {
+    String(format: "%.3f", Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18)
+}
+
+/// The process's CPU time so far (`getrusage`): on a shared machine the wall clock includes
+/// other processes' turns, CPU time does not.
+struct ProcessCPU {
+    var user: Duration
+    var system: Duration
+
+    static func now() -> ProcessCPU {
+        var usage = rusage()
+        #if canImport(Glibc)
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        #else
+        getrusage(RUSAGE_SELF, &usage)
+        #endif
+        func duration(_ time: timeval) -> Duration { .seconds(Int64(time.tv_sec)) + .microseconds(Int64(time.tv_usec)) }
+        return ProcessCPU(user: duration(usage.ru_utime), system: duration(usage.ru_stime))
+    }
+
+    static func - (lhs: ProcessCPU, rhs: ProcessCPU) -> ProcessCPU {
+        ProcessCPU(user: lhs.user - rhs.user, system: lhs.system - rhs.system)
+    }
+}
