@@ -48,7 +48,9 @@ extension Account {
 
     /// The channel history positions kept in the store.
     nonisolated var historyCursor: HistoryCursor {
-        HistoryCursor(store: store, locks: locks, now: configuration.now)
+        let overlap = configuration.catchUpOverlap.components
+        return HistoryCursor(store: store, locks: locks, now: configuration.now, marks: verifiedMarks,
+                             overlap: overlap.seconds * 1_000_000 + overlap.attoseconds / 1_000_000_000_000)
     }
 
     /// A page of a channel's timeline from the store, oldest → newest, ordered by

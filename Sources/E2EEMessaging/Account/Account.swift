@@ -33,6 +33,8 @@ public actor Account {
     nonisolated let locks: KeyedAsyncLock
     /// Incoming messages.
     let pipeline: ReceivePipeline
+    /// Channel verified marks moved by socket events (see ``HistoryCursor``).
+    nonisolated let verifiedMarks = VerifiedMarks()
     /// A sync engine over this account (catch-up, events); the connection keeps one in
     /// ``connectedEngine`` (it holds its delegate weakly).
     var syncEngine: SyncEngine { SyncEngine(account: self, pipeline: pipeline, history: HistoryCatchUp(api: api, store: store, limit: configuration.catchUpLimit)) }

@@ -23,12 +23,16 @@ public struct AccountConfiguration: Sendable {
     /// At most this many messages of a channel one catch-up fetches (the newest ones); older
     /// history is paged on demand with ``Account/loadOlder(channelID:limit:)``.
     public var catchUpLimit: Int
+    /// How far (in server time) behind the newest message it verified a catch-up leaves the
+    /// channel's verified mark, so that the next one reads that stretch again: it covers rows
+    /// committed after their event and events lost where a socket opened or dropped.
+    public var catchUpOverlap: Duration
 
     /// The defaults.
     public init(oneTimePrekeyTarget: Int = 50, memberLifetime: Int64 = 5, deviceLifetime: Int64 = 60, outbox: OutboxPolicy = OutboxPolicy(),
                 random: any RandomSource = SystemRandom(), now: @escaping @Sendable () -> StoreTime = { .now() },
                 sleep: @escaping @Sendable (Double) async throws -> Void = { try await Task.sleep(nanoseconds: UInt64(max($0, 0) * 1_000_000_000)) },
-                catchUpLimit: Int = 5_000) {
+                catchUpLimit: Int = 5_000, catchUpOverlap: Duration = .seconds(10)) {
         self.oneTimePrekeyTarget = oneTimePrekeyTarget
         self.memberLifetime = memberLifetime
         self.deviceLifetime = deviceLifetime
@@ -37,5 +41,6 @@ public struct AccountConfiguration: Sendable {
         self.now = now
         self.sleep = sleep
         self.catchUpLimit = max(1, catchUpLimit)
+        self.catchUpOverlap = max(.zero, catchUpOverlap)
     }
 }

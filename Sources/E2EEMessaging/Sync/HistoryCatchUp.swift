@@ -1,18 +1,25 @@
 import E2EEKeyStore
 
-/// The REST half of SYNC.md guarantee 6: pages a channel back from its newest message until a
-/// page overlaps what the store already has (or the history ends), never skipping rows tied at
-/// a page boundary (guarantee 7, through ``MessageHistoryPager``).
+/// The REST half of SYNC.md guarantee 6: pages a channel back from its newest message, never
+/// skipping rows tied at a page boundary (guarantee 7, through ``MessageHistoryPager``), until
+/// it has everything newer than the channel's verified mark (``HistoryCursor``) — or, without a
+/// mark, until a page overlaps what the store has — or the history ends, or the limit.
+///
+/// Stopping at the first page that holds a known message is not enough once the store holds
+/// messages that arrived past a gap (our own sends, socket events after a lost one, a row
+/// committed after an earlier catch-up read): the known message proves nothing about what is
+/// older than it. The mark does: everything newer than it was read over REST or on a socket
+/// that lost nothing.
 struct HistoryCatchUp: Sendable {
     /// What one catch-up of a channel found.
     struct Result: Sendable {
-        /// The messages, oldest → newest: those the store does not know yet, plus the
-        /// overlapping page.
+        /// The messages, oldest → newest: everything back to the mark (or the overlap), the
+        /// known ones included.
         var messages: [ServerMessage] = []
         /// The pager reached the channel's first message: the store now has all of it.
         var reachedStart = false
-        /// The catch-up stopped at ``HistoryCatchUp/limit`` before it reached what the store
-        /// has: there may be a gap behind the oldest message fetched.
+        /// The catch-up stopped at ``HistoryCatchUp/limit`` before it reached the mark or what
+        /// the store has: there may be a gap behind the oldest message fetched.
         var stoppedAtLimit = false
     }
 
@@ -23,24 +30,30 @@ struct HistoryCatchUp: Sendable {
     /// At most this many messages are fetched in one catch-up (older history is paged on demand).
     var limit = 5_000
 
-    /// Pages `channelID` back to the store's overlap, the start, or the limit.
+    /// Pages `channelID` back to `verifiedThrough` (microseconds of server time; nil: to the
+    /// store's overlap), the start, or the limit.
     /// - Throws: ``ServerError``, key store errors.
-    func recentMessages(channelID: String) async throws -> Result {
+    func recentMessages(channelID: String, verifiedThrough mark: Int64?) async throws -> Result {
         var pager = MessageHistoryPager(server: api, channelID: channelID, pageSize: min(pageSize, limit))
         var pages: [[ServerMessage]] = []
         var count = 0
-        var overlapped = false
+        var reached = false
         while count < limit {
             let page = try await pager.nextPage()
-            guard !page.isEmpty else { break }
+            guard let oldest = page.first else { break }
             pages.append(page)
             count += page.count
-            if try await !store.knownMessageIDs(page.map(\.id)).isEmpty {
-                overlapped = true
+            if let mark {
+                if oldest.createdAt.microseconds < mark {
+                    reached = true
+                    break
+                }
+            } else if try await !store.knownMessageIDs(page.map(\.id)).isEmpty {
+                reached = true
                 break
             }
         }
         return Result(messages: pages.reversed().flatMap { $0 }, reachedStart: pager.reachedStart,
-                      stoppedAtLimit: !overlapped && !pager.reachedStart && count >= limit)
+                      stoppedAtLimit: !reached && !pager.reachedStart && count >= limit)
     }
 }

@@ -1,13 +1,47 @@
 import E2EEKeyStore
 
-/// How far back a channel's history is in the store, kept in its ``SyncCursor`` (`oldest`:
-/// where paging older history goes on; `historyComplete`: nothing older remains). Every
-/// read-modify-write runs under the channel's history lock, shared by the catch-up and
-/// ``OlderHistoryLoader``.
+/// How much of a channel's history is in the store, kept in its ``SyncCursor``:
+/// - `newest` is the **verified mark**: its time is one through which the store has every
+///   message of the channel from the region's start without a gap (the newest message a
+///   catch-up read, or a socket delivered, less ``overlap``, which covers rows committed after
+///   their event, events held back and the subscribe gap); its id is that newest message's.
+///   Catch-ups page back to it (``HistoryCatchUp``).
+/// - `oldest` is where paging older history goes on; `historyComplete`: nothing older remains.
+///
+/// Socket events move the mark in memory (``VerifiedMarks``); catch-ups write the larger of the
+/// two. Every read-modify-write runs under the channel's history lock, shared by the catch-up
+/// and ``OlderHistoryLoader``.
 struct HistoryCursor: Sendable {
     let store: KeyStore
     let locks: KeyedAsyncLock
     let now: @Sendable () -> StoreTime
+    /// The marks socket events moved.
+    let marks: VerifiedMarks
+    /// Microseconds of server time the mark stays behind the newest message verified.
+    let overlap: Int64
+
+    /// The channel's verified mark (microseconds of server time), or nil when it has none yet.
+    /// - Throws: key store errors.
+    func verifiedThrough(channelID: String) async throws -> Int64? {
+        let saved = try await store.syncCursor(channelID: channelID)?.newest?.createdAt.microseconds
+        switch (saved, marks.mark(channelID)) {
+        case (let saved?, let moved?): return max(saved, moved)
+        case (let saved, let moved): return saved ?? moved
+        }
+    }
+
+    /// A socket delivered `message` after its socket's catch-up: the stream has no gap up to it.
+    func socketDelivered(_ message: ServerMessage) {
+        marks.advance(message.channelID.lowercased(), to: message.createdAt.microseconds - overlap)
+    }
+
+    /// Writes the marks socket events moved (before the socket closes for the background).
+    /// - Throws: key store errors.
+    func saveSocketMarks() async throws {
+        for (channelID, mark) in marks.all {
+            try await update(channelID: channelID) { cursor in Self.raise(&cursor, to: mark, messageID: cursor.newest?.messageID ?? "") }
+        }
+    }
 
     /// The lock key of a channel's history.
     static func lockKey(_ channelID: String) -> String { "history:\(channelID)" }
@@ -34,20 +68,34 @@ struct HistoryCursor: Sendable {
         }
     }
 
-    /// Records what a catch-up learnt: it reached the start (the history is complete), or it
-    /// stopped at its limit before what the store had, so older paging must go on from the
-    /// oldest message it fetched (the gap behind it is paged again; what is known is deduped).
+    /// Records what a catch-up learnt: the verified mark moves up behind the newest message it
+    /// read (and to what socket events moved it to); it reached the start (the history is
+    /// complete), or it stopped at its limit before the mark, so older paging must go on from
+    /// the oldest message it fetched (the gap behind it is paged again; what is known is deduped).
     /// - Throws: key store errors.
     func recordCatchUp(channelID: String, _ result: HistoryCatchUp.Result) async throws {
         let oldest = result.messages.first.map { TimelineCursor(createdAt: StoreTime(microseconds: $0.createdAt.microseconds), messageID: $0.id) }
-        if result.reachedStart {
-            try await recordPaged(channelID: channelID, oldest: oldest, complete: true)
-        } else if result.stoppedAtLimit {
-            try await update(channelID: channelID) { cursor in
+        let mark = result.messages.last.map { ($0.createdAt.microseconds - overlap, $0.id) }
+        let moved = marks.mark(channelID)
+        try await update(channelID: channelID) { cursor in
+            if let (time, id) = mark { Self.raise(&cursor, to: time, messageID: id) }
+            if let moved { Self.raise(&cursor, to: moved, messageID: cursor.newest?.messageID ?? "") }
+            if result.reachedStart {
+                if let oldest, cursor.oldest.map({ (oldest.createdAt, oldest.messageID) < ($0.createdAt, $0.messageID) }) ?? true {
+                    cursor.oldest = oldest
+                }
+                cursor.historyComplete = true
+            } else if result.stoppedAtLimit {
                 cursor.oldest = oldest
                 cursor.historyComplete = false
             }
         }
+    }
+
+    /// Moves the verified mark forward to `micros` (never back).
+    private static func raise(_ cursor: inout SyncCursor, to micros: Int64, messageID: String) {
+        guard (cursor.newest?.createdAt.microseconds ?? .min) < micros else { return }
+        cursor.newest = TimelineCursor(createdAt: StoreTime(microseconds: micros), messageID: messageID)
     }
 
     private func update(channelID: String, _ change: @Sendable @escaping (inout SyncCursor) -> Void) async throws {
@@ -56,7 +104,7 @@ struct HistoryCursor: Sendable {
             let saved = try await store.syncCursor(channelID: channelID)
             var cursor = saved ?? SyncCursor(channelID: channelID, newest: nil, oldest: nil, historyComplete: false, updatedAt: now())
             change(&cursor)
-            if let saved, saved.oldest == cursor.oldest, saved.historyComplete == cursor.historyComplete { return }
+            if let saved, saved.oldest == cursor.oldest, saved.newest == cursor.newest, saved.historyComplete == cursor.historyComplete { return }
             cursor.updatedAt = now()
             try await store.storeSyncCursor(cursor)
         }

@@ -2,10 +2,11 @@ import E2EECrypto
 import E2EEKeyStore
 
 /// The account's side of the connection (``ConnectionDelegate``): socket events go to the
-/// receive pipeline, catch-up and polling page REST back to the store's overlap (SYNC.md
-/// guarantee 6), `channel.new` adds and subscribes channels, `keys.low_otp` for this device
-/// replenishes one-time prekeys. The supervisor calls it one method at a time, in order; events
-/// of a socket reach it only after that socket's first catch-up (the supervisor buffers them).
+/// receive pipeline (and move the channel's verified mark), catch-up and polling page REST back
+/// to the verified mark (SYNC.md guarantee 6, ``HistoryCatchUp``), `channel.new` adds and
+/// subscribes channels, `keys.low_otp` for this device replenishes one-time prekeys. The
+/// supervisor calls it one method at a time, in order; events of a socket reach it only after
+/// that socket's first catch-up (the supervisor buffers them).
 final class SyncEngine: ConnectionDelegate, Sendable {
     private let account: Account
     private let pipeline: ReceivePipeline
@@ -48,9 +49,11 @@ final class SyncEngine: ConnectionDelegate, Sendable {
 
     private func catchUp(_ channel: ChatChannel) async throws {
         guard let encryption = channel.encryption else { return }
+        let cursor = account.historyCursor
         let result: HistoryCatchUp.Result
         do {
-            result = try await history.recentMessages(channelID: channel.id)
+            let mark = try await cursor.verifiedThrough(channelID: channel.id)
+            result = try await history.recentMessages(channelID: channel.id, verifiedThrough: mark)
         } catch ServerError.forbidden, ServerError.notFound {
             return  // no longer ours: the next channel list drops it
         }
@@ -58,7 +61,7 @@ final class SyncEngine: ConnectionDelegate, Sendable {
             try await account.noteOwnEchoes(result.messages)
             _ = try await pipeline.ingest(result.messages, channel: ReceivingChannel(id: channel.id, encryption: encryption))
         }
-        try await account.historyCursor.recordCatchUp(channelID: channel.id, result)
+        try await cursor.recordCatchUp(channelID: channel.id, result)
     }
 
     func received(_ event: RealtimeEvent) async {
@@ -75,6 +78,7 @@ final class SyncEngine: ConnectionDelegate, Sendable {
             guard let channel = try await knownChannel(message.channelID), let encryption = channel.encryption else { return }
             try await account.noteOwnEchoes([message])
             _ = try await pipeline.ingest([message], channel: ReceivingChannel(id: channel.id, encryption: encryption))
+            account.historyCursor.socketDelivered(message)
         case .messageEdit(let edit):
             guard let channel = try await knownChannel(edit.channelID), let encryption = channel.encryption else { return }
             _ = try await pipeline.ingestEdit(edit, channel: ReceivingChannel(id: channel.id, encryption: encryption))
@@ -112,6 +116,8 @@ final class SyncEngine: ConnectionDelegate, Sendable {
     }
 
     func willDisconnectForBackground() async {
-        // Everything is already durable: the store commits per batch.
+        // Messages are already durable (the store commits per batch); the marks socket events
+        // moved are kept so the next catch-up need not read that stretch again.
+        try? await account.historyCursor.saveSocketMarks()
     }
 }

@@ -41,6 +41,39 @@ extension IntegrationTests.GuaranteeTests {
         }
     }
 
+    /// Found by the long soak: the catch-up stopped at the first page holding a message the
+    /// store knew — here our own message, sent during the outage and newer than most of it —
+    /// and never read the older part of the outage.
+    @Test("1. nothing missed: an outage longer than a page, with our own message sent in it, is caught up entirely")
+    func outageWithOwnSendsIsCaughtUpEntirely() async throws {
+        try await MessagingHarness.with { harness in
+            let alice = try await harness.register("alice")
+            let bob = try await harness.register("bob")
+            let carol = try await harness.register("carol")
+            let group = try await alice.createGroup(name: "outage", members: [bob.userID, carol.userID])
+            _ = try await carol.refreshChannels()
+            try await Self.send(["before"], from: alice, to: group.id)
+            try await bob.sync()
+            let monitor = try await Self.connect(bob, harness, watching: [group.id])
+
+            await harness.server.faults.refuseUpgrades(status: 403)
+            await harness.server.faults.dropOpenSockets(ofUser: bob.userID)
+            #expect(await monitor.connection.wait { if case .reconnecting = $0 { true } else { false } })
+            let outage = (0..<60).map { "outage \($0)" }
+            for text in outage { _ = try await carol.send(text: text, to: group.id) }
+            await carol.waitForOutbox()
+            try await Self.send(["bob, during the outage"], from: bob, to: group.id)
+            await harness.server.faults.refuseUpgrades(status: nil)
+
+            #expect(await monitor.waitForReadable([group.id: 62], limit: .seconds(30)))
+            let items = try await bob.timeline(channelID: group.id, limit: 1_000)
+            #expect(Set(items.compactMap(\.text)) == Set(["before", "bob, during the outage"] + outage) && items.count == 62)
+            #expect(TimelineChecks.isOrdered(items))
+            monitor.stop()
+            await bob.shutdown()
+        }
+    }
+
     @Test("1. nothing twice: a message on the socket (twice) and on REST pages is shown once, also after a restart")
     func nothingTwiceFromSocketPagesAndRestart() async throws {
         try await MessagingHarness.with { harness in

@@ -1,0 +1,23 @@
+import Foundation
+
+/// How far each channel's history is known to be in the store without a gap, advanced in
+/// memory by socket events (a socket's stream has no gap once its catch-up ran, except right
+/// where it dropped, which the overlap covers) and written to the channel's sync cursor by the
+/// next catch-up. Microseconds of server time.
+final class VerifiedMarks: @unchecked Sendable {
+    private let lock = NSLock()
+    private var marks: [String: Int64] = [:]
+
+    /// The channel's mark, if a socket event moved it.
+    func mark(_ channelID: String) -> Int64? {
+        lock.withLock { marks[channelID] }
+    }
+
+    /// Moves the channel's mark forward to `micros` (never back).
+    func advance(_ channelID: String, to micros: Int64) {
+        lock.withLock { marks[channelID] = max(marks[channelID] ?? .min, micros) }
+    }
+
+    /// Every mark.
+    var all: [String: Int64] { lock.withLock { marks } }
+}
