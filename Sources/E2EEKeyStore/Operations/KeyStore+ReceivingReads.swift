@@ -11,20 +11,22 @@ extension KeyStore {
     /// - Throws: ``KeyStoreError/corruptColumn(table:column:)``, GRDB's `DatabaseError`.
     public func receivedMessages(ids: [String]) async throws -> [String: ReceivedMessage] {
         guard !ids.isEmpty else { return [:] }
-        return try await writer.read { [self] db in
-            var found: [String: ReceivedMessage] = [:]
-            for start in stride(from: 0, to: ids.count, by: 500) {
-                let chunk = Array(ids[start..<min(start + 500, ids.count)])
-                let marks = Array(repeating: "?", count: chunk.count).joined(separator: ",")
-                let rows = try Row.fetchAll(db, sql: "SELECT \(Self.receivedColumns) FROM timeline WHERE message_id IN (\(marks))",
-                                            arguments: StatementArguments(chunk))
-                for row in rows {
-                    let message = try decodeReceived(row, openPlaintext: false)
-                    found[message.message.messageID] = message
-                }
+        return try await writer.read { [self] db in try receivedMessages(ids: ids, db) }
+    }
+
+    func receivedMessages(ids: [String], _ db: Database) throws -> [String: ReceivedMessage] {
+        var found: [String: ReceivedMessage] = [:]
+        for start in stride(from: 0, to: ids.count, by: 500) {
+            let chunk = Array(ids[start..<min(start + 500, ids.count)])
+            let marks = Array(repeating: "?", count: chunk.count).joined(separator: ",")
+            let rows = try Row.fetchAll(db, sql: "SELECT \(Self.receivedColumns) FROM timeline WHERE message_id IN (\(marks))",
+                                        arguments: StatementArguments(chunk))
+            for row in rows {
+                let message = try decodeReceived(row, openPlaintext: false)
+                found[message.message.messageID] = message
             }
-            return found
         }
+        return found
     }
 
     /// For each of `contentHashes` already stored in `channelID` (not as a duplicate, and not
@@ -33,33 +35,35 @@ extension KeyStore {
     /// - Throws: GRDB's `DatabaseError`.
     public func firstMessageIDs(channelID: String, contentHashes: [[UInt8]]) async throws -> [[UInt8]: String] {
         guard !contentHashes.isEmpty else { return [:] }
-        return try await writer.read { db in
-            var found: [[UInt8]: (createdAt: Int64, id: String)] = [:]
-            for start in stride(from: 0, to: contentHashes.count, by: 500) {
-                let chunk = contentHashes[start..<min(start + 500, contentHashes.count)].map { Data($0) }
-                var values: [(any DatabaseValueConvertible)?] = [channelID]
-                values.append(contentsOf: chunk)
-                let marks = Array(repeating: "?", count: chunk.count).joined(separator: ",")
-                // No ORDER BY: with one, SQLite walks the channel's whole `timeline_page` index to
-                // avoid a sort (a cost that grows with the channel); without, it seeks each hash
-                // in `timeline_by_content`, and the first copy is picked here.
-                let rows = try Row.fetchAll(
-                    db, sql: """
-                        SELECT content_hash, message_id, created_at FROM timeline
-                        WHERE channel_id = ? AND kind != 'duplicate' AND state != 'undecryptable' AND content_hash IN (\(marks))
-                        """,
-                    arguments: StatementArguments(values))
-                for row in rows {
-                    let hash: Data = try row.decode("content_hash", table: TimelineStore.table)
-                    let id: String = try row.decode("message_id", table: TimelineStore.table)
-                    let createdAt: Int64 = try row.decode("created_at", table: TimelineStore.table)
-                    let key = [UInt8](hash)
-                    if let first = found[key], (first.createdAt, first.id) <= (createdAt, id) { continue }
-                    found[key] = (createdAt, id)
-                }
+        return try await writer.read { [self] db in try firstMessageIDs(channelID: channelID, contentHashes: contentHashes, db) }
+    }
+
+    func firstMessageIDs(channelID: String, contentHashes: [[UInt8]], _ db: Database) throws -> [[UInt8]: String] {
+        var found: [[UInt8]: (createdAt: Int64, id: String)] = [:]
+        for start in stride(from: 0, to: contentHashes.count, by: 500) {
+            let chunk = contentHashes[start..<min(start + 500, contentHashes.count)].map { Data($0) }
+            var values: [(any DatabaseValueConvertible)?] = [channelID]
+            values.append(contentsOf: chunk)
+            let marks = Array(repeating: "?", count: chunk.count).joined(separator: ",")
+            // No ORDER BY: with one, SQLite walks the channel's whole `timeline_page` index to
+            // avoid a sort (a cost that grows with the channel); without, it seeks each hash in
+            // `timeline_by_content`, and the first copy is picked here.
+            let rows = try Row.fetchAll(
+                db, sql: """
+                    SELECT content_hash, message_id, created_at FROM timeline
+                    WHERE channel_id = ? AND kind != 'duplicate' AND state != 'undecryptable' AND content_hash IN (\(marks))
+                    """,
+                arguments: StatementArguments(values))
+            for row in rows {
+                let hash: Data = try row.decode("content_hash", table: TimelineStore.table)
+                let id: String = try row.decode("message_id", table: TimelineStore.table)
+                let createdAt: Int64 = try row.decode("created_at", table: TimelineStore.table)
+                let key = [UInt8](hash)
+                if let first = found[key], (first.createdAt, first.id) <= (createdAt, id) { continue }
+                found[key] = (createdAt, id)
             }
-            return found.mapValues(\.id)
         }
+        return found.mapValues(\.id)
     }
 
     /// Up to `limit` `message` rows of a channel strictly before `cursor` (the newest when nil),
@@ -139,10 +143,12 @@ extension KeyStore {
     /// same device id is a sender mismatch for the receiver).
     /// - Throws: ``KeyStoreError/corruptColumn(table:column:)``, GRDB's `DatabaseError`.
     public func remoteIdentities(deviceID: String) async throws -> [RemoteIdentity] {
-        try await writer.read { [self] db in
-            let users = try String.fetchAll(db, sql: "SELECT user_id FROM remote_identities WHERE device_id = ? ORDER BY user_id", arguments: [deviceID])
-            return try users.compactMap { try remoteIdentityStore.loadIdentity(userID: $0, deviceID: deviceID, db) }
-        }
+        try await writer.read { [self] db in try remoteIdentities(deviceID: deviceID, db) }
+    }
+
+    func remoteIdentities(deviceID: String, _ db: Database) throws -> [RemoteIdentity] {
+        let users = try String.fetchAll(db, sql: "SELECT user_id FROM remote_identities WHERE device_id = ? ORDER BY user_id", arguments: [deviceID])
+        return try users.compactMap { try remoteIdentityStore.loadIdentity(userID: $0, deviceID: deviceID, db) }
     }
 
     /// The device's current session row (one serialised ratchet state).

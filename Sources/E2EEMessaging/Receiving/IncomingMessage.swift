@@ -38,6 +38,9 @@ struct IncomingMessage: Sendable {
     /// the sender device inside our envelope (copies of the same bytes share it), else the
     /// device the server names. Read once (it decodes the content).
     let laneKey: String
+    /// The key id a group envelope's header names (nil for anything else): with the channel
+    /// and ``laneKey``, the sender key the batch reads before decrypting.
+    let groupKeyID: UInt32?
 
     init(id: String, channelID: String, channelEncryption: ChannelEncryptionType, senderUserID: String?, senderDeviceID: String?,
          content: String, contentType: String, protocolVersion: Int, createdAt: StoreTime, editedAt: StoreTime?, mode: Mode,
@@ -55,7 +58,9 @@ struct IncomingMessage: Sendable {
         self.mode = mode
         self.source = source
         self.contentHash = SHA256.hash(Array(content.utf8))
-        self.laneKey = EnvelopeSniffer.senderDevice(of: content) ?? senderDeviceID ?? ""
+        let header = EnvelopeSniffer.header(of: content)
+        self.laneKey = header?.senderDevice ?? senderDeviceID ?? ""
+        self.groupKeyID = header?.groupKeyID
     }
 
     /// A posted message (a missing `protocol_version` counts as 1, a missing `content_type` as
@@ -101,6 +106,10 @@ struct IncomingMessage: Sendable {
                      facts: ReceivedFacts(kind: .duplicate, duplicateOf: first))
     }
 
+    /// `true` for `protocol_version` 2 content typed as one of our envelopes (what the
+    /// per-channel dedupe by envelope hash applies to).
+    var isEnvelope: Bool { protocolVersion == 2 && EnvelopeKind(rawValue: contentType) != nil }
+
     /// `true` for an edit of a readable message.
     var isEdit: Bool {
         if case .edit = mode { return true }
@@ -117,11 +126,13 @@ struct IncomingMessage: Sendable {
 /// Reads an envelope's type from a `content` string without opening it.
 enum EnvelopeSniffer {
     /// The sending device (lower-case text) of canonical base64 `content` that starts with our
-    /// format byte: every envelope type carries it right after the two type bytes.
-    static func senderDevice(of content: String) -> String? {
+    /// format byte — every envelope type carries it right after the two type bytes — and, for
+    /// a group envelope, the key id that follows it.
+    static func header(of content: String) -> (senderDevice: String, groupKeyID: UInt32?)? {
         guard let bytes = try? Base64.decode(content, maxEncodedLength: ProtocolLimits.maxContentBase64Length), bytes.count >= 18,
               bytes[0] == 0x03, let device = try? WireUUID(bytes: Array(bytes[2..<18])) else { return nil }
-        return device.text
+        guard bytes[1] == GroupEnvelope.typeBytes[1], bytes.count >= 22 else { return (device.text, nil) }
+        return (device.text, bytes[18..<22].reduce(UInt32(0)) { $0 << 8 | UInt32($1) })
     }
 
     /// The envelope kind of canonical base64 `content` that starts with our format byte, else nil.

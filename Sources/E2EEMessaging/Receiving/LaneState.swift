@@ -28,7 +28,13 @@ final class LaneState {
     /// refusal): a later copy is its duplicate.
     var acceptedByHash: [[UInt8]: String] = [:]
 
-    init(store: KeyStore) { self.store = store }
+    /// Sender-key states read with the batch's plan (`nil`: none stored then).
+    private let plannedKeys: [SenderKeyAddress: ReceiverSenderKey?]
+
+    init(store: KeyStore, plannedKeys: [SenderKeyAddress: ReceiverSenderKey?] = [:]) {
+        self.store = store
+        self.plannedKeys = plannedKeys
+    }
 
     /// `pin`'s identity blob, parsed (its keys validated) once per lane rather than per message.
     /// - Throws: ``ProtocolError`` for a stored blob that does not parse.
@@ -41,12 +47,12 @@ final class LaneState {
         return blob
     }
 
-    /// Every pin of `deviceID` (normally under one user).
-    func pins(deviceID: String) async throws -> [RemoteIdentity] {
+    /// Every pin of `deviceID` (normally under one user); read with the session rows of
+    /// (`userID`, `deviceID`), which the pairwise step needs next.
+    func pins(userID: String, deviceID: String) async throws -> [RemoteIdentity] {
         if let cached = pinsByDevice[deviceID] { return cached }
-        let loaded = try await store.remoteIdentities(deviceID: deviceID)
-        pinsByDevice[deviceID] = loaded
-        return loaded
+        try await loadPairwiseKeys(userID: userID, deviceID: deviceID)
+        return pinsByDevice[deviceID] ?? []
     }
 
     /// The session record with (user, device), if any: the current row and up to
@@ -54,7 +60,26 @@ final class LaneState {
     func session(userID: String, deviceID: String) async throws -> SessionRecord? {
         let key = "\(userID)/\(deviceID)"
         if let cached = sessions[key] { return cached }
-        let rows = try await store.sessions(userID: userID, deviceID: deviceID, limit: 1 + ProtocolLimits.maxArchivedSessions)
+        try await loadPairwiseKeys(userID: userID, deviceID: deviceID)
+        return sessions[key] ?? nil
+    }
+
+    /// Reads whichever of the device's pins and the (user, device) session rows are not
+    /// loaded yet, in one read.
+    private func loadPairwiseKeys(userID: String, deviceID: String) async throws {
+        let key = "\(userID)/\(deviceID)"
+        let needsPins = pinsByDevice[deviceID] == nil
+        let needsSession = sessions.index(forKey: key) == nil
+        guard needsPins || needsSession else { return }
+        let remote = RemoteDeviceKey(userID: userID, deviceID: deviceID)
+        let loaded = try await store.receiveLaneKeys(devices: needsPins ? [deviceID] : [], sessions: needsSession ? [remote] : [],
+                                                     sessionLimit: 1 + ProtocolLimits.maxArchivedSessions)
+        if needsPins { pinsByDevice[deviceID] = loaded.pins[deviceID] ?? [] }
+        if needsSession { try install(sessionRows: loaded.sessions[remote] ?? [], key: key) }
+    }
+
+    /// Rebuilds the record of `key` from its stored rows (current first).
+    private func install(sessionRows rows: [StoredSession], key: String) throws {
         var record: SessionRecord?
         var ids: [String: String] = [:]
         if let current = rows.first, current.isCurrent {
@@ -67,7 +92,6 @@ final class LaneState {
         }
         sessions[key] = record
         sessionRows[key] = ids
-        return record
     }
 
     /// The rows to store for the lane's current record with (user, device): every state of
@@ -97,7 +121,9 @@ final class LaneState {
     /// The receiving sender-key state at `address`, if any.
     func senderKey(_ address: SenderKeyAddress) async throws -> SenderKey? {
         if let cached = senderKeys[address] { return cached }
-        let loaded = try await store.receiverSenderKey(address).map { SenderKey(record: $0, state: try SenderKeyReceivingState(serialized: $0.state)) }
+        let record: ReceiverSenderKey?
+        if let planned = plannedKeys[address] { record = planned } else { record = try await store.receiverSenderKey(address) }
+        let loaded = try record.map { SenderKey(record: $0, state: try SenderKeyReceivingState(serialized: $0.state)) }
         senderKeys[address] = loaded
         return loaded
     }

@@ -27,7 +27,7 @@ extension MessageProcessor {
     /// A pinned device that presents another identity is an identity change: refused, recorded.
     func decryptPairwise(_ bytes: [UInt8], userID: String, deviceID: String, lane: LaneState) async throws -> PairwiseResult {
         let message = try PairwiseMessage(bytes: bytes)
-        let pins = try await lane.pins(deviceID: deviceID)
+        let pins = try await lane.pins(userID: userID, deviceID: deviceID)
         guard !pins.contains(where: { $0.userID != userID }) else { throw ReceiveRefusal(.senderMismatch) }
         let pinned = try lane.pinnedIdentity(pins.first)
         let record = try await lane.session(userID: userID, deviceID: deviceID)

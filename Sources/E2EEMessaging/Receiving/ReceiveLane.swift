@@ -12,12 +12,14 @@ struct ReceiveLane: Sendable {
     let chunkSize: Int
     /// Told the one-time prekeys each commit consumed (for republishing the remaining ones).
     let oneTimePrekeysConsumed: (@Sendable ([UInt32]) -> Void)?
+    /// Sender-key states read with the batch's plan (see ``ReceivePlan/senderKeys``).
+    var plannedKeys: [SenderKeyAddress: ReceiverSenderKey?] = [:]
 
     /// Processes `inputs` in order; returns one outcome per message handled (re-driven rows included).
     /// - Throws: store errors (the chunk being committed is then not stored at all), or
     ///   `CancellationError` when the calling task is cancelled.
     func run(_ inputs: [IncomingMessage]) async throws -> [ReceiveOutcome] {
-        let lane = LaneState(store: processor.store)
+        let lane = LaneState(store: processor.store, plannedKeys: plannedKeys)
         var queue = inputs
         var position = 0
         var outcomes: [ReceiveOutcome] = []

@@ -62,7 +62,7 @@ public actor ReceivePipeline {
         let plan = try await ReceivePlan.make(messages, channel: channel, store: processor.store)
         for event in plan.refusals { events.publish(event) }
         var outcomes = plan.outcomes
-        outcomes += try await runLanes(Array(plan.lanes.values))
+        outcomes += try await runLanes(Array(plan.lanes.values), plannedKeys: plan.senderKeys)
         if !plan.duplicateWrites.isEmpty { _ = try await processor.store.storeReceiveBatch(plan.duplicateWrites) }
         for copy in plan.edits {
             let stored = try await processor.store.receivedMessages(ids: [copy.id])[copy.id]
@@ -137,8 +137,9 @@ public actor ReceivePipeline {
     /// Pending rows re-driven per page (queued envelopes can be large).
     static let redrivePageSize = 1_000
 
-    private func runLanes(_ lanes: [[IncomingMessage]]) async throws -> [ReceiveOutcome] {
-        let lane = ReceiveLane(processor: processor, events: events, chunkSize: chunkSize, oneTimePrekeysConsumed: oneTimePrekeysConsumed)
+    private func runLanes(_ lanes: [[IncomingMessage]], plannedKeys: [SenderKeyAddress: ReceiverSenderKey?] = [:]) async throws -> [ReceiveOutcome] {
+        let lane = ReceiveLane(processor: processor, events: events, chunkSize: chunkSize, oneTimePrekeysConsumed: oneTimePrekeysConsumed,
+                               plannedKeys: plannedKeys)
         let locks = locks
         return try await withThrowingTaskGroup(of: [ReceiveOutcome].self) { group in
             for messages in lanes where !messages.isEmpty {

@@ -20,7 +20,12 @@ struct ReceivePlan: Sendable {
     /// Copies whose content replaces a stored (or earlier) message's: edits, in arrival order.
     var edits: [ServerMessage] = []
 
-    /// Plans `messages` of `channel` against the store's dedupe set.
+    /// The receiving sender-key states the batch's group envelopes name, as the store held
+    /// them when the batch was planned (`nil`: none stored), for the lanes to start from.
+    var senderKeys: [SenderKeyAddress: ReceiverSenderKey?] = [:]
+
+    /// Plans `messages` of `channel` against the store's dedupe set, read in one snapshot with
+    /// the sender keys the batch names.
     /// - Throws: store errors.
     static func make(_ messages: [ServerMessage], channel: ReceivingChannel, store: KeyStore) async throws -> ReceivePlan {
         var plan = ReceivePlan()
@@ -35,19 +40,29 @@ struct ReceivePlan: Sendable {
             if copies[message.id] == nil { order.append(message.id) }
             copies[message.id, default: []].append(message)
         }
-        let known = try await store.receivedMessages(ids: order)
-        var fresh: [ServerMessage] = []
-        for id in order {
-            // The unedited copy (or the earliest edit) is the message; later contents are edits.
-            let sorted = (copies[id] ?? []).sorted { ($0.editedAt?.microseconds ?? .min) < ($1.editedAt?.microseconds ?? .min) }
-            guard let first = sorted.first else { continue }
+        // The unedited copy (or the earliest edit) of each id is the message; later contents are edits.
+        let sortedCopies = order.map { id in
+            (copies[id] ?? []).sorted { ($0.editedAt?.microseconds ?? .min) < ($1.editedAt?.microseconds ?? .min) }
+        }
+        let firsts = sortedCopies.compactMap { $0.first.map { IncomingMessage(posted: $0, channel: channel) } }
+        let envelopes = firsts.filter(\.isEnvelope)
+        let addresses = Set(envelopes.compactMap { message in
+            message.groupKeyID.map { SenderKeyAddress(channelID: channel.id, senderDeviceID: message.laneKey, keyID: $0) }
+        })
+        let lookup = try await store.receiveBatchLookup(ids: order, channelID: channel.id, contentHashes: Array(Set(envelopes.map(\.contentHash))),
+                                                        senderKeys: Array(addresses))
+        for address in addresses { plan.senderKeys[address] = .some(lookup.senderKeys[address]) }
+        var fresh: [IncomingMessage] = []
+        for (index, id) in order.enumerated() {
+            let sorted = sortedCopies[index]
+            guard sorted.first != nil else { continue }
             var contents: Set<String> = []
             var later = sorted[...]
-            if let stored = known[id] {
+            if let stored = lookup.known[id] {
                 contents.formUnion(sorted.filter { SHA256.hash(Array($0.content.utf8)) == stored.message.contentHash }.map(\.content))
             } else {
-                fresh.append(first)
-                contents.insert(first.content)
+                fresh.append(firsts[index])
+                contents.insert(firsts[index].content)
                 later = sorted.dropFirst()
             }
             for copy in later {
@@ -59,22 +74,18 @@ struct ReceivePlan: Sendable {
                 }
             }
         }
-        fresh.sort(by: ServerMessage.timelineOrder)
-        let incoming = fresh.map { IncomingMessage(posted: $0, channel: channel) }
-        let envelopes = incoming.filter { $0.protocolVersion == 2 && EnvelopeKind(rawValue: $0.contentType) != nil }
-        let stored = try await store.firstMessageIDs(channelID: channel.id, contentHashes: Array(Set(envelopes.map(\.contentHash))))
+        fresh.sort { ($0.createdAt.microseconds, $0.id) < ($1.createdAt.microseconds, $1.id) }
         // A copy of bytes seen earlier in this batch is in the first copy's lane (the envelope's
         // device), after it: there it is a duplicate unless the first was refused (a refusal
         // may come from forged metadata around genuine bytes, so the copy gets its own chance).
         var seenInBatch: Set<[UInt8]> = []
-        for var message in incoming {
-            let isEnvelope = message.protocolVersion == 2 && EnvelopeKind(rawValue: message.contentType) != nil
-            if isEnvelope, let first = stored[message.contentHash] {
+        for var message in fresh {
+            if message.isEnvelope, let first = lookup.firstIDs[message.contentHash] {
                 plan.outcomes.append(ReceiveOutcome(messageID: message.id, result: .duplicate(of: first)))
                 plan.duplicateWrites.append(message.duplicateWrite(of: first))
                 continue
             }
-            if isEnvelope { message.hasEarlierCopy = !seenInBatch.insert(message.contentHash).inserted }
+            if message.isEnvelope { message.hasEarlierCopy = !seenInBatch.insert(message.contentHash).inserted }
             plan.lanes[message.laneKey, default: []].append(message)
         }
         return plan

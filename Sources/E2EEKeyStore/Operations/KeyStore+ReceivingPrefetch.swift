@@ -1,0 +1,84 @@
+import E2EECrypto
+import Foundation
+import GRDB
+
+/// What the receive pipeline reads before it decrypts a batch, each in one read transaction
+/// (a read costs a hop to a reader connection, which on a busy device costs more than the
+/// lookups themselves): the dedupe set and the sender keys of the batch, then, under the
+/// lanes' session locks, the pins and sessions of the devices whose pairwise messages it holds.
+extension KeyStore {
+    /// The stored rows among `ids` (``receivedMessages(ids:)``), the first ids of the content
+    /// hashes stored in `channelID` (``firstMessageIDs(channelID:contentHashes:)``) and the
+    /// receiving sender-key states at `senderKeys`, all from one snapshot.
+    /// - Throws: ``KeyStoreError`` for a corrupt or tampered row, GRDB's `DatabaseError`.
+    public func receiveBatchLookup(ids: [String], channelID: String, contentHashes: [[UInt8]],
+                                   senderKeys: [SenderKeyAddress]) async throws -> ReceiveBatchLookup {
+        try await writer.read { [self] db in
+            var keys: [SenderKeyAddress: ReceiverSenderKey] = [:]
+            for address in senderKeys { keys[address] = try receiverSenderKeyStore.loadReceiverSenderKey(address, db) }
+            return ReceiveBatchLookup(known: try receivedMessages(ids: ids, db),
+                                      firstIDs: try firstMessageIDs(channelID: channelID, contentHashes: contentHashes, db), senderKeys: keys)
+        }
+    }
+
+    /// Every pin of each of `devices` (``remoteIdentities(deviceID:)``) and the session rows
+    /// of each (user, device) of `sessions` (``sessions(userID:deviceID:limit:)``, at most
+    /// `sessionLimit` each), from one snapshot.
+    /// - Throws: ``KeyStoreError`` for a corrupt or tampered row, GRDB's `DatabaseError`.
+    public func receiveLaneKeys(devices: Set<String>, sessions: Set<RemoteDeviceKey>, sessionLimit: Int) async throws -> ReceiveLaneKeys {
+        try await writer.read { [self] db in
+            var pins: [String: [RemoteIdentity]] = [:]
+            for device in devices { pins[device] = try remoteIdentities(deviceID: device, db) }
+            var rows: [RemoteDeviceKey: [StoredSession]] = [:]
+            for key in sessions {
+                rows[key] = Array(try sessionStore.loadSessions(userID: key.userID, deviceID: key.deviceID, db).prefix(sessionLimit))
+            }
+            return ReceiveLaneKeys(pins: pins, sessions: rows)
+        }
+    }
+}
+
+/// The reads of ``KeyStore/receiveBatchLookup(ids:channelID:contentHashes:senderKeys:)``.
+public struct ReceiveBatchLookup: Sendable {
+    /// The stored rows by id (plaintexts not opened).
+    public var known: [String: ReceivedMessage]
+    /// Per content hash already stored in the channel, the first message id.
+    public var firstIDs: [[UInt8]: String]
+    /// The stored states among the addresses asked for (an address not here has none).
+    public var senderKeys: [SenderKeyAddress: ReceiverSenderKey]
+
+    /// Creates the value.
+    public init(known: [String: ReceivedMessage], firstIDs: [[UInt8]: String], senderKeys: [SenderKeyAddress: ReceiverSenderKey]) {
+        self.known = known
+        self.firstIDs = firstIDs
+        self.senderKeys = senderKeys
+    }
+}
+
+/// A remote (user, device).
+public struct RemoteDeviceKey: Sendable, Hashable {
+    /// The user.
+    public var userID: String
+    /// The device.
+    public var deviceID: String
+
+    /// Creates the value.
+    public init(userID: String, deviceID: String) {
+        self.userID = userID
+        self.deviceID = deviceID
+    }
+}
+
+/// The reads of ``KeyStore/receiveLaneKeys(devices:sessions:sessionLimit:)``.
+public struct ReceiveLaneKeys: Sendable {
+    /// Every pin of each device asked for (empty when none).
+    public var pins: [String: [RemoteIdentity]]
+    /// The session rows of each (user, device) asked for, current first (empty when none).
+    public var sessions: [RemoteDeviceKey: [StoredSession]]
+
+    /// Creates the value.
+    public init(pins: [String: [RemoteIdentity]], sessions: [RemoteDeviceKey: [StoredSession]]) {
+        self.pins = pins
+        self.sessions = sessions
+    }
+}
