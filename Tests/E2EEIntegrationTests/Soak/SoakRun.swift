@@ -78,7 +78,12 @@ struct SoakRun: Sendable {
     /// then the socket is allowed back and every device reconnects.
     func pollingPhase(faults: SoakFaultSequence) async throws -> SoakFaultSequence {
         await harness.server.faults.refuseUpgrades(status: 403)
-        await harness.server.faults.dropOpenSockets()
+        // A handshake already past the refusal check when it was switched on opens a socket
+        // the drop can miss: drop again until every device polls.
+        for _ in 0..<10 {
+            await harness.server.faults.dropOpenSockets()
+            if await allReach(.polling, limit: .seconds(3)) { break }
+        }
         try await waitForAll(.polling, while: "falling back to polling")
         let injector = injectFaults(during: plan.progressRange(ofPhase: 1), sequence: faults)
         try await send(phase: 1)
@@ -139,6 +144,11 @@ struct SoakRun: Sendable {
             }
             return sequence
         }
+    }
+
+    private func allReach(_ state: ConnectionState, limit: Duration) async -> Bool {
+        for monitor in monitors where !(await monitor.waitForConnection(state, limit: limit)) { return false }
+        return true
     }
 
     private func waitForAll(_ state: ConnectionState, while doing: String) async throws {
