@@ -11,8 +11,8 @@ import Foundation
 // deliveries (20,000 duplicates) the way the sync engine makes them: REST catch-up batches of
 // 50-row pages after each reconnect and single `message.new` frames (DeliverySchedule.swift).
 //
-// One sample = a fresh receiving store on disk (sealed at rest, WAL, synchronous FULL) with the
-// receiver's prekeys (made before `startMeasurement`), then every delivery through
+// One sample = a fresh receiving store on disk (sealed at rest; WAL, where GRDB sets synchronous
+// NORMAL) with the receiver's prekeys (made before `startMeasurement`), then every delivery through
 // `ReceivePipeline.ingest`, one call at a time, in order. After the measurement the store is
 // checked: 80,000 rows, all decrypted, nothing pending, every outcome as expected, the newest
 // page of each channel reading back the texts sent (a sample that loses a message fails).
