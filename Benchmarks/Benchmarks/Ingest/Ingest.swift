@@ -65,7 +65,9 @@ func registerIngestBenchmark() {
     }, setup: {
         let residentBefore = ProcessCPU.residentBytes()
         let made = try IngestInput.make()
-        SampleLog.append(made.summary(residentBefore: residentBefore))
+        let summary = made.summary(residentBefore: residentBefore)
+        IngestInput.releaseFreedMemory()
+        SampleLog.append(summary + ", \(ProcessCPU.residentBytes() / 1_000_000) MB once its garbage is released")
         input.value = made
     }, teardown: {
         input.value = nil
