@@ -11,8 +11,8 @@ import Foundation
 // deliveries (20,000 duplicates) the way the sync engine makes them: REST catch-up batches of
 // 50-row pages after each reconnect and single `message.new` frames (DeliverySchedule.swift).
 //
-// One sample = a fresh receiving store on disk (sealed at rest, WAL, synchronous FULL) with the
-// receiver's prekeys (made before `startMeasurement`), then every delivery through
+// One sample = a fresh receiving store on disk (sealed at rest; WAL, where GRDB sets synchronous
+// NORMAL) with the receiver's prekeys (made before `startMeasurement`), then every delivery through
 // `ReceivePipeline.ingest`, one call at a time, in order. After the measurement the store is
 // checked: 80,000 rows, all decrypted, nothing pending, every outcome as expected, the newest
 // page of each channel reading back the texts sent (a sample that loses a message fails).
@@ -63,52 +63,13 @@ func registerIngestBenchmark() {
                 + "frames (\(tally.frameCalls)) \(seconds(tally.frameTime)) s; \(tally.decrypted) decrypted, \(tally.keyDistributions) SKDs, "
                 + "\(tally.duplicates) duplicates, \(tally.pending) pending on the way; \(events) events")
     }, setup: {
+        let residentBefore = ProcessCPU.residentBytes()
         let made = try IngestInput.make()
-        SampleLog.append(
-            "ingest input: \(made.traffic.rows.count) rows (\(made.traffic.distributionCount) SKDs), \(made.messageCount) deliveries in "
-                + "\(made.deliveries.filter { !$0.isSocketFrame }.count) REST batches and \(made.deliveries.filter(\.isSocketFrame).count) frames")
+        let summary = made.summary(residentBefore: residentBefore)
+        IngestInput.releaseFreedMemory()
+        SampleLog.append(summary + ", \(ProcessCPU.residentBytes() / 1_000_000) MB once its garbage is released")
         input.value = made
     }, teardown: {
         input.value = nil
     })
-}
-
-/// The sample lines (package-benchmark sends a benchmark's stdout and stderr to /dev/null while
-/// it runs): appended to the file `INGEST_SAMPLE_LOG` names, if set (`ingest.sh` sets it).
-enum SampleLog {
-    static func append(_ line: String) {
-        guard let path = ProcessInfo.processInfo.environment["INGEST_SAMPLE_LOG"] else { return }
-        if !FileManager.default.fileExists(atPath: path) { FileManager.default.createFile(atPath: path, contents: nil) }
-        guard let handle = FileHandle(forWritingAtPath: path) else { return }
-        defer { try? handle.close() }
-        handle.seekToEndOfFile()
-        handle.write(Data((line + "\n").utf8))
-    }
-}
-
-/// Seconds with three decimals.
-func seconds(_ duration: Duration) -> String {
-    String(format: "%.3f", Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18)
-}
-
-/// The process's CPU time so far (`getrusage`): on a shared machine the wall clock includes
-/// other processes' turns, CPU time does not.
-struct ProcessCPU {
-    var user: Duration
-    var system: Duration
-
-    static func now() -> ProcessCPU {
-        var usage = rusage()
-        #if canImport(Glibc)
-        getrusage(RUSAGE_SELF.rawValue, &usage)
-        #else
-        getrusage(RUSAGE_SELF, &usage)
-        #endif
-        func duration(_ time: timeval) -> Duration { .seconds(Int64(time.tv_sec)) + .microseconds(Int64(time.tv_usec)) }
-        return ProcessCPU(user: duration(usage.ru_utime), system: duration(usage.ru_stime))
-    }
-
-    static func - (lhs: ProcessCPU, rhs: ProcessCPU) -> ProcessCPU {
-        ProcessCPU(user: lhs.user - rhs.user, system: lhs.system - rhs.system)
-    }
 }

@@ -22,14 +22,13 @@ struct IngestInput {
                                          now: Int64(Date().timeIntervalSince1970))
         let traffic = try Traffic.make(receiver: keys, random: &random)
         let deliveries = try DeliverySchedule.make(traffic, duplicates: duplicates, random: &random)
-        releaseFreedMemory()
         return IngestInput(keys: keys, traffic: traffic, deliveries: deliveries)
     }
 
     /// Hands the building's garbage (JSON, encoder buffers) back to the system (glibc's
     /// `malloc_trim`, looked up at run time: its header is not in the Glibc module), so the
-    /// resident baseline after setup is the input itself.
-    private static func releaseFreedMemory() {
+    /// resident baseline after setup is the input itself. Call last in the setup.
+    static func releaseFreedMemory() {
         #if canImport(Glibc)
         typealias Trim = @convention(c) (Int) -> Int32
         guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "malloc_trim") else { return }

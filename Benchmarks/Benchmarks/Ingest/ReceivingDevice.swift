@@ -3,8 +3,8 @@ import E2EEKeyStore
 import E2EEMessaging
 import Foundation
 
-/// The receiving account's side for one sample: a fresh store file (sealing at rest, WAL,
-/// `synchronous = FULL`, as the app opens it) holding the receiver's prekeys, and the receive
+/// The receiving account's side for one sample: a fresh store file (sealing at rest, WAL with
+/// GRDB's `synchronous = NORMAL`, as the app opens it) holding the receiver's prekeys, and the receive
 /// pipeline over it, wired as `Account` wires it (shared protocol-state locks, an event
 /// subscriber reading every event the way an app's UI would).
 final class ReceivingDevice {

@@ -16,17 +16,29 @@ extension KeyStore {
 
     func receivedMessages(ids: [String], _ db: Database) throws -> [String: ReceivedMessage] {
         var found: [String: ReceivedMessage] = [:]
-        for start in stride(from: 0, to: ids.count, by: 500) {
-            let chunk = Array(ids[start..<min(start + 500, ids.count)])
-            let marks = Array(repeating: "?", count: chunk.count).joined(separator: ",")
-            let rows = try Row.fetchAll(db, sql: "SELECT \(Self.receivedColumns) FROM timeline WHERE message_id IN (\(marks))",
-                                        arguments: StatementArguments(chunk))
-            for row in rows {
+        let statement = try db.cachedStatement(sql: "SELECT \(Self.receivedColumns) FROM timeline WHERE message_id IN (\(Self.lookupMarks))")
+        for chunk in Self.lookupChunks(ids) {
+            for row in try Row.fetchAll(statement, arguments: StatementArguments(chunk)) {
                 let message = try decodeReceived(row, openPlaintext: false)
                 found[message.message.messageID] = message
             }
         }
         return found
+    }
+
+    /// Values per lookup statement: every lookup of a batch runs one cached statement with this
+    /// many placeholders, the last chunk padded with NULLs (which match nothing), instead of
+    /// preparing a statement for each list length.
+    static let lookupWidth = 50
+    static let lookupMarks = Array(repeating: "?", count: lookupWidth).joined(separator: ",")
+
+    /// `values` in chunks of ``lookupWidth``, the last one padded with NULLs.
+    static func lookupChunks(_ values: [some DatabaseValueConvertible]) -> [[(any DatabaseValueConvertible)?]] {
+        stride(from: 0, to: values.count, by: lookupWidth).map { start in
+            var chunk: [(any DatabaseValueConvertible)?] = values[start..<min(start + lookupWidth, values.count)].map { $0 }
+            chunk += Array(repeating: nil, count: lookupWidth - chunk.count)
+            return chunk
+        }
     }
 
     /// For each of `contentHashes` already stored in `channelID` (not as a duplicate, and not
@@ -40,21 +52,15 @@ extension KeyStore {
 
     func firstMessageIDs(channelID: String, contentHashes: [[UInt8]], _ db: Database) throws -> [[UInt8]: String] {
         var found: [[UInt8]: (createdAt: Int64, id: String)] = [:]
-        for start in stride(from: 0, to: contentHashes.count, by: 500) {
-            let chunk = contentHashes[start..<min(start + 500, contentHashes.count)].map { Data($0) }
-            var values: [(any DatabaseValueConvertible)?] = [channelID]
-            values.append(contentsOf: chunk)
-            let marks = Array(repeating: "?", count: chunk.count).joined(separator: ",")
-            // No ORDER BY: with one, SQLite walks the channel's whole `timeline_page` index to
-            // avoid a sort (a cost that grows with the channel); without, it seeks each hash in
-            // `timeline_by_content`, and the first copy is picked here.
-            let rows = try Row.fetchAll(
-                db, sql: """
-                    SELECT content_hash, message_id, created_at FROM timeline
-                    WHERE channel_id = ? AND kind != 'duplicate' AND state != 'undecryptable' AND content_hash IN (\(marks))
-                    """,
-                arguments: StatementArguments(values))
-            for row in rows {
+        // No ORDER BY: with one, SQLite walks the channel's whole `timeline_page` index to avoid
+        // a sort (a cost that grows with the channel); without, it seeks each hash in
+        // `timeline_by_content`, and the first copy is picked here.
+        let statement = try db.cachedStatement(sql: """
+            SELECT content_hash, message_id, created_at FROM timeline
+            WHERE channel_id = ? AND kind != 'duplicate' AND state != 'undecryptable' AND content_hash IN (\(Self.lookupMarks))
+            """)
+        for chunk in Self.lookupChunks(contentHashes.map { Data($0) }) {
+            for row in try Row.fetchAll(statement, arguments: StatementArguments([channelID] + chunk)) {
                 let hash: Data = try row.decode("content_hash", table: TimelineStore.table)
                 let id: String = try row.decode("message_id", table: TimelineStore.table)
                 let createdAt: Int64 = try row.decode("created_at", table: TimelineStore.table)

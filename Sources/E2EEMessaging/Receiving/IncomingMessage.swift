@@ -128,8 +128,11 @@ enum EnvelopeSniffer {
     /// The sending device (lower-case text) of canonical base64 `content` that starts with our
     /// format byte — every envelope type carries it right after the two type bytes — and, for
     /// a group envelope, the key id that follows it.
+    /// Only the first 32 characters are decoded (24 bytes: the 22 read here); whether the rest
+    /// is valid is for the envelope decoder to say.
     static func header(of content: String) -> (senderDevice: String, groupKeyID: UInt32?)? {
-        guard let bytes = try? Base64.decode(content, maxEncodedLength: ProtocolLimits.maxContentBase64Length), bytes.count >= 18,
+        let prefix = content.utf8.count > 32 ? String(content.utf8.prefix(32)) ?? "" : content
+        guard let bytes = try? Base64.decode(prefix, maxEncodedLength: ProtocolLimits.maxContentBase64Length), bytes.count >= 18,
               bytes[0] == 0x03, let device = try? WireUUID(bytes: Array(bytes[2..<18])) else { return nil }
         guard bytes[1] == GroupEnvelope.typeBytes[1], bytes.count >= 22 else { return (device.text, nil) }
         return (device.text, bytes[18..<22].reduce(UInt32(0)) { $0 << 8 | UInt32($1) })

@@ -1,8 +1,9 @@
 import E2EEKeyStore
 
 /// One serial lane: the messages of one sender device, decrypted strictly one at a time in
-/// the order given (SYNC.md 3), their writes committed in chunks of one transaction each
-/// (SYNC.md 4), events published after each commit. When a message installs a session or a
+/// the order given (SYNC.md 3), their writes committed in chunks, each all or nothing (SYNC.md
+/// 4; chunks of several lanes may share a transaction, ``GroupCommit``), events published
+/// after each commit. When a message installs a session or a
 /// sender key, the pending rows waiting for it are re-driven at once, in `(created_at, id)`
 /// order, in this same lane (the chunk is committed first when it holds one of them).
 struct ReceiveLane: Sendable {
@@ -12,6 +13,8 @@ struct ReceiveLane: Sendable {
     let chunkSize: Int
     /// Told the one-time prekeys each commit consumed (for republishing the remaining ones).
     let oneTimePrekeysConsumed: (@Sendable ([UInt32]) -> Void)?
+    /// Commits the chunks of this batch's lanes (merging those that wait).
+    let committer: GroupCommit
     /// Sender-key states read with the batch's plan (see ``ReceivePlan/senderKeys``).
     var plannedKeys: [SenderKeyAddress: ReceiverSenderKey?] = [:]
 
@@ -69,7 +72,7 @@ struct ReceiveLane: Sendable {
     private func flush(_ buffer: inout [(index: Int, step: ProcessingStep)], into outcomes: inout [ReceiveOutcome], lane: LaneState) async throws {
         guard !buffer.isEmpty else { return }
         let writes = finalStates(attachedTo: buffer.compactMap(\.step.write), steps: buffer.map(\.step), lane: lane)
-        let results = try await processor.store.storeReceiveBatch(writes)
+        let results = try await committer.commit(writes)
         let consumed = writes.compactMap { write -> UInt32? in
             if case .decrypted(let commit) = write.action { return commit.consumedOneTimePrekeyID }
             return nil

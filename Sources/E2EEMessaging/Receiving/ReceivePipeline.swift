@@ -10,7 +10,8 @@ import E2EEKeyStore
 /// - A batch is sorted by `(created_at, id)`; decryption is strictly serial per sender device
 ///   (a pairwise session is shared by every channel of the device, so the lane is the device,
 ///   which is finer than required for groups) and parallel across devices.
-/// - Each lane commits in chunks, each one transaction; a store failure stores nothing of the
+/// - Each lane commits in chunks, each all or nothing (chunks of lanes that finish while
+///   another commit runs share the next transaction); a store failure stores nothing of the
 ///   chunk and is thrown (calling again with the same messages resumes: committed ones are
 ///   duplicates, the rest are still decryptable).
 /// - Messages whose key is not here wait in the pending queue and are re-driven when the key
@@ -139,7 +140,7 @@ public actor ReceivePipeline {
 
     private func runLanes(_ lanes: [[IncomingMessage]], plannedKeys: [SenderKeyAddress: ReceiverSenderKey?] = [:]) async throws -> [ReceiveOutcome] {
         let lane = ReceiveLane(processor: processor, events: events, chunkSize: chunkSize, oneTimePrekeysConsumed: oneTimePrekeysConsumed,
-                               plannedKeys: plannedKeys)
+                               committer: GroupCommit(store: processor.store), plannedKeys: plannedKeys)
         let locks = locks
         return try await withThrowingTaskGroup(of: [ReceiveOutcome].self) { group in
             for messages in lanes where !messages.isEmpty {
@@ -170,7 +171,8 @@ public actor ReceivePipeline {
             return ReceiveOutcome(messageID: messageID, result: .editRefused(.originalNotReadable))
         case .pendingKey, .decrypted, .unencrypted:
             let message = IncomingMessage(editing: stored, content: content, editedAt: time, channel: channel, protocolVersion: protocolVersion)
-            let lane = ReceiveLane(processor: processor, events: events, chunkSize: chunkSize, oneTimePrekeysConsumed: oneTimePrekeysConsumed)
+            let lane = ReceiveLane(processor: processor, events: events, chunkSize: chunkSize, oneTimePrekeysConsumed: oneTimePrekeysConsumed,
+                                   committer: GroupCommit(store: processor.store))
             let outcomes = try await Self.locked(lane, [message], locks: locks)
             return outcomes.first ?? ReceiveOutcome(messageID: messageID, result: .ignored)
         }

@@ -41,11 +41,11 @@ struct ReceivePlan: Sendable {
             copies[message.id, default: []].append(message)
         }
         // The unedited copy (or the earliest edit) of each id is the message; later contents are edits.
-        let sortedCopies = order.map { id in
-            (copies[id] ?? []).sorted { ($0.editedAt?.microseconds ?? .min) < ($1.editedAt?.microseconds ?? .min) }
+        let entries = order.compactMap { id -> (id: String, copies: [ServerMessage], first: IncomingMessage)? in
+            let sorted = (copies[id] ?? []).sorted { ($0.editedAt?.microseconds ?? .min) < ($1.editedAt?.microseconds ?? .min) }
+            return sorted.first.map { (id, sorted, IncomingMessage(posted: $0, channel: channel)) }
         }
-        let firsts = sortedCopies.compactMap { $0.first.map { IncomingMessage(posted: $0, channel: channel) } }
-        let envelopes = firsts.filter(\.isEnvelope)
+        let envelopes = entries.map(\.first).filter(\.isEnvelope)
         let addresses = Set(envelopes.compactMap { message in
             message.groupKeyID.map { SenderKeyAddress(channelID: channel.id, senderDeviceID: message.laneKey, keyID: $0) }
         })
@@ -53,16 +53,16 @@ struct ReceivePlan: Sendable {
                                                         senderKeys: Array(addresses))
         for address in addresses { plan.senderKeys[address] = .some(lookup.senderKeys[address]) }
         var fresh: [IncomingMessage] = []
-        for (index, id) in order.enumerated() {
-            let sorted = sortedCopies[index]
-            guard sorted.first != nil else { continue }
+        for (id, sorted, first) in entries {
             var contents: Set<String> = []
             var later = sorted[...]
             if let stored = lookup.known[id] {
-                contents.formUnion(sorted.filter { SHA256.hash(Array($0.content.utf8)) == stored.message.contentHash }.map(\.content))
+                contents.formUnion(sorted.filter { copy in
+                    (copy.content == first.content ? first.contentHash : SHA256.hash(Array(copy.content.utf8))) == stored.message.contentHash
+                }.map(\.content))
             } else {
-                fresh.append(firsts[index])
-                contents.insert(firsts[index].content)
+                fresh.append(first)
+                contents.insert(first.content)
                 later = sorted.dropFirst()
             }
             for copy in later {

@@ -1,0 +1,64 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The sample lines (package-benchmark sends a benchmark's stdout and stderr to /dev/null while
+/// it runs): appended to the file `INGEST_SAMPLE_LOG` names, if set (`ingest.sh` sets it).
+enum SampleLog {
+    static func append(_ line: String) {
+        guard let path = ProcessInfo.processInfo.environment["INGEST_SAMPLE_LOG"] else { return }
+        if !FileManager.default.fileExists(atPath: path) { FileManager.default.createFile(atPath: path, contents: nil) }
+        guard let handle = FileHandle(forWritingAtPath: path) else { return }
+        defer { try? handle.close() }
+        handle.seekToEndOfFile()
+        handle.write(Data((line + "\n").utf8))
+    }
+}
+
+/// Seconds with three decimals.
+func seconds(_ duration: Duration) -> String {
+    String(format: "%.3f", Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18)
+}
+
+/// The process's CPU time so far (`getrusage`): on a shared machine the wall clock includes
+/// other processes' turns, CPU time does not.
+struct ProcessCPU {
+    var user: Duration
+    var system: Duration
+
+    static func now() -> ProcessCPU {
+        var usage = rusage()
+        #if canImport(Glibc)
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        #else
+        getrusage(RUSAGE_SELF, &usage)
+        #endif
+        func duration(_ time: timeval) -> Duration { .seconds(Int64(time.tv_sec)) + .microseconds(Int64(time.tv_usec)) }
+        return ProcessCPU(user: duration(usage.ru_utime), system: duration(usage.ru_stime))
+    }
+
+    /// The process's resident memory now (`/proc/self/statm`; 0 where it cannot be read).
+    static func residentBytes() -> Int {
+        guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8),
+              let pages = text.split(separator: " ").dropFirst().first.flatMap({ Int($0) }) else { return 0 }
+        return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
+    }
+
+    static func - (lhs: ProcessCPU, rhs: ProcessCPU) -> ProcessCPU {
+        ProcessCPU(user: lhs.user - rhs.user, system: lhs.system - rhs.system)
+    }
+}
+
+extension IngestInput {
+    /// The input's shape and the memory it holds, for the sample log.
+    func summary(residentBefore: Int) -> String {
+        let rows = traffic.rows
+        let group = rows.filter { $0.message.contentType == "e2ee.group" }.count
+        let direct = rows.filter { $0.message.contentType == "e2ee.dm" }.count
+        let frames = deliveries.filter(\.isSocketFrame).count
+        return "ingest input: \(rows.count) rows (\(group) group, \(direct) DM, \(traffic.distributionCount) SKDs), "
+            + "\(messageCount) deliveries in \(deliveries.count - frames) REST batches and \(frames) frames; resident memory "
+            + "\(residentBefore / 1_000_000) MB before building it, \(ProcessCPU.residentBytes() / 1_000_000) MB after"
+    }
+}
