@@ -125,18 +125,29 @@ public final class KeyStore: Sendable {
         }
     }
 
-    /// WAL (by `DatabasePool`), foreign keys, and `secure_delete` on every connection; a larger
-    /// page cache on the writer.
+    /// WAL (by `DatabasePool`), foreign keys, and `secure_delete` on every connection; on the
+    /// writer a larger page cache and a larger WAL between checkpoints.
     static func configuration() -> Configuration {
         var configuration = Configuration()
         configuration.foreignKeysEnabled = true
         configuration.label = "E2EEKeyStore"
         configuration.prepareDatabase { db in
             try db.execute(sql: "PRAGMA secure_delete = ON")
+            guard !db.configuration.readonly else { return }
             // The writer gets an 8 MiB page cache (batched catch-up writes touch many index
             // pages); readers keep SQLite's default 2 MiB.
-            if !db.configuration.readonly { try db.execute(sql: "PRAGMA cache_size = -8192") }
+            try db.execute(sql: "PRAGMA cache_size = -8192")
+            // A received row dirties several index leaves on random keys, so a catch-up writes
+            // ~15 KB of WAL per row. Checkpointing every 1,000 pages (SQLite's default) copied
+            // and synced the same leaves over and over; every ~40 MB copies each once and syncs
+            // ten times less often (docs/key-store.md, "Write-ahead log"). After a checkpoint
+            // the file is cut back to that size.
+            try db.execute(sql: "PRAGMA wal_autocheckpoint = \(walPagesPerCheckpoint)")
+            try db.execute(sql: "PRAGMA journal_size_limit = \(walPagesPerCheckpoint * 4096)")
         }
         return configuration
     }
+
+    /// WAL pages written between automatic checkpoints (4 KiB each).
+    static let walPagesPerCheckpoint = 10_000
 }

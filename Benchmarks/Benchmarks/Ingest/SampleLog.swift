@@ -8,7 +8,7 @@ import Glibc
 enum SampleLog {
     static func append(_ line: String) {
         guard let path = ProcessInfo.processInfo.environment["INGEST_SAMPLE_LOG"] else { return }
-        if !FileManager.default.fileExists(atPath: path) { FileManager.default.createFile(atPath: path, contents: nil) }
+        if !FileManager.default.fileExists(atPath: path) { _ = FileManager.default.createFile(atPath: path, contents: nil) }
         guard let handle = FileHandle(forWritingAtPath: path) else { return }
         defer { try? handle.close() }
         handle.seekToEndOfFile()

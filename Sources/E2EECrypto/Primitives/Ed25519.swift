@@ -30,11 +30,14 @@ public enum Ed25519 {
         }
 
         /// `self` when the encoding is canonical, decodes to a curve point, and that point is not
-        /// of small order (`crypto_core_ed25519_is_valid_point`).
+        /// of small order (`crypto_core_ed25519_is_valid_point`). Keys that passed recently are
+        /// remembered and not checked again (``ValidPointCache``).
         /// - Throws: ``CryptoError/invalidPublicKey``.
         public func validated() throws -> PublicKey {
+            if ValidPointCache.shared.contains(rawRepresentation) { return self }
             let valid = rawRepresentation.withUnsafeBytes { crypto_core_ed25519_is_valid_point($0.cBase) == 1 }
             guard valid else { throw CryptoError.invalidPublicKey }
+            ValidPointCache.shared.insert(rawRepresentation)
             return self
         }
 

@@ -41,6 +41,8 @@ struct IncomingMessage: Sendable {
     /// The key id a group envelope's header names (nil for anything else): with the channel
     /// and ``laneKey``, the sender key the batch reads before decrypting.
     let groupKeyID: UInt32?
+    /// Work done ahead for the batch, in parallel (``ContentPreparation``); nil when none was.
+    var prepared: PreparedContent?
 
     init(id: String, channelID: String, channelEncryption: ChannelEncryptionType, senderUserID: String?, senderDeviceID: String?,
          content: String, contentType: String, protocolVersion: Int, createdAt: StoreTime, editedAt: StoreTime?, mode: Mode,

@@ -7,7 +7,7 @@ extension MessageProcessor {
     func processDM(_ envelope: DMEnvelope, _ message: IncomingMessage, lane: LaneState) async throws -> ProcessingStep {
         guard let sender = try sender(of: envelope.senderDevice, message, lane: lane) else { return ignoredStep(message) }
         guard let deviceUUID else { throw ProtocolError.notARecipient }
-        let entry = try envelope.pairwiseMessage(for: deviceUUID)
+        let entry = try message.prepared?.pairwise ?? PairwiseMessage(bytes: envelope.pairwiseMessage(for: deviceUUID))
         switch try await decryptPairwise(entry, userID: sender.userID, deviceID: sender.deviceID, lane: lane) {
         case .waiting(let key):
             return pendingStep(message, waitingFor: key, rowKind: .message)
@@ -29,7 +29,7 @@ extension MessageProcessor {
         guard !message.isEdit else { throw ReceiveRefusal(.wrongEnvelopeType) }
         guard let sender = try sender(of: envelope.senderDevice, message, lane: lane) else { return ignoredStep(message) }
         guard let deviceUUID else { throw ProtocolError.notARecipient }
-        let entry = try envelope.pairwiseMessage(for: deviceUUID)
+        let entry = try message.prepared?.pairwise ?? PairwiseMessage(bytes: envelope.pairwiseMessage(for: deviceUUID))
         switch try await decryptPairwise(entry, userID: sender.userID, deviceID: sender.deviceID, lane: lane) {
         case .waiting(let key):
             return pendingStep(message, waitingFor: key, rowKind: .control)
@@ -67,7 +67,12 @@ extension MessageProcessor {
             return pendingStep(message, waitingFor: WaitingKey.senderKey(address), rowKind: .message)
         }
         guard key.record.senderUserID == sender.userID else { throw ReceiveRefusal(.senderMismatch) }
-        let (plaintext, state) = try key.state.decrypt(envelope, channel: try channelUUID(message, lane: lane), now: nowSeconds)
+        let channel = try channelUUID(message, lane: lane)
+        let (plaintext, state) = if let verified = message.prepared?.verifiedGroup, verified.envelope == envelope {
+            try key.state.decrypt(verified, channel: channel, now: nowSeconds)
+        } else {
+            try key.state.decrypt(envelope, channel: channel, now: nowSeconds)
+        }
         let payload = try MessagePayload(json: plaintext)
         let editedAt = try checkPayload(payload, message)
         var record = key.record

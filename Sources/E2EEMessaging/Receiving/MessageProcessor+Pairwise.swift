@@ -25,8 +25,7 @@ extension MessageProcessor {
     /// prekey message runs ``X3DH/respond(to:record:context:using:)`` with the pin, or with
     /// the listed identity when nothing is pinned (fetched only then; unavailable → waits).
     /// A pinned device that presents another identity is an identity change: refused, recorded.
-    func decryptPairwise(_ bytes: [UInt8], userID: String, deviceID: String, lane: LaneState) async throws -> PairwiseResult {
-        let message = try PairwiseMessage(bytes: bytes)
+    func decryptPairwise(_ message: PairwiseMessage, userID: String, deviceID: String, lane: LaneState) async throws -> PairwiseResult {
         let pins = try await lane.pins(userID: userID, deviceID: deviceID)
         guard !pins.contains(where: { $0.userID != userID }) else { throw ReceiveRefusal(.senderMismatch) }
         let pinned = try lane.pinnedIdentity(pins.first)

@@ -30,9 +30,13 @@ struct ReceiveLane: Sendable {
         while position < queue.count {
             // A cancelled caller stops between messages; committed chunks stay, the rest is redone next time.
             try Task.checkCancellation()
+            guard !lane.handled.contains(queue[position].id) else {
+                position += 1
+                continue
+            }
+            try await verifyAhead(&queue, at: position, lane: lane)
             let message = queue[position]
             position += 1
-            guard !lane.handled.contains(message.id) else { continue }
             let step: ProcessingStep
             if message.hasEarlierCopy, let first = lane.acceptedByHash[message.contentHash] {
                 step = ProcessingStep(outcome: ReceiveOutcome(messageID: message.id, result: .duplicate(of: first)), write: message.duplicateWrite(of: first),

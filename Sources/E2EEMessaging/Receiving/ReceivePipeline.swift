@@ -14,6 +14,10 @@ import E2EEKeyStore
 ///   another commit runs share the next transaction); a store failure stores nothing of the
 ///   chunk and is thrown (calling again with the same messages resumes: committed ones are
 ///   duplicates, the rest are still decryptable).
+/// - Work that needs no protocol state is done ahead and in parallel: envelopes are decoded
+///   and this device's pairwise entries parsed for the whole batch before the lanes run
+///   (``ContentPreparation``), and a lane verifies the signatures of all its messages under a
+///   sender key as soon as the key is there.
 /// - Messages whose key is not here wait in the pending queue and are re-driven when the key
 ///   arrives, or by ``redrivePending()``.
 ///
@@ -63,7 +67,8 @@ public actor ReceivePipeline {
         let plan = try await ReceivePlan.make(messages, channel: channel, store: processor.store)
         for event in plan.refusals { events.publish(event) }
         var outcomes = plan.outcomes
-        outcomes += try await runLanes(Array(plan.lanes.values), plannedKeys: plan.senderKeys)
+        let lanes = await ContentPreparation.prepare(Array(plan.lanes.values), device: processor.deviceUUID)
+        outcomes += try await runLanes(lanes, plannedKeys: plan.senderKeys)
         if !plan.duplicateWrites.isEmpty { _ = try await processor.store.storeReceiveBatch(plan.duplicateWrites) }
         for copy in plan.edits {
             let stored = try await processor.store.receivedMessages(ids: [copy.id])[copy.id]

@@ -17,11 +17,32 @@ extension SenderKeyReceivingState {
     ///   stored key), ``ProtocolError/tooFarAhead(jump:limit:)``, ``ProtocolError/badTag``, or
     ///   ``ProtocolError/crypto(_:)`` when AES-256-GCM is unavailable.
     public func decrypt(_ envelope: GroupEnvelope, channel postedChannel: WireUUID, now: Int64) throws -> (plaintext: SecretBytes, state: SenderKeyReceivingState) {
+        try checkAddress(of: envelope, postedChannel: postedChannel)
+        try envelope.verifySignature(channel: channel, signingKey: signingPublicKey)
+        return try decryptVerified(envelope, now: now)
+    }
+
+    /// Decrypts an envelope whose signature was
+    /// verified ahead: the proof stands in for the verification when it was made for this
+    /// state's channel and signing key; otherwise the signature is verified here. Same checks,
+    /// same order, same errors.
+    public func decrypt(_ verified: VerifiedGroupEnvelope, channel postedChannel: WireUUID, now: Int64) throws -> (plaintext: SecretBytes, state: SenderKeyReceivingState) {
+        let envelope = verified.envelope
+        try checkAddress(of: envelope, postedChannel: postedChannel)
+        if verified.channel != channel || verified.signingKey != signingPublicKey {
+            try envelope.verifySignature(channel: channel, signingKey: signingPublicKey)
+        }
+        return try decryptVerified(envelope, now: now)
+    }
+
+    private func checkAddress(of envelope: GroupEnvelope, postedChannel: WireUUID) throws {
         guard postedChannel == channel else { throw ProtocolError.channelMismatch }
         guard envelope.senderDevice == senderDevice else { throw ProtocolError.senderMismatch }
         guard envelope.keyID == keyID else { throw ProtocolError.unknownSenderKey }
-        try envelope.verifySignature(channel: channel, signingKey: signingPublicKey)
+    }
 
+    /// The iteration, key derivation and AEAD steps of a decryption whose signature is checked.
+    private func decryptVerified(_ envelope: GroupEnvelope, now: Int64) throws -> (plaintext: SecretBytes, state: SenderKeyReceivingState) {
         let iteration = envelope.iteration
         if iteration < nextIteration {
             guard let messageKey = skippedKeys[iteration] else {

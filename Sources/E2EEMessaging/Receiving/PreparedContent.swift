@@ -1,0 +1,91 @@
+import E2EECrypto
+import E2EEKeyStore
+import Foundation
+
+/// The work on a message that needs no protocol state, done ahead of its serial lane and in
+/// parallel (``ContentPreparation``): the envelope decoded, a DM's or SKD's entry for this
+/// device parsed (which validates the identity keys of a prekey message), and a group
+/// message's signature verified once its sender key is known (``ReceiveLane``).
+///
+/// It only saves work: the lane makes the same checks in the same order and reaches the same
+/// outcome with or without it. A decoding error is kept and thrown where the lane would have
+/// thrown it; a failed verification or parse is not kept (the lane repeats it and fails there).
+struct PreparedContent: Sendable {
+    /// The decoded envelope, or the error decoding it threw.
+    let received: Result<ReceivedContent, any Error>
+    /// A DM's or SKD's pairwise message for this device, parsed.
+    let pairwise: PairwiseMessage?
+    /// A group message's signature, verified with the sender key it names.
+    var verifiedGroup: VerifiedGroupEnvelope?
+    /// Whether verifying ahead was tried (it is tried once).
+    var signatureChecked = false
+
+    /// The group envelope, when the content decoded as one.
+    var groupEnvelope: GroupEnvelope? {
+        guard case .success(let content) = received, case .group(let envelope) = content.envelope else { return nil }
+        return envelope
+    }
+}
+
+/// Prepares a batch's messages (``PreparedContent``) and verifies group signatures, split
+/// over the processor cores.
+enum ContentPreparation {
+    /// Below this many items the work runs on the calling task (a child task costs more than
+    /// it saves).
+    static let parallelThreshold = 8
+
+    /// `lanes` with every envelope message decoded and its pairwise entry parsed; lane order
+    /// and contents are unchanged.
+    /// - Parameter device: this device (nil when its id is not a UUID: no entry can be ours).
+    static func prepare(_ lanes: [[IncomingMessage]], device: WireUUID?) async -> [[IncomingMessage]] {
+        var positions: [(lane: Int, index: Int)] = []
+        for (lane, messages) in lanes.enumerated() {
+            for (index, message) in messages.enumerated() where message.isEnvelope && message.prepared == nil {
+                positions.append((lane, index))
+            }
+        }
+        let prepared = await parallelMap(positions) { prepare(lanes[$0.lane][$0.index], device: device) }
+        var result = lanes
+        for (position, content) in zip(positions, prepared) { result[position.lane][position.index].prepared = content }
+        return result
+    }
+
+    /// Each envelope's signature verified for `channel` with `signingKey` (nil where it fails).
+    static func verify(_ envelopes: [GroupEnvelope], channel: WireUUID, signingKey: Ed25519.PublicKey) async -> [VerifiedGroupEnvelope?] {
+        await parallelMap(envelopes) { try? VerifiedGroupEnvelope($0, channel: channel, signingKey: signingKey) }
+    }
+
+    /// `transform` of every item, in order, run by up to one task per core.
+    private static func parallelMap<Item: Sendable, Output: Sendable>(_ items: [Item], _ transform: @escaping @Sendable (Item) -> Output) async -> [Output] {
+        let workers = min(cores, items.count / parallelThreshold)
+        guard workers >= 2 else { return items.map(transform) }
+        return await withTaskGroup(of: (Int, [Output]).self) { group in
+            let size = (items.count + workers - 1) / workers
+            for worker in 0..<workers {
+                let share = Array(items[min(worker * size, items.count)..<min((worker + 1) * size, items.count)])
+                group.addTask { (worker, share.map(transform)) }
+            }
+            var parts = Array(repeating: [Output](), count: workers)
+            for await (worker, part) in group { parts[worker] = part }
+            return parts.flatMap { $0 }
+        }
+    }
+
+    private static let cores = max(1, ProcessInfo.processInfo.activeProcessorCount)
+
+    private static func prepare(_ message: IncomingMessage, device: WireUUID?) -> PreparedContent {
+        let received = Result {
+            try ReceivedContent(content: message.content, contentType: message.contentType, protocolVersion: message.protocolVersion,
+                                channelEncryption: message.channelEncryption)
+        }
+        var pairwise: PairwiseMessage?
+        if let device {
+            switch try? received.get().envelope {
+            case .dm(let envelope): pairwise = try? PairwiseMessage(bytes: envelope.pairwiseMessage(for: device))
+            case .senderKeyDistribution(let envelope): pairwise = try? PairwiseMessage(bytes: envelope.pairwiseMessage(for: device))
+            case .group, nil: break
+            }
+        }
+        return PreparedContent(received: received, pairwise: pairwise)
+    }
+}
