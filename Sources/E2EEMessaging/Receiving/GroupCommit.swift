@@ -1,54 +1,113 @@
 import E2EEKeyStore
+import Synchronization
 
-/// Commits the chunks of a batch's lanes. A chunk handed in while no commit runs is committed
-/// at once; chunks handed in while one runs are committed together in the next transaction
-/// (``KeyStore/storeReceiveBatch(_:)``: all of them or none). A lane thus never waits for
-/// another lane's decryption, only for the commit in progress — which holds the store's single
-/// writer anyway — and under load a batch needs fewer transactions (each has a fixed cost: its
-/// WAL frames, a sync, checkpoints).
+/// Commits the chunks of a batch's lanes, in the order they are handed in. A chunk handed in
+/// while no commit runs is committed at once; chunks handed in while one runs are committed
+/// together in the next transaction (``KeyStore/storeReceiveBatch(_:)``: all of them or none).
+/// A lane thus never waits for another lane's decryption, and under load a batch needs fewer
+/// transactions (each has a fixed cost: its WAL frames, a sync, checkpoints).
 ///
-/// The lanes of one batch handle disjoint devices, so their chunks never touch the same
-/// session or sender key; a failed commit is reported to every lane whose chunk was in it.
-actor GroupCommit {
+/// Handing in is synchronous (``submit(_:)``), so a lane's chunks are committed in the order it
+/// made them even when it does not wait for one before handing in the next. The lanes of one
+/// batch handle disjoint devices, so their chunks never touch the same session or sender key.
+/// A failed transaction fails every chunk in it and every chunk handed in after it, unwritten
+/// (a lane's later chunk was decrypted on top of the failed one's states).
+final class GroupCommit: Sendable {
     private struct Waiting {
         let writes: [ReceiveWrite]
-        let continuation: CheckedContinuation<[ReceiveWriteResult], any Error>
+        let ticket: CommitTicket
+    }
+
+    private struct State {
+        var waiting: [Waiting] = []
+        var committing = false
+        var failure: (any Error)?
     }
 
     private let store: KeyStore
-    private var waiting: [Waiting] = []
-    private var committing = false
+    private let state = Mutex(State())
 
     init(store: KeyStore) { self.store = store }
 
-    /// Commits `writes` (with whatever else is waiting by then); returns what happened to each.
-    /// - Throws: the store's error when the transaction holding them failed (nothing of it is stored).
-    func commit(_ writes: [ReceiveWrite]) async throws -> [ReceiveWriteResult] {
-        guard !writes.isEmpty else { return [] }
-        return try await withCheckedThrowingContinuation { continuation in
-            waiting.append(Waiting(writes: writes, continuation: continuation))
-            guard !committing else { return }
-            committing = true
-            Task { await drain() }
+    /// Queues `writes` for the next transaction (with whatever else is waiting by then); the
+    /// ticket tells what happened to each, or throws the store's error when the transaction
+    /// holding them failed (nothing of it is stored) or an earlier one did (nothing is written
+    /// after a failure).
+    func submit(_ writes: [ReceiveWrite]) -> CommitTicket {
+        let ticket = CommitTicket()
+        let start: Bool = state.withLock { state in
+            if let failure = state.failure {
+                ticket.fulfil(.failure(failure))
+                return false
+            }
+            state.waiting.append(Waiting(writes: writes, ticket: ticket))
+            guard !state.committing else { return false }
+            state.committing = true
+            return true
         }
+        if start { Task { await drain() } }
+        return ticket
     }
 
     /// Commits what is waiting, one transaction per round, until nothing is.
     private func drain() async {
-        while !waiting.isEmpty {
-            let round = waiting
-            waiting.removeAll()
+        while true {
+            let round: [Waiting] = state.withLock { state in
+                let round = state.waiting
+                state.waiting.removeAll()
+                if round.isEmpty { state.committing = false }
+                return round
+            }
+            guard !round.isEmpty else { return }
             do {
                 let results = try await store.storeReceiveBatch(round.flatMap(\.writes))
                 var offset = 0
                 for entry in round {
-                    entry.continuation.resume(returning: Array(results[offset..<offset + entry.writes.count]))
+                    entry.ticket.fulfil(.success(Array(results[offset..<offset + entry.writes.count])))
                     offset += entry.writes.count
                 }
             } catch {
-                for entry in round { entry.continuation.resume(throwing: error) }
+                let failed: [Waiting] = state.withLock { state in
+                    state.failure = error
+                    state.committing = false
+                    defer { state.waiting.removeAll() }
+                    return state.waiting
+                }
+                for entry in round + failed { entry.ticket.fulfil(.failure(error)) }
+                return
             }
         }
-        committing = false
+    }
+}
+
+/// What a commit handed to ``GroupCommit`` did, once it is done.
+final class CommitTicket: Sendable {
+    private struct State {
+        var result: Result<[ReceiveWriteResult], any Error>?
+        var continuation: CheckedContinuation<[ReceiveWriteResult], any Error>?
+    }
+
+    private let state = Mutex(State())
+
+    /// The result per write, waiting for the commit when it is not done.
+    /// - Throws: the transaction's error.
+    func value() async throws -> [ReceiveWriteResult] {
+        try await withCheckedThrowingContinuation { continuation in
+            let result: Result<[ReceiveWriteResult], any Error>? = state.withLock { state in
+                if state.result == nil { state.continuation = continuation }
+                return state.result
+            }
+            if let result { continuation.resume(with: result) }
+        }
+    }
+
+    /// Records the result, resuming a waiter.
+    func fulfil(_ result: Result<[ReceiveWriteResult], any Error>) {
+        let waiter: CheckedContinuation<[ReceiveWriteResult], any Error>? = state.withLock { state in
+            state.result = result
+            defer { state.continuation = nil }
+            return state.continuation
+        }
+        waiter?.resume(with: result)
     }
 }

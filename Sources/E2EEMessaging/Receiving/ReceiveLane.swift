@@ -2,8 +2,8 @@ import E2EEKeyStore
 
 /// One serial lane: the messages of one sender device, decrypted strictly one at a time in
 /// the order given (SYNC.md 3), their writes committed in chunks, each all or nothing (SYNC.md
-/// 4; chunks of several lanes may share a transaction, ``GroupCommit``), events published
-/// after each commit. When a message installs a session or a
+/// 4; chunks of several lanes may share a transaction, ``GroupCommit``), in order, while the
+/// lane decrypts on; events published after each commit. When a message installs a session or a
 /// sender key, the pending rows waiting for it are re-driven at once, in `(created_at, id)`
 /// order, in this same lane (the chunk is committed first when it holds one of them).
 struct ReceiveLane: Sendable {
@@ -19,76 +19,101 @@ struct ReceiveLane: Sendable {
     var plannedKeys: [SenderKeyAddress: ReceiverSenderKey?] = [:]
 
     /// Processes `inputs` in order; returns one outcome per message handled (re-driven rows included).
-    /// - Throws: store errors (the chunk being committed is then not stored at all), or
-    ///   `CancellationError` when the calling task is cancelled.
+    ///
+    /// Chunks are handed to the group commit without waiting for it: the lane decrypts the
+    /// next chunk while the store writes the last one, and settles the commits (outcomes,
+    /// events) in order — before reading rows that wait for a key it just installed, and at the end.
+    /// - Throws: store errors (the chunk being committed is then not stored at all, nor any
+    ///   later one), or `CancellationError` when the calling task is cancelled. Either way, the
+    ///   chunks already handed over are finished before it returns.
     func run(_ inputs: [IncomingMessage]) async throws -> [ReceiveOutcome] {
         let lane = LaneState(store: processor.store, plannedKeys: plannedKeys)
         var queue = inputs
         var position = 0
         var outcomes: [ReceiveOutcome] = []
         var buffer: [(index: Int, step: ProcessingStep)] = []
-        while position < queue.count {
-            // A cancelled caller stops between messages; committed chunks stay, the rest is redone next time.
-            try Task.checkCancellation()
-            guard !lane.handled.contains(queue[position].id) else {
+        var commits = LaneCommits()
+        do {
+            while position < queue.count {
+                // A cancelled caller stops between messages; committed chunks stay, the rest is redone next time.
+                try Task.checkCancellation()
+                guard !lane.handled.contains(queue[position].id) else {
+                    position += 1
+                    continue
+                }
+                try await verifyAhead(&queue, at: position, lane: lane)
+                let message = queue[position]
                 position += 1
-                continue
-            }
-            try await verifyAhead(&queue, at: position, lane: lane)
-            let message = queue[position]
-            position += 1
-            let step: ProcessingStep
-            if message.hasEarlierCopy, let first = lane.acceptedByHash[message.contentHash] {
-                step = ProcessingStep(outcome: ReceiveOutcome(messageID: message.id, result: .duplicate(of: first)), write: message.duplicateWrite(of: first),
-                                      isNewRow: true, isTimelineRow: false, channelID: message.channelID)
-            } else {
-                step = try await processor.process(message, lane: lane)
-                switch step.outcome.result {
-                case .undecryptable, .refused: break
-                default: if lane.acceptedByHash[message.contentHash] == nil { lane.acceptedByHash[message.contentHash] = message.id }
+                let step: ProcessingStep
+                if message.hasEarlierCopy, let first = lane.acceptedByHash[message.contentHash] {
+                    step = ProcessingStep(outcome: ReceiveOutcome(messageID: message.id, result: .duplicate(of: first)), write: message.duplicateWrite(of: first),
+                                          isNewRow: true, isTimelineRow: false, channelID: message.channelID)
+                } else {
+                    step = try await processor.process(message, lane: lane)
+                    switch step.outcome.result {
+                    case .undecryptable, .refused: break
+                    default: if lane.acceptedByHash[message.contentHash] == nil { lane.acceptedByHash[message.contentHash] = message.id }
+                    }
                 }
-            }
-            if case .pending = step.outcome.result {} else { lane.handled.insert(message.id) }
-            outcomes.append(step.outcome)
-            if step.write != nil { buffer.append((outcomes.count - 1, step)) }
-            if !step.unlocks.isEmpty {
-                // Rows of this chunk waiting for the key must be stored before the queue is
-                // read; when none is, the chunk goes on (most new keys have nobody waiting).
-                if buffer.contains(where: { Self.waits($0.step, forAnyOf: step.unlocks) }) {
-                    try await flush(&buffer, into: &outcomes, lane: lane)
+                if case .pending = step.outcome.result {} else { lane.handled.insert(message.id) }
+                outcomes.append(step.outcome)
+                if step.write != nil { buffer.append((outcomes.count - 1, step)) }
+                if !step.unlocks.isEmpty {
+                    // Rows of this lane waiting for the key must be stored before the queue is
+                    // read; when none is, the lane goes on (most new keys have nobody waiting).
+                    if buffer.contains(where: { Self.waits($0.step, forAnyOf: step.unlocks) }) { handOff(&buffer, to: &commits, lane: lane) }
+                    if commits.holdsRow(waitingForAnyOf: step.unlocks) { try await settle(&commits, into: &outcomes) }
+                    let waiting = try await processor.store.pendingReceives(waitingFor: step.unlocks)
+                        .filter { !lane.handled.contains($0.pending.messageID) }
+                    queue.insert(contentsOf: waiting.map(IncomingMessage.init(pending:)), at: position)
                 }
-                let waiting = try await processor.store.pendingReceives(waitingFor: step.unlocks)
-                    .filter { !lane.handled.contains($0.pending.messageID) }
-                queue.insert(contentsOf: waiting.map(IncomingMessage.init(pending:)), at: position)
+                if buffer.count >= min(chunkSize, Self.handOffSize) { handOff(&buffer, to: &commits, lane: lane) }
             }
-            if buffer.count >= chunkSize { try await flush(&buffer, into: &outcomes, lane: lane) }
+            handOff(&buffer, to: &commits, lane: lane)
+            try await settle(&commits, into: &outcomes)
+        } catch {
+            await commits.finish()
+            throw error
         }
-        try await flush(&buffer, into: &outcomes, lane: lane)
         return outcomes
     }
 
+    /// Decrypted messages a lane hands to the group commit at a time (at most `chunkSize`):
+    /// small enough that decryption and writing overlap, while the group commit merges the
+    /// chunks that wait into one transaction.
+    static let handOffSize = 64
+
     /// Whether `step` queued its message to wait for one of `keys`.
-    private static func waits(_ step: ProcessingStep, forAnyOf keys: [String]) -> Bool {
+    static func waits(_ step: ProcessingStep, forAnyOf keys: [String]) -> Bool {
         guard case .pending(let key) = step.outcome.result else { return false }
         return keys.contains(key)
     }
 
-    private func flush(_ buffer: inout [(index: Int, step: ProcessingStep)], into outcomes: inout [ReceiveOutcome], lane: LaneState) async throws {
+    /// Hands the buffered writes, with the lane's key states as they are now, to the group
+    /// commit without waiting for it.
+    private func handOff(_ buffer: inout [(index: Int, step: ProcessingStep)], to commits: inout LaneCommits, lane: LaneState) {
         guard !buffer.isEmpty else { return }
         let writes = finalStates(attachedTo: buffer.compactMap(\.step.write), steps: buffer.map(\.step), lane: lane)
-        let results = try await committer.commit(writes)
-        let consumed = writes.compactMap { write -> UInt32? in
-            if case .decrypted(let commit) = write.action { return commit.consumedOneTimePrekeyID }
-            return nil
-        }
-        if !consumed.isEmpty { oneTimePrekeysConsumed?(consumed) }
-        for (entry, result) in zip(buffer, results) {
-            if case .duplicateOfPayload(let first) = result {
-                outcomes[entry.index] = ReceiveOutcome(messageID: entry.step.outcome.messageID, result: .duplicate(of: first))
-            }
-            for event in ReceiveEvents.events(for: entry.step, result: result) { events.publish(event) }
-        }
+        commits.start(entries: buffer, writes: writes, committer: committer)
         buffer.removeAll(keepingCapacity: true)
+    }
+
+    /// Waits for every chunk handed over, in order, and applies what each commit found
+    /// (payload duplicates, consumed one-time prekeys) and its events.
+    private func settle(_ commits: inout LaneCommits, into outcomes: inout [ReceiveOutcome]) async throws {
+        while let (chunk, results) = try await commits.next() {
+            let consumed = chunk.writes.compactMap { write -> UInt32? in
+                if case .decrypted(let commit) = write.action { return commit.consumedOneTimePrekeyID }
+                return nil
+            }
+            if !consumed.isEmpty { oneTimePrekeysConsumed?(consumed) }
+            for (entry, result) in zip(chunk.entries, results) {
+                if case .duplicateOfPayload(let first) = result {
+                    outcomes[entry.index] = ReceiveOutcome(messageID: entry.step.outcome.messageID, result: .duplicate(of: first))
+                }
+                for event in ReceiveEvents.events(for: entry.step, result: result) { events.publish(event) }
+            }
+        }
     }
 
     /// The writes with the lane's final session records and sender-key states serialised onto

@@ -1,0 +1,38 @@
+import E2EEKeyStore
+
+/// The chunks one lane has handed to the group commit and not settled yet, oldest first.
+struct LaneCommits {
+    /// A chunk: the lane's steps (with their outcome positions) and the writes being committed.
+    struct Chunk {
+        let entries: [(index: Int, step: ProcessingStep)]
+        let writes: [ReceiveWrite]
+        let ticket: CommitTicket
+    }
+
+    private var chunks: [Chunk] = []
+
+    /// Hands `writes` (the steps' writes, in order) to `committer`, after every chunk before.
+    mutating func start(entries: [(index: Int, step: ProcessingStep)], writes: [ReceiveWrite], committer: GroupCommit) {
+        chunks.append(Chunk(entries: entries, writes: writes, ticket: committer.submit(writes)))
+    }
+
+    /// Whether a chunk not settled yet holds a row queued to wait for one of `keys`.
+    func holdsRow(waitingForAnyOf keys: [String]) -> Bool {
+        chunks.contains { chunk in chunk.entries.contains { ReceiveLane.waits($0.step, forAnyOf: keys) } }
+    }
+
+    /// The oldest chunk and what its commit did, once it is done; nil when none is left.
+    /// - Throws: the commit's error (the chunk is then dropped; later ones fail the same way).
+    mutating func next() async throws -> (Chunk, [ReceiveWriteResult])? {
+        guard !chunks.isEmpty else { return nil }
+        let chunk = chunks.removeFirst()
+        return (chunk, try await chunk.ticket.value())
+    }
+
+    /// Waits for every chunk's commit to end, ignoring what they did (after an error, so
+    /// nothing of the lane is still being written when it returns).
+    mutating func finish() async {
+        for chunk in chunks { _ = try? await chunk.ticket.value() }
+        chunks.removeAll()
+    }
+}
