@@ -68,6 +68,10 @@ import Testing
         #expect(second.facts == ReceivedFacts(kind: .duplicate, duplicateOf: "m1"))
         #expect(second.message.plaintext == nil)
         #expect(try await store.receivedTimelinePage(channelID: "channel-1").map(\.message.messageID) == ["m1", "m3"])
+        // The key store's own page and count hide the duplicate row too.
+        #expect(try await store.timelinePage(channelID: "channel-1").map(\.messageID) == ["m1", "m3"])
+        #expect(try await store.messageCount(channelID: "channel-1") == 2)
+        #expect(try await store.messageCount(channelID: "channel-1", state: .undecryptable(reason: "any")) == 0)
     }
 
     @Test func finalRowsAreNeverDowngradedAndPendingRowsAreUpdated() async throws {
@@ -90,6 +94,8 @@ import Testing
         #expect(queued.map(\.kind) == [.control])
         #expect(try await store.pendingReceives(waitingFor: ["k1"]).isEmpty)
         #expect(try await store.receivedTimelinePage(channelID: "channel-1").map(\.message.messageID) == ["m1"])
+        #expect(try await store.timelinePage(channelID: "channel-1").map(\.messageID) == ["m1"])
+        #expect(try await store.messageCount(channelID: "channel-1", state: .pendingKey) == 0)
     }
 
     @Test func deletesTombstonesAndChannelMismatch() async throws {

@@ -2,7 +2,8 @@ import GRDB
 
 extension KeyStore {
     /// Up to `limit` messages of a channel strictly before `cursor` (the newest when nil),
-    /// oldest → newest, plaintexts opened.
+    /// oldest → newest, plaintexts opened. Only `message` rows: the hidden `control` and
+    /// `duplicate` rows of the receive side are not messages.
     /// - Throws: ``KeyStoreError`` for a tampered row, GRDB's `DatabaseError`.
     public func timelinePage(channelID: String, before cursor: TimelineCursor? = nil, limit: Int = 50) async throws -> [TimelineMessage] {
         try await writer.read { [self] db in try timelineStore.loadPage(channelID: channelID, before: cursor, limit: limit, db) }
@@ -14,7 +15,7 @@ extension KeyStore {
         try await writer.read { [self] db in try timelineStore.loadMessage(id: id, db) }
     }
 
-    /// How many messages a channel holds (in `state`, when given).
+    /// How many messages (`message` rows) a channel holds (in `state`, when given).
     /// - Throws: GRDB's `DatabaseError`.
     public func messageCount(channelID: String, state: TimelineState? = nil) async throws -> Int {
         try await writer.read { [self] db in try timelineStore.countMessages(channelID: channelID, state: state, db) }

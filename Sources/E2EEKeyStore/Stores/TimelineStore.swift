@@ -9,11 +9,15 @@ public struct TimelineStore: Sendable {
     /// The columns `decode` reads, in this order.
     static let columns = "message_id, channel_id, sender_user_id, sender_device_id, created_at, content_hash, state, failure_reason, plaintext, is_own"
     static let byIDSQL = "SELECT \(columns) FROM timeline WHERE message_id = ?"
+    // Only `message` rows: `control` and `duplicate` rows (schema v4) are part of the dedupe
+    // set, never of the timeline.
     static let pageBeforeSQL = """
-        SELECT \(columns) FROM timeline WHERE channel_id = ? AND (created_at, message_id) < (?, ?)
+        SELECT \(columns) FROM timeline WHERE channel_id = ? AND kind = 'message' AND (created_at, message_id) < (?, ?)
         ORDER BY created_at DESC, message_id DESC LIMIT ?
         """
-    static let newestPageSQL = "SELECT \(columns) FROM timeline WHERE channel_id = ? ORDER BY created_at DESC, message_id DESC LIMIT ?"
+    static let newestPageSQL = """
+        SELECT \(columns) FROM timeline WHERE channel_id = ? AND kind = 'message' ORDER BY created_at DESC, message_id DESC LIMIT ?
+        """
     let sealer: Sealer
 
     /// A store sealing with `sealer`.
@@ -89,9 +93,9 @@ public struct TimelineStore: Sendable {
     /// - Throws: GRDB's `DatabaseError`.
     public func countMessages(channelID: String, state: TimelineState? = nil, _ db: Database) throws -> Int {
         if let state {
-            return try db.count("SELECT COUNT(*) FROM timeline WHERE channel_id = ? AND state = ?", [channelID, state.columnValue])
+            return try db.count("SELECT COUNT(*) FROM timeline WHERE channel_id = ? AND state = ? AND kind = 'message'", [channelID, state.columnValue])
         }
-        return try db.count("SELECT COUNT(*) FROM timeline WHERE channel_id = ?", [channelID])
+        return try db.count("SELECT COUNT(*) FROM timeline WHERE channel_id = ? AND kind = 'message'", [channelID])
     }
 
     private func decode(_ row: Row) throws -> TimelineMessage {
