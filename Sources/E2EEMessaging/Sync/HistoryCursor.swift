@@ -30,9 +30,10 @@ struct HistoryCursor: Sendable {
         }
     }
 
-    /// A socket delivered `message` after its socket's catch-up: the stream has no gap up to it.
+    /// A socket delivered `message` after its socket's catch-up: the stream has no gap up to it
+    /// (for a channel a catch-up of this process has read).
     func socketDelivered(_ message: ServerMessage) {
-        marks.advance(message.channelID.lowercased(), to: message.createdAt.microseconds - overlap)
+        marks.advanceIfCaughtUp(message.channelID.lowercased(), to: message.createdAt.microseconds - overlap)
     }
 
     /// Writes the marks socket events moved (before the socket closes for the background).
@@ -90,6 +91,9 @@ struct HistoryCursor: Sendable {
                 cursor.historyComplete = false
             }
         }
+        // From now on this channel's socket events may move its mark (an empty channel's from
+        // the very start).
+        marks.advance(channelID, to: mark?.0 ?? (result.reachedStart ? .min : moved ?? .min))
     }
 
     /// Moves the verified mark forward to `micros` (never back).
