@@ -101,6 +101,9 @@ final class CommitTicket: Sendable {
         }
     }
 
+    /// The result if the commit is done, without waiting.
+    var result: Result<[ReceiveWriteResult], any Error>? { state.withLock { $0.result } }
+
     /// Records the result, resuming a waiter.
     func fulfil(_ result: Result<[ReceiveWriteResult], any Error>) {
         let waiter: CheckedContinuation<[ReceiveWriteResult], any Error>? = state.withLock { state in

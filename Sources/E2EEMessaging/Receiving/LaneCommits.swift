@@ -29,6 +29,15 @@ struct LaneCommits {
         return (chunk, try await chunk.ticket.value())
     }
 
+    /// The oldest chunk and what its commit did, if that commit is done; nil otherwise (or
+    /// when none is left). Never waits.
+    /// - Throws: the commit's error (the chunk is then dropped).
+    mutating func nextDone() throws -> (Chunk, [ReceiveWriteResult])? {
+        guard let chunk = chunks.first, let result = chunk.ticket.result else { return nil }
+        chunks.removeFirst()
+        return (chunk, try result.get())
+    }
+
     /// Waits for every chunk's commit to end, ignoring what they did (after an error, so
     /// nothing of the lane is still being written when it returns).
     mutating func finish() async {

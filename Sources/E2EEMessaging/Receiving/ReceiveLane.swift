@@ -22,7 +22,8 @@ struct ReceiveLane: Sendable {
     ///
     /// Chunks are handed to the group commit without waiting for it: the lane decrypts the
     /// next chunk while the store writes the last one, and settles the commits (outcomes,
-    /// events) in order — before reading rows that wait for a key it just installed, and at the end.
+    /// events) in order — those already done after each hand-off, all of them before reading
+    /// rows that wait for a key it just installed, and at the end.
     /// - Throws: store errors (the chunk being committed is then not stored at all, nor any
     ///   later one), or `CancellationError` when the calling task is cancelled. Either way, the
     ///   chunks already handed over are finished before it returns.
@@ -67,7 +68,11 @@ struct ReceiveLane: Sendable {
                         .filter { !lane.handled.contains($0.pending.messageID) }
                     queue.insert(contentsOf: waiting.map(IncomingMessage.init(pending:)), at: position)
                 }
-                if buffer.count >= min(chunkSize, Self.handOffSize) { handOff(&buffer, to: &commits, lane: lane) }
+                if buffer.count >= min(chunkSize, Self.handOffSize) {
+                    handOff(&buffer, to: &commits, lane: lane)
+                    // Chunks already committed publish their events now, not at the end of a long lane.
+                    try settleDone(&commits, into: &outcomes)
+                }
             }
             handOff(&buffer, to: &commits, lane: lane)
             try await settle(&commits, into: &outcomes)
@@ -101,18 +106,25 @@ struct ReceiveLane: Sendable {
     /// Waits for every chunk handed over, in order, and applies what each commit found
     /// (payload duplicates, consumed one-time prekeys) and its events.
     private func settle(_ commits: inout LaneCommits, into outcomes: inout [ReceiveOutcome]) async throws {
-        while let (chunk, results) = try await commits.next() {
-            let consumed = chunk.writes.compactMap { write -> UInt32? in
-                if case .decrypted(let commit) = write.action { return commit.consumedOneTimePrekeyID }
-                return nil
+        while let (chunk, results) = try await commits.next() { apply(chunk, results, to: &outcomes) }
+    }
+
+    /// ``settle(_:into:)`` of the chunks whose commits are already done, without waiting.
+    private func settleDone(_ commits: inout LaneCommits, into outcomes: inout [ReceiveOutcome]) throws {
+        while let (chunk, results) = try commits.nextDone() { apply(chunk, results, to: &outcomes) }
+    }
+
+    private func apply(_ chunk: LaneCommits.Chunk, _ results: [ReceiveWriteResult], to outcomes: inout [ReceiveOutcome]) {
+        let consumed = chunk.writes.compactMap { write -> UInt32? in
+            if case .decrypted(let commit) = write.action { return commit.consumedOneTimePrekeyID }
+            return nil
+        }
+        if !consumed.isEmpty { oneTimePrekeysConsumed?(consumed) }
+        for (entry, result) in zip(chunk.entries, results) {
+            if case .duplicateOfPayload(let first) = result {
+                outcomes[entry.index] = ReceiveOutcome(messageID: entry.step.outcome.messageID, result: .duplicate(of: first))
             }
-            if !consumed.isEmpty { oneTimePrekeysConsumed?(consumed) }
-            for (entry, result) in zip(chunk.entries, results) {
-                if case .duplicateOfPayload(let first) = result {
-                    outcomes[entry.index] = ReceiveOutcome(messageID: entry.step.outcome.messageID, result: .duplicate(of: first))
-                }
-                for event in ReceiveEvents.events(for: entry.step, result: result) { events.publish(event) }
-            }
+            for event in ReceiveEvents.events(for: entry.step, result: result) { events.publish(event) }
         }
     }
 
