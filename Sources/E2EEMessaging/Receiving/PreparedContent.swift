@@ -1,6 +1,5 @@
 import E2EECrypto
 import E2EEKeyStore
-import Foundation
 
 /// The work on a message that needs no protocol state, done ahead of its serial lane and in
 /// parallel (``ContentPreparation``): the envelope decoded, a DM's or SKD's entry for this
@@ -28,12 +27,8 @@ struct PreparedContent: Sendable {
 }
 
 /// Prepares a batch's messages (``PreparedContent``) and verifies group signatures, split
-/// over the processor cores.
+/// over the processor cores (``ParallelWork``).
 enum ContentPreparation {
-    /// Below this many items the work runs on the calling task (a child task costs more than
-    /// it saves).
-    static let parallelThreshold = 8
-
     /// `lanes` with every envelope message decoded and its pairwise entry parsed; lane order
     /// and contents are unchanged.
     /// - Parameter device: this device (nil when its id is not a UUID: no entry can be ours).
@@ -44,7 +39,7 @@ enum ContentPreparation {
                 positions.append((lane, index))
             }
         }
-        let prepared = await parallelMap(positions) { prepare(lanes[$0.lane][$0.index], device: device) }
+        let prepared = await ParallelWork.map(positions) { prepare(lanes[$0.lane][$0.index], device: device) }
         var result = lanes
         for (position, content) in zip(positions, prepared) { result[position.lane][position.index].prepared = content }
         return result
@@ -52,26 +47,8 @@ enum ContentPreparation {
 
     /// Each envelope's signature verified for `channel` with `signingKey` (nil where it fails).
     static func verify(_ envelopes: [GroupEnvelope], channel: WireUUID, signingKey: Ed25519.PublicKey) async -> [VerifiedGroupEnvelope?] {
-        await parallelMap(envelopes) { try? VerifiedGroupEnvelope($0, channel: channel, signingKey: signingKey) }
+        await ParallelWork.map(envelopes) { try? VerifiedGroupEnvelope($0, channel: channel, signingKey: signingKey) }
     }
-
-    /// `transform` of every item, in order, run by up to one task per core.
-    private static func parallelMap<Item: Sendable, Output: Sendable>(_ items: [Item], _ transform: @escaping @Sendable (Item) -> Output) async -> [Output] {
-        let workers = min(cores, items.count / parallelThreshold)
-        guard workers >= 2 else { return items.map(transform) }
-        return await withTaskGroup(of: (Int, [Output]).self) { group in
-            let size = (items.count + workers - 1) / workers
-            for worker in 0..<workers {
-                let share = Array(items[min(worker * size, items.count)..<min((worker + 1) * size, items.count)])
-                group.addTask { (worker, share.map(transform)) }
-            }
-            var parts = Array(repeating: [Output](), count: workers)
-            for await (worker, part) in group { parts[worker] = part }
-            return parts.flatMap { $0 }
-        }
-    }
-
-    private static let cores = max(1, ProcessInfo.processInfo.activeProcessorCount)
 
     private static func prepare(_ message: IncomingMessage, device: WireUUID?) -> PreparedContent {
         let received = Result {

@@ -41,10 +41,13 @@ struct ReceivePlan: Sendable {
             copies[message.id, default: []].append(message)
         }
         // The unedited copy (or the earliest edit) of each id is the message; later contents are edits.
-        let entries = order.compactMap { id -> (id: String, copies: [ServerMessage], first: IncomingMessage)? in
+        let sortedCopies = order.compactMap { id -> (id: String, copies: [ServerMessage])? in
             let sorted = (copies[id] ?? []).sorted { ($0.editedAt?.microseconds ?? .min) < ($1.editedAt?.microseconds ?? .min) }
-            return sorted.first.map { (id, sorted, IncomingMessage(posted: $0, channel: channel)) }
+            return sorted.isEmpty ? nil : (id, sorted)
         }
+        // Each first copy's content hash and header, computed over the cores.
+        let firsts = await ParallelWork.map(sortedCopies.map { $0.copies[0] }) { IncomingMessage(posted: $0, channel: channel) }
+        let entries = zip(sortedCopies, firsts).map { (id: $0.id, copies: $0.copies, first: $1) }
         let envelopes = entries.map(\.first).filter(\.isEnvelope)
         let addresses = Set(envelopes.compactMap { message in
             message.groupKeyID.map { SenderKeyAddress(channelID: channel.id, senderDeviceID: message.laneKey, keyID: $0) }
