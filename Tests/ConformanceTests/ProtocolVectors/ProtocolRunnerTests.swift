@@ -67,22 +67,26 @@ struct ProtocolRunnerTests {
         #expect(report.failed == 1, "\(report)")
     }
 
-    @Test("a wrong shared secret fails the X3DH file; an invalid bundle refused for another reason is caught too")
-    func x3dh() throws {
-        let wrongSecret = try Self.verifyEdited("x3dh_test.json") { test in
+    /// Flips `field` of the first (valid) test of `file`, then renames the `failure` of its
+    /// invalid test `invalid`: each edit must fail exactly one case, for the right reason.
+    static func expectTamperingCaught(_ file: String, field: String, invalid: Int) throws {
+        let wrongOutput = try verifyEdited(file) { test in
             #expect(test["result"] as? String == "valid")
-            let secret = try #require(test["sharedSecret"] as? String)
-            test["sharedSecret"] = Self.flipped(secret)
+            let value = try #require(test[field] as? String)
+            test[field] = flipped(value)
         }
-        #expect(wrongSecret.outcome == .ran)
-        #expect(wrongSecret.failed == 1 && wrongSecret.failures.first?.reason == "wrong output: sharedSecret", "\(wrongSecret)")
+        #expect(wrongOutput.outcome == .ran)
+        #expect(wrongOutput.failed == 1 && wrongOutput.failures.first?.reason == "wrong output: \(field)", "\(wrongOutput)")
 
-        let otherReason = try Self.verifyEdited("x3dh_test.json", test: 2) { test in
-            #expect(test["result"] as? String == "invalid")
+        let otherReason = try verifyEdited(file, test: invalid) { test in
+            #expect(test["result"] as? String == "invalid" && test["failure"] as? String != "replay")
             test["failure"] = "replay"
         }
-        #expect(otherReason.failed == 1 && otherReason.failures.first?.reason.contains("the vector says replay") == true, "\(otherReason)")
+        #expect(otherReason.failed == 1 && otherReason.failures.first?.reason.contains(", the vector says replay") == true, "\(otherReason)")
     }
+
+    @Test("a wrong shared secret fails the X3DH file; an invalid bundle refused for another reason is caught too")
+    func x3dh() throws { try Self.expectTamperingCaught("x3dh_test.json", field: "sharedSecret", invalid: 2) }
 
     /// Edits event `index` of the first conversation of the Double Ratchet file.
     static func verifyEditedEvent(_ index: Int, _ edit: (inout [String: Any]) throws -> Void) throws -> VectorFileReport {
@@ -112,19 +116,5 @@ struct ProtocolRunnerTests {
     }
 
     @Test("a wrong payload fails the envelope file; a refusal for another reason is caught too")
-    func envelopes() throws {
-        let wrongPayload = try Self.verifyEdited("envelopes_test.json") { test in
-            #expect(test["result"] as? String == "valid")
-            let payload = try #require(test["payload"] as? String)
-            test["payload"] = Self.flipped(payload)
-        }
-        #expect(wrongPayload.outcome == .ran)
-        #expect(wrongPayload.failed == 1 && wrongPayload.failures.first?.reason == "wrong output: payload", "\(wrongPayload)")
-
-        let otherReason = try Self.verifyEdited("envelopes_test.json", test: 2) { test in
-            #expect(test["result"] as? String == "invalid")
-            test["failure"] = test["failure"] as? String == "replay" ? "duplicate" : "replay"
-        }
-        #expect(otherReason.failed == 1 && otherReason.failures.first?.reason.contains("refused as") == true, "\(otherReason)")
-    }
+    func envelopes() throws { try Self.expectTamperingCaught("envelopes_test.json", field: "payload", invalid: 2) }
 }
