@@ -84,7 +84,7 @@ let package = Package(
         ),
         .target(
             name: "E2EEConformance",
-            dependencies: ["E2EECrypto"]
+            dependencies: ["E2EECrypto", "E2EEProtocolVectorGenerator"]
         ),
         .target(
             name: "E2EEToolCore",

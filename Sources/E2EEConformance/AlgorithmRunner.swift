@@ -9,6 +9,10 @@ public enum Attempt {
     /// The vector uses parameters this implementation does not offer (for instance an AES-GCM
     /// nonce that is not 96 bits); counted and reported, never judged.
     case unsupported(String)
+    /// The implementation refused the input, but not the way the vector says (a protocol file's
+    /// `failure`), or a check of the vector's own consistency failed: a failure whatever the
+    /// expected result.
+    case misrefused(String)
 }
 
 /// The verdict on one vector.
@@ -26,6 +30,8 @@ public enum Verdict: Sendable, Equatable {
         switch (attempt, expected) {
         case (.unsupported(let why), _):
             self = .skipped(why)
+        case (.misrefused(let why), _):
+            self = .failed(why)
         case (_, .acceptable), (.matched, .valid), (.rejected, .invalid), (.mismatched, .invalid):
             self = .passed
         case (.matched, .invalid):
@@ -52,9 +58,18 @@ extension AlgorithmRunner {
         actual == expected ? .matched : .mismatched("got \(actual.count) bytes that differ from the \(expected.count) expected")
     }
 
-    /// Runs `body`, turning a thrown implementation error into `.rejected`.
+    /// Runs `body`, turning a thrown ``Mismatch`` into `.mismatched`, a field the vector lacks
+    /// into `.misrefused` and any other thrown implementation error into `.rejected`.
     func refusing(_ body: () throws -> Attempt) -> Attempt {
-        do { return try body() } catch { return .rejected(error) }
+        do {
+            return try body()
+        } catch let mismatch as Mismatch {
+            return .mismatched(mismatch.detail)
+        } catch let error as VectorFieldError {
+            return .misrefused("malformed vector: \(error)")
+        } catch {
+            return .rejected(error)
+        }
     }
 }
 
@@ -66,8 +81,10 @@ public enum Runners {
         AEADRunner(), Argon2idRunner(), HashRunner(),
     ]
 
-    /// The runners of the protocol files that E2EECrypto's public API can replay alone.
-    public static let protocolFiles: [any AlgorithmRunner] = [SafetyNumberRunner(), PayloadRunner(), SenderKeyChainRunner()]
+    /// The runners of the protocol files (TestVectors/protocol/).
+    public static let protocolFiles: [any AlgorithmRunner] = [
+        X3DHRunner(), RatchetRunner(), EnvelopeRunner(), SafetyNumberRunner(), PayloadRunner(), SenderKeyChainRunner(),
+    ]
 
     /// Every runner.
     public static let all: [any AlgorithmRunner] = primitives + protocolFiles

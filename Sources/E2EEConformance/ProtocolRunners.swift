@@ -1,8 +1,8 @@
 import E2EECrypto
 
 // Protocol vector files (TestVectors/protocol/) whose replay needs only E2EECrypto's public API.
-// X3DH, Double Ratchet and envelope files need the test-only replay helpers of
-// E2EEProtocolVectorGenerator and stay with `ProtocolReplayTests`.
+// The X3DH, Double Ratchet and envelope files have their own runners (X3DHRunner.swift,
+// RatchetRunner.swift, EnvelopeRunner.swift).
 
 /// `E2EE-SAFETY-NUMBER`: both fingerprints and the safety number (in both orders).
 struct SafetyNumberRunner: AlgorithmRunner {
@@ -33,7 +33,8 @@ struct SafetyNumberRunner: AlgorithmRunner {
 }
 
 /// `E2EE-PAYLOAD`: the strict payload JSON parsed, checked for its context, its fields
-/// compared and its canonical encoding reproduced; an invalid one must be refused.
+/// compared and its canonical encoding reproduced (and parsed back); an invalid one must be
+/// refused with the `failure` it names.
 struct PayloadRunner: AlgorithmRunner {
     let algorithms: Set<String> = ["E2EE-PAYLOAD"]
 
@@ -42,13 +43,15 @@ struct PayloadRunner: AlgorithmRunner {
         let context = try vector.text("context")
         let editedID = context == "edit" ? try vector.text("messageId") : nil
         let encoded = vector.result == .valid ? try vector.hex("encoded") : []
-        let isValid = vector.result == .valid
         let fields = vector.fields["fields"]
-        return refusing {
+        let parse = {
             let payload = try MessagePayload(json: json)
             if let editedID { try payload.checkEdit(of: WireUUID(text: editedID)) } else { try payload.checkPosted() }
-            // An invalid payload must be refused above: getting here means it was accepted.
-            guard isValid else { return .matched }
+            return payload
+        }
+        guard vector.result == .valid else { return try refusal(of: vector) { _ = try parse() } }
+        return refusing {
+            let payload = try parse()
             if let fields {
                 guard payload.id.text == fields["id"]?.string, payload.timestamp == fields["ts"]?.int.map(Int64.init),
                       payload.text == fields["text"]?.string, payload.editOf?.text == fields["edit_of"]?.string,
@@ -56,15 +59,17 @@ struct PayloadRunner: AlgorithmRunner {
                     return .mismatched("decoded fields")
                 }
             }
-            return compare(payload.encodedJSON().unprotectedCopy(), encoded)
+            let canonical = payload.encodedJSON().unprotectedCopy()
+            try check(try MessagePayload(json: canonical) == payload, "the encoding does not parse back")
+            return compare(canonical, encoded)
         }
     }
 }
 
 /// `E2EE-SENDER-KEY`: the chain installed the way an SKD installs it, then one group message
 /// per listed iteration — sealed with the vector's key and nonce — must decrypt through our
-/// receiving state (which derives its own keys, skipping what the list skips); `messageKey`
-/// and `nextChainKey` are checked with the HMAC primitive.
+/// receiving state (which derives its own keys, skipping what the list skips); `messageKey`,
+/// `aesKey`, `nonce` and `nextChainKey` are checked with the HMAC and HKDF primitives.
 struct SenderKeyChainRunner: AlgorithmRunner {
     let algorithms: Set<String> = ["E2EE-SENDER-KEY"]
 
@@ -72,16 +77,19 @@ struct SenderKeyChainRunner: AlgorithmRunner {
         var chainKey = try vector.hex("chainKey")
         guard let iterations = vector.fields["iterations"]?.array else { throw VectorFieldError(field: "iterations") }
         let steps = try iterations.map { item -> (Int, [UInt8], [UInt8], [UInt8], [UInt8]) in
-            guard let iteration = item["iteration"]?.int else { throw VectorFieldError(field: "iteration") }
-            return (iteration, try Self.hex(item, "messageKey"), try Self.hex(item, "aesKey"), try Self.hex(item, "nonce"),
-                    try Self.hex(item, "nextChainKey"))
+            // Bounded: every skipped iteration costs an HMAC here before the receiver can refuse.
+            guard let iteration = item["iteration"]?.int, (0...Self.maximumIteration).contains(iteration) else {
+                throw VectorFieldError(field: "iteration")
+            }
+            return (iteration, try item.hex("messageKey"), try item.hex("aesKey"), try item.hex("nonce"),
+                    try item.hex("nextChainKey"))
         }
         return refusing {
             let channel = try WireUUID(bytes: [UInt8](repeating: 0xC1, count: 16))
             let sender = try WireUUID(bytes: [UInt8](repeating: 0x5E, count: 16))
             let signer = try Ed25519.PrivateKey(seed: SecretBytes(copying: [UInt8](repeating: 0x07, count: 32)))
             let keyID: UInt32 = 0x0102_0304
-            let skd = [PairwisePlaintext.senderKeyDistributionType] + channel.bytes + Self.bigEndian(keyID) + [0, 0, 0, 0]
+            let skd = [PairwisePlaintext.senderKeyDistributionType] + channel.bytes + ProtocolKeys.bigEndian(keyID) + [0, 0, 0, 0]
                 + chainKey + signer.publicKey.rawRepresentation
             guard case .senderKeyDistribution(let distribution) = try PairwisePlaintext.decode(SecretBytes(copying: skd)),
                   case .install(var state) = try distribution.process(postedChannel: channel, senderDevice: sender, existing: nil, now: 0)
@@ -92,18 +100,22 @@ struct SenderKeyChainRunner: AlgorithmRunner {
                     chainKey = HMACSHA256.authenticationCode(for: [UInt8(0x02)], key: chainKey).unprotectedCopy()
                     position += 1
                 }
-                guard HMACSHA256.authenticationCode(for: [UInt8(0x01)], key: chainKey).unprotectedCopy() == messageKey else {
-                    return .mismatched("messageKey at iteration \(iteration)")
+                let derivedMessageKey = HMACSHA256.authenticationCode(for: [UInt8(0x01)], key: chainKey).unprotectedCopy()
+                guard derivedMessageKey == messageKey else { return .mismatched("messageKey at iteration \(iteration)") }
+                let material = try HKDF.deriveKey(inputKeyMaterial: derivedMessageKey, salt: [UInt8](repeating: 0, count: 32),
+                                                  info: Array("e2ee-group-v1".utf8), outputLength: 44).unprotectedCopy()
+                guard Array(material[0..<32]) == aesKey, Array(material[32..<44]) == nonce else {
+                    return .mismatched("aesKey or nonce at iteration \(iteration)")
                 }
                 chainKey = HMACSHA256.authenticationCode(for: [UInt8(0x02)], key: chainKey).unprotectedCopy()
                 position += 1
                 guard chainKey == nextChainKey else { return .mismatched("nextChainKey at iteration \(iteration)") }
-                let header = [UInt8]([0x03, 0x02]) + sender.bytes + Self.bigEndian(keyID) + Self.bigEndian(UInt32(iteration))
+                let header = [UInt8]([0x03, 0x02]) + sender.bytes + ProtocolKeys.bigEndian(keyID) + ProtocolKeys.bigEndian(UInt32(truncatingIfNeeded: iteration))
                 let payload = Array("iteration \(iteration)".utf8)
                 let ciphertext = try AES256GCM.seal(payload, key: aesKey, nonce: nonce,
                                                     authenticating: Array("e2ee-group-aad-v1".utf8) + channel.bytes + header)
                 let signature = signer.signature(for: Array("e2ee-group-sig-v1".utf8) + channel.bytes + header + ciphertext)
-                let envelope = try GroupEnvelope(senderDevice: sender, keyID: keyID, iteration: UInt32(iteration), ciphertext: ciphertext,
+                let envelope = try GroupEnvelope(senderDevice: sender, keyID: keyID, iteration: UInt32(truncatingIfNeeded: iteration), ciphertext: ciphertext,
                                                  signature: signature)
                 let opened = try state.decrypt(envelope, channel: channel, now: 0)
                 guard opened.plaintext.unprotectedCopy() == payload else { return .mismatched("our receiver derived other keys at \(iteration)") }
@@ -113,12 +125,8 @@ struct SenderKeyChainRunner: AlgorithmRunner {
         }
     }
 
-    private static func hex(_ value: JSONValue, _ name: String) throws -> [UInt8] {
-        guard let text = value[name]?.string, let bytes = HexText.decode(text) else { throw VectorFieldError(field: name) }
-        return bytes
-    }
-
-    private static func bigEndian(_ value: UInt32) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: value >> (24 - 8 * $0)) } }
+    /// The highest iteration a vector may list.
+    private static let maximumIteration = 1 << 20
 }
 
 extension VectorCase {

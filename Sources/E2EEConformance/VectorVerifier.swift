@@ -16,8 +16,8 @@ public struct VectorFileReport: Sendable, Equatable {
     public enum Outcome: Sendable, Equatable {
         /// Every case was judged (or skipped for unsupported parameters).
         case ran
-        /// No runner in this library for its algorithm (X3DH, Double Ratchet and envelope
-        /// files, replayed by the `ConformanceTests` target).
+        /// No runner in this library for its algorithm: an algorithm it does not know (every
+        /// committed file, primitive or protocol, has a runner).
         case noRunner
         /// The file is JSON in Wycheproof's layout but a case could not be read, or the file
         /// could not be read at all.

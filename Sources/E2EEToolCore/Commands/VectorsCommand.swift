@@ -10,14 +10,16 @@ struct VectorsCommand: AsyncParsableCommand {
         subcommands: [Verify.self]
     )
 
-    /// `vectors verify [DIR]`: every Wycheproof-format file through E2EECrypto.
+    /// `vectors verify [DIR]`: every Wycheproof-format file through the E2EEConformance runners.
     struct Verify: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Run the vector files of a folder through E2EECrypto and print passed/failed/skipped per file and per algorithm.",
             discussion: """
-                Files whose algorithm has no runner here (the X3DH, Double Ratchet and envelope \
-                files under protocol/, which `swift test --filter ProtocolReplayTests` replays) are \
-                listed as not run. Exits 9 when a vector fails or a file cannot be read.
+                Runs the primitive files and every protocol file under protocol/ (X3DH, Double \
+                Ratchet, envelopes, sender-key chain, safety numbers, payloads), with the checks \
+                `swift test --filter ProtocolReplayTests` makes: an invalid case must be refused with \
+                the failure it names. A file whose algorithm this tool does not know is listed as \
+                not run. Exits 9 when a vector fails or a file cannot be read.
                 """)
 
         @Argument(help: "The folder (default: ./TestVectors).")
@@ -133,7 +135,7 @@ struct VectorTable {
     private static func status(_ report: VectorFileReport) -> String {
         switch report.outcome {
         case .ran: report.failed > 0 ? "FAILED" : (report.passed == 0 ? "FAILED (no vector ran)" : "ok")
-        case .noRunner: "not run here (ProtocolReplayTests)"
+        case .noRunner: "not run (unknown algorithm)"
         case .unreadable(let why): "UNREADABLE: \(why)"
         }
     }

@@ -1,0 +1,120 @@
+import E2EEConformance
+import E2EETestSupport
+import Foundation
+import Testing
+
+/// The protocol-file runners `vectors verify` uses must catch a wrong expected value, not only
+/// pass the committed files.
+@Suite("Protocol vector runners")
+struct ProtocolRunnerTests {
+    /// Writes `file` from `TestVectors/protocol/` with `edit` applied to test `index` of its
+    /// first group, then verifies it.
+    static func verifyEdited(_ file: String, test index: Int = 0, _ edit: (inout [String: Any]) throws -> Void) throws -> VectorFileReport {
+        let source = RepositoryPaths.testVectors.appendingPathComponent("protocol/\(file)")
+        var root = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: source)) as? [String: Any])
+        var groups = try #require(root["testGroups"] as? [[String: Any]])
+        var tests = try #require(groups[0]["tests"] as? [[String: Any]])
+        try #require(tests.indices.contains(index))
+        try edit(&tests[index])
+        groups[0]["tests"] = tests
+        root["testGroups"] = groups
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("e2ee-runners-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let url = directory.appendingPathComponent(file)
+        try JSONSerialization.data(withJSONObject: root).write(to: url)
+        return VectorVerifier.verify(try #require(try VectorFile.load(url)))
+    }
+
+    /// `hex` with its first digit changed.
+    static func flipped(_ hex: String) -> String { (hex.first == "0" ? "1" : "0") + hex.dropFirst() }
+
+    @Test("a wrong fingerprint fails the safety-number file")
+    func safetyNumber() throws {
+        let report = try Self.verifyEdited("safety_numbers_test.json") { test in
+            let fingerprint = try #require(test["fingerprintA"] as? String)
+            test["fingerprintA"] = Self.flipped(fingerprint)
+        }
+        #expect(report.outcome == .ran)
+        #expect(report.failed == 1 && report.failures.first?.reason.contains("fingerprintA") == true, "\(report)")
+    }
+
+    @Test("a wrong canonical encoding fails the payload file; an invalid payload marked valid is caught too")
+    func payload() throws {
+        let wrongEncoding = try Self.verifyEdited("payload_test.json") { test in
+            #expect(test["result"] as? String == "valid")
+            let encoded = try #require(test["encoded"] as? String)
+            test["encoded"] = Self.flipped(encoded)
+        }
+        #expect(wrongEncoding.failed == 1, "\(wrongEncoding)")
+
+        // A well-formed payload presented as invalid: the runner must report it accepted.
+        let acceptedInvalid = try Self.verifyEdited("payload_test.json") { test in
+            test["result"] = "invalid"
+            test["failure"] = "malformed"
+        }
+        #expect(acceptedInvalid.failed == 1 && acceptedInvalid.failures.first?.reason == "accepted, the vector says malformed", "\(acceptedInvalid)")
+    }
+
+    @Test("a wrong message key fails the sender-key chain file")
+    func senderKeyChain() throws {
+        let report = try Self.verifyEdited("sender_key_chain_test.json") { test in
+            var iterations = try #require(test["iterations"] as? [[String: Any]])
+            let key = try #require(iterations[0]["messageKey"] as? String)
+            iterations[0]["messageKey"] = Self.flipped(key)
+            test["iterations"] = iterations
+        }
+        #expect(report.failed == 1, "\(report)")
+    }
+
+    /// Flips `field` of the first (valid) test of `file`, then renames the `failure` of its
+    /// invalid test `invalid`: each edit must fail exactly one case, for the right reason.
+    static func expectTamperingCaught(_ file: String, field: String, invalid: Int) throws {
+        let wrongOutput = try verifyEdited(file) { test in
+            #expect(test["result"] as? String == "valid")
+            let value = try #require(test[field] as? String)
+            test[field] = flipped(value)
+        }
+        #expect(wrongOutput.outcome == .ran)
+        #expect(wrongOutput.failed == 1 && wrongOutput.failures.first?.reason == "wrong output: \(field)", "\(wrongOutput)")
+
+        let otherReason = try verifyEdited(file, test: invalid) { test in
+            #expect(test["result"] as? String == "invalid" && test["failure"] as? String != "replay")
+            test["failure"] = "replay"
+        }
+        #expect(otherReason.failed == 1 && otherReason.failures.first?.reason.contains(", the vector says replay") == true, "\(otherReason)")
+    }
+
+    @Test("a wrong shared secret fails the X3DH file; an invalid bundle refused for another reason is caught too")
+    func x3dh() throws { try Self.expectTamperingCaught("x3dh_test.json", field: "sharedSecret", invalid: 2) }
+
+    /// Edits event `index` of the first conversation of the Double Ratchet file.
+    static func verifyEditedEvent(_ index: Int, _ edit: (inout [String: Any]) throws -> Void) throws -> VectorFileReport {
+        try verifyEdited("double_ratchet_test.json") { test in
+            var events = try #require(test["events"] as? [[String: Any]])
+            try #require(events.indices.contains(index))
+            try edit(&events[index])
+            test["events"] = events
+        }
+    }
+
+    @Test("a wrong sent message, or a receive refused for another reason, fails the Double Ratchet file")
+    func doubleRatchet() throws {
+        let wrongMessage = try Self.verifyEditedEvent(0) { event in
+            #expect(event["event"] as? String == "send")
+            let message = try #require(event["message"] as? String)
+            event["message"] = Self.flipped(message)
+        }
+        #expect(wrongMessage.failed == 1 && wrongMessage.failures.first?.reason == "wrong output: event 0: message differs", "\(wrongMessage)")
+
+        let otherReason = try Self.verifyEditedEvent(6) { event in
+            #expect(event["result"] as? String == "invalid" && event["failure"] as? String == "badTag")
+            event["failure"] = "truncated"
+        }
+        #expect(otherReason.failed == 1, "\(otherReason)")
+        #expect(otherReason.failures.first?.reason.contains("event 6: refused as badTag, the vector says truncated") == true, "\(otherReason)")
+    }
+
+    @Test("a wrong payload fails the envelope file; a refusal for another reason is caught too")
+    func envelopes() throws { try Self.expectTamperingCaught("envelopes_test.json", field: "payload", invalid: 2) }
+}
