@@ -84,7 +84,7 @@ let package = Package(
         ),
         .target(
             name: "E2EEConformance",
-            dependencies: ["E2EECrypto", "E2EEProtocolVectorGenerator"]
+            dependencies: ["E2EECrypto"]
         ),
         .target(
             name: "E2EEToolCore",
@@ -107,7 +107,7 @@ let package = Package(
         ),
         .target(
             name: "E2EEProtocolVectorGenerator",
-            dependencies: ["E2EECrypto"],
+            dependencies: ["E2EECrypto", "E2EEConformance"],
             path: "Tests/ProtocolVectorGenerator"
         ),
         .testTarget(

@@ -1,5 +1,4 @@
 import E2EECrypto
-import E2EEProtocolVectorGenerator
 
 /// `E2EE-ENVELOPE` (PROTOCOL.md §4-§5): DM, group and SKD envelopes parsed and checked against
 /// their parts, then opened as a receiver would; malformed contents and every invalid case must

@@ -1,5 +1,4 @@
 import E2EECrypto
-import E2EEProtocolVectorGenerator
 
 // What the protocol-file runners (TestVectors/protocol/) share: checks that end an attempt
 // with a readable mismatch, the "refused with the `failure` the vector names" rule, and the

@@ -1,5 +1,4 @@
 import E2EECrypto
-import E2EEProtocolVectorGenerator
 
 /// `E2EE-DOUBLE-RATCHET` (PROTOCOL.md §3): a conversation replayed event by event between Alice
 /// (who initiates from the file's keys) and Bob. Every send must produce the file's message in

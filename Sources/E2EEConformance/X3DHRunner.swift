@@ -1,5 +1,4 @@
 import E2EECrypto
-import E2EEProtocolVectorGenerator
 
 /// `E2EE-X3DH` (PROTOCOL.md §1-§2): Alice initiates from the file's keys and must reproduce the
 /// published values, the ephemeral key and `AD`; `SK` is recomputed from §2 with the

@@ -1,3 +1,4 @@
+import E2EEConformance
 import E2EECrypto
 
 extension JSONObjectBuilder {

@@ -1,3 +1,4 @@
+import E2EEConformance
 import E2EECrypto
 
 /// Drives Alice and Bob through one conversation and records the README's `events`. All

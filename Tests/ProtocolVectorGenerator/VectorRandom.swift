@@ -1,3 +1,4 @@
+import E2EEConformance
 import E2EECrypto
 
 /// A ``RandomSource`` over a seeded ``DeterministicRandom`` that also keeps what it handed out,
@@ -36,25 +37,6 @@ public final class RecordingRandom: RandomSource, @unchecked Sendable {
     public func uuid() throws -> WireUUID { try WireUUID(bytes: draw(16)) }
 }
 
-/// A ``RandomSource`` that hands out exactly the given bytes and then zeros, remembering how
-/// many were asked for (the replay checks a DH step drew exactly `newRatchetPrivate`).
-public final class ScriptedRandom: RandomSource, @unchecked Sendable {
-    private var queue: [UInt8]
-    /// How many bytes were requested in total.
-    public private(set) var requested = 0
-
-    /// A source that yields `bytes` first.
-    public init(_ bytes: [UInt8]) { queue = bytes }
-
-    /// Fills from the script (zeros once it is used up; ``requested`` shows the overrun).
-    public func fill(_ buffer: UnsafeMutableRawBufferPointer) {
-        for index in 0..<buffer.count {
-            buffer[index] = queue.isEmpty ? 0 : queue.removeFirst()
-        }
-        requested += buffer.count
-    }
-}
-
 /// Raised by the generator when our own code does not behave as a vector needs (the file is
 /// then not written).
 public struct GeneratorError: Error, CustomStringConvertible {
@@ -66,41 +48,6 @@ public struct GeneratorError: Error, CustomStringConvertible {
 /// Bytes of any secret or public byte container.
 func bytesOf(_ value: some ByteView) -> [UInt8] {
     value.withByteView { Array($0) }
-}
-
-/// The `ProtocolError` case name of `error` (the `failure` field), or `nil` for other errors.
-public func protocolFailureName(_ error: any Error) -> String? {
-    guard let error = error as? ProtocolError else { return nil }
-    return switch error {
-    case .malformed: "malformed"
-    case .truncated: "truncated"
-    case .trailingBytes: "trailingBytes"
-    case .unsupportedVersion: "unsupportedVersion"
-    case .limitExceeded: "limitExceeded"
-    case .badSignature: "badSignature"
-    case .badTag: "badTag"
-    case .keyCommitMismatch: "keyCommitMismatch"
-    case .invalidKey: "invalidKey"
-    case .allZeroSharedSecret: "allZeroSharedSecret"
-    case .replay: "replay"
-    case .duplicate: "duplicate"
-    case .tooOld: "tooOld"
-    case .tooFarAhead: "tooFarAhead"
-    case .identityMismatch: "identityMismatch"
-    case .senderMismatch: "senderMismatch"
-    case .unknownSession: "unknownSession"
-    case .unknownSenderKey: "unknownSenderKey"
-    case .unknownPrekey: "unknownPrekey"
-    case .cannotSendYet: "cannotSendYet"
-    case .unencrypted: "unencrypted"
-    case .wrongEnvelopeType: "wrongEnvelopeType"
-    case .invalidRecipients: "invalidRecipients"
-    case .channelMismatch: "channelMismatch"
-    case .senderKeyConflict: "senderKeyConflict"
-    case .notARecipient: "notARecipient"
-    case .editMismatch: "editMismatch"
-    case .crypto: "crypto"
-    }
 }
 
 /// Runs `body`, which must be refused with `expected`; returns the case name.
