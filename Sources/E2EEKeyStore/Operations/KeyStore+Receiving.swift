@@ -69,17 +69,23 @@ extension KeyStore {
         case .decrypted(var commit):
             // The commit's `session` and `senderKey` are not used: the batch wrote the final ones.
             messageID = commit.message.messageID
-            if facts.kind == .message, let payloadID = facts.payloadID, let user = commit.message.senderUserID,
-               let first = try String.fetchOne(
-                   db.cachedStatement(sql: "SELECT message_id FROM timeline WHERE sender_user_id = ? AND payload_id = ? AND message_id != ?"),
-                   arguments: [user, payloadID, messageID]) {
+            try applyKeyEffects(commit, db)
+            do {
+                try storeReceivedRow(commit.message, facts, db)
+            } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
+                // A used (sender user, payload id): the unique index refused the row (only that
+                // statement is undone), which is then stored as a duplicate of the first (§6).
+                // Asking the index first would cost a lookup for every row; reuse is rare.
+                guard facts.kind == .message, let payloadID = facts.payloadID, let user = commit.message.senderUserID,
+                      let first = try String.fetchOne(
+                          db.cachedStatement(sql: "SELECT message_id FROM timeline WHERE sender_user_id = ? AND payload_id = ? AND message_id != ?"),
+                          arguments: [user, payloadID, messageID]) else { throw error }
                 commit.message.state = .undecryptable(reason: "duplicate")
                 commit.message.plaintext = nil
                 facts = ReceivedFacts(kind: .duplicate, payloadID: nil, editedAt: facts.editedAt, duplicateOf: first)
                 result = .duplicateOfPayload(first)
+                try storeReceivedRow(commit.message, facts, db)
             }
-            try applyKeyEffects(commit, db)
-            try storeReceivedRow(commit.message, facts, db)
             if removePending { try pendingStore.removePending(messageID: messageID, db) }
         case .pending(var row, let content, let waitingFor, let receivedAt):
             messageID = row.messageID
