@@ -80,7 +80,11 @@ extension KeyStore {
         }
     }
 
-    func apply(_ commit: DecryptionCommit, _ db: Database, writeSenderKeyState: Bool = true, removePending: Bool = true) throws {
+    /// The key effects of a decryption (a prekey message's): the identity pinned (a different
+    /// pin refuses the commit), the `EK_A` accepted (a replay refuses it), the one-time prekey
+    /// consumed. ``apply(_:_:writeSenderKeyState:removePending:)`` adds the session and
+    /// sender-key states; a receive batch writes those once per batch instead.
+    func applyKeyEffects(_ commit: DecryptionCommit, _ db: Database) throws {
         let now = commit.processedAt
         if let claim = commit.identity {
             let result = try remoteIdentityStore.recordIdentity(userID: claim.userID, deviceID: claim.deviceID, identityBlob: claim.identityBlob,
@@ -95,6 +99,11 @@ extension KeyStore {
         if let opk = commit.consumedOneTimePrekeyID {
             try oneTimePrekeyStore.consume(id: opk, at: now, db)
         }
+    }
+
+    func apply(_ commit: DecryptionCommit, _ db: Database, writeSenderKeyState: Bool = true, removePending: Bool = true) throws {
+        let now = commit.processedAt
+        try applyKeyEffects(commit, db)
         switch commit.session {
         case .update(let id, let state)?:
             try sessionStore.storeSessionState(id: id, state: state, at: now, db)

@@ -114,27 +114,6 @@ extension KeyStore {
         return result
     }
 
-    /// The key effects of a decryption (a prekey message's): the identity pinned (a different
-    /// pin refuses the commit), the `EK_A` accepted (a replay refuses it), the one-time prekey
-    /// consumed — what ``storeDecryption(_:)`` applies besides the row (sessions and sender
-    /// keys are written once per batch here).
-    private func applyKeyEffects(_ commit: DecryptionCommit, _ db: Database) throws {
-        let now = commit.processedAt
-        if let claim = commit.identity {
-            let result = try remoteIdentityStore.recordIdentity(userID: claim.userID, deviceID: claim.deviceID, identityBlob: claim.identityBlob,
-                                                                at: now, db)
-            if case .changed = result {
-                throw KeyStoreError.invalidTransition(.remoteIdentity, id: "\(claim.userID)/\(claim.deviceID)", from: "pinned", to: "different identity")
-            }
-        }
-        if let ephemeral = commit.acceptedEphemeralKey {
-            try signedPrekeyStore.acceptEphemeralKey(ephemeral.publicKey, signedPrekeyID: ephemeral.signedPrekeyID, at: now, db)
-        }
-        if let opk = commit.consumedOneTimePrekeyID {
-            try oneTimePrekeyStore.consume(id: opk, at: now, db)
-        }
-    }
-
     /// Inserts the row with its receive-side columns in one statement, or replaces the row
     /// with the same server id — except a `.deleted` row, which stays as it is (a late copy
     /// never brings back a deleted message). An existing edit time and payload id are kept
