@@ -49,7 +49,7 @@ public actor FaultInjector {
     /// When set, new messages of a channel share `created_at` in runs of this length (overriding
     /// the ``DevServerQuirks/tiedTimestamps`` quirk, on or off).
     public private(set) var tieRunLength: Int?
-    private var random = FaultRandom(seed: 0)
+    private var random = SeededRandom(seed: 0)
 
     /// Creates an injector with no fault switched on, attached to no server (the socket actions
     /// reach nobody).
@@ -85,7 +85,7 @@ public actor FaultInjector {
 
     /// Restarts the generator behind the random faults (duplicates, reorders, commit delays)
     /// from `seed`, so that a test run can be repeated.
-    public func seedRandomFaults(_ seed: UInt64) { random = FaultRandom(seed: seed) }
+    public func seedRandomFaults(_ seed: UInt64) { random = SeededRandom(seed: seed) }
 
     /// Publishes each message event before its write and commits up to `limit` later (a random
     /// delay per write); `nil` returns to the configured quirk.

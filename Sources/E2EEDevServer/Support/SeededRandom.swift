@@ -1,13 +1,14 @@
-/// A small seeded generator (SplitMix64) for the random faults, so a test run with a given
-/// seed draws the same sequence. Not for anything secret.
-struct FaultRandom: Sendable {
+/// A small seeded generator (SplitMix64): the same seed draws the same sequence, so a fault
+/// plan (the server's random faults, a soak test's schedule) repeats from its seed. Not for
+/// anything secret.
+public struct SeededRandom: RandomNumberGenerator, Sendable {
     private var state: UInt64
 
     /// A generator starting from `seed`.
-    init(seed: UInt64) { state = seed }
+    public init(seed: UInt64) { state = seed }
 
     /// The next 64 random bits.
-    mutating func next() -> UInt64 {
+    public mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
@@ -16,5 +17,5 @@ struct FaultRandom: Sendable {
     }
 
     /// A number in `0..<1`.
-    mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
+    public mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
 }

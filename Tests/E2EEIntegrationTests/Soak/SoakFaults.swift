@@ -52,10 +52,10 @@ enum SoakFault: Sendable, Hashable, CustomStringConvertible {
 
 /// The seeded sequence of faults and when each comes: after every few messages queued.
 struct SoakFaultSequence: Sendable {
-    private var random: SeededGenerator
+    private var random: SeededRandom
 
     /// The sequence for `seed`.
-    init(seed: UInt64) { random = SeededGenerator(seed: seed ^ 0xFA17_5EED) }
+    init(seed: UInt64) { random = SeededRandom(seed: seed ^ 0xFA17_5EED) }
 
     /// How many more messages go before the next fault.
     mutating func nextStride() -> Int { Int.random(in: 2...7, using: &random) }

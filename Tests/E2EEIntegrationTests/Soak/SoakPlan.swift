@@ -1,3 +1,4 @@
+import E2EEDevServer
 import Foundation
 
 /// What the soak does, drawn from one seed: which device sends what to which channel, in three
@@ -32,7 +33,7 @@ struct SoakPlan: Sendable {
     /// The plan for `seed` with `perDevice` messages from every device.
     init(seed: UInt64, perDevice: Int) {
         self.seed = seed
-        var random = SeededGenerator(seed: seed)
+        var random = SeededRandom(seed: seed)
         messages = Self.devices.indices.map { device in
             (0..<perDevice).map { index in
                 let target: Target = device == Self.groupOnlyDevice || Bool.random(using: &random) ? .group : .dm

@@ -116,7 +116,7 @@ struct SoakRun: Sendable {
                 let paceSeed = plan.seed &+ UInt64(device &* 131 &+ phase)
                 let progress = progress
                 group.addTask {
-                    var pace = SeededGenerator(seed: paceSeed)
+                    var pace = SeededRandom(seed: paceSeed)
                     for (text, channelID) in messages {
                         _ = try await account.send(text: text, to: channelID)
                         progress.update { $0 += 1 }
