@@ -108,6 +108,13 @@ struct IncomingMessage: Sendable {
                      facts: ReceivedFacts(kind: .duplicate, duplicateOf: first))
     }
 
+    /// The content decoded as our envelope, checked against the message's metadata
+    /// (``ReceivedContent/init(content:contentType:protocolVersion:channelEncryption:)``).
+    /// - Throws: the decoder's errors.
+    func receivedContent() throws -> ReceivedContent {
+        try ReceivedContent(content: content, contentType: contentType, protocolVersion: protocolVersion, channelEncryption: channelEncryption)
+    }
+
     /// `true` for `protocol_version` 2 content typed as one of our envelopes (what the
     /// per-channel dedupe by envelope hash applies to).
     var isEnvelope: Bool { protocolVersion == 2 && EnvelopeKind(rawValue: contentType) != nil }

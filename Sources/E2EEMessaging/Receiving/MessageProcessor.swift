@@ -51,12 +51,7 @@ struct MessageProcessor: Sendable {
             guard EnvelopeKind(rawValue: message.contentType) != nil else { return unsupportedStep(message, rowKind: rowKind) }
             let received: ReceivedContent
             do {
-                if let prepared = message.prepared {
-                    received = try prepared.received.get()
-                } else {
-                    received = try ReceivedContent(content: message.content, contentType: message.contentType, protocolVersion: 2,
-                                                   channelEncryption: message.channelEncryption)
-                }
+                received = try message.prepared?.received.get() ?? message.receivedContent()
             } catch ProtocolError.unsupportedVersion(.content, _) {
                 return unsupportedStep(message, rowKind: rowKind)
             }

@@ -51,10 +51,7 @@ enum ContentPreparation {
     }
 
     private static func prepare(_ message: IncomingMessage, device: WireUUID?) -> PreparedContent {
-        let received = Result {
-            try ReceivedContent(content: message.content, contentType: message.contentType, protocolVersion: message.protocolVersion,
-                                channelEncryption: message.channelEncryption)
-        }
+        let received = Result { try message.receivedContent() }
         var pairwise: PairwiseMessage?
         if let device {
             switch try? received.get().envelope {
