@@ -72,14 +72,4 @@ public struct PairwiseDevice: Sendable {
         if let pin = effects.identityToPin { next.pinned = pin }
         return (pending.plaintext.unprotectedCopy(), next)
     }
-
-    /// Every stored byte of this device's state (record, prekeys, accepted set, pin), for the
-    /// "a refusal changes nothing" comparison.
-    public var stateBytes: [UInt8] {
-        var out: [UInt8] = record.map { $0.serialized().unprotectedCopy() } ?? []
-        for prekey in oneTimePrekeys { out += prekey.serialized().unprotectedCopy() }
-        for key in acceptedBaseKeys.map(\.rawRepresentation).sorted(by: { $0.lexicographicallyPrecedes($1) }) { out += key }
-        out += pinned?.bytes ?? []
-        return out
-    }
 }
