@@ -5,8 +5,9 @@ public struct ReceivedContent: Sendable, Hashable {
     public let envelope: Envelope
     /// The envelope bytes.
     public let bytes: [UInt8]
-    /// SHA-256 of ``bytes`` (per-channel dedupe, §6).
-    public let hash: [UInt8]
+    /// SHA-256 of ``bytes`` (per-channel dedupe, §6), computed when asked (a receiver that
+    /// keys its dedupe on the content string does not pay for it on every message).
+    public var hash: [UInt8] { Envelope.hash(of: bytes) }
 
     /// Decodes `content` after checking the message's metadata, in this order: the
     /// `protocol_version`, the `content_type` against the channel's `encryption_type`, the
@@ -39,7 +40,6 @@ public struct ReceivedContent: Sendable, Hashable {
         guard envelope.kind == kind else { throw ProtocolError.wrongEnvelopeType }
         self.envelope = envelope
         self.bytes = bytes
-        self.hash = Envelope.hash(of: bytes)
     }
 }
 
