@@ -76,10 +76,21 @@ struct MessageProcessor: Sendable {
     /// the envelope's device must be the message's `sender_device_id` of the `sender_id`
     /// user; for an edit, a device of the original sender (checked against pins and sender-key
     /// owners by the caller). Nil for an edit made on this device (the sending side's).
+    ///
+    /// Content the server marks edited (`edited_at`) counts as an edit here even when no
+    /// original is stored or the original still waits for its key: `PATCH` keeps the original
+    /// `sender_device_id`, so an edit made on another device of the author arrives under the
+    /// first device's id. Its payload must then name this message in `edit_of`
+    /// (``checkPayload(_:_:)``, inside the authenticated ciphertext), so a server that marks a
+    /// posted message edited only moves it to the device that really sent it.
     func sender(of envelopeDevice: WireUUID, _ message: IncomingMessage, lane: LaneState) throws -> (userID: String, deviceID: String)? {
         if case .edit(let original) = message.mode {
             guard envelopeDevice.text != device.deviceID else { return nil }
             guard let user = original.message.senderUserID else { throw ReceiveRefusal(.senderMismatch) }
+            return (user, envelopeDevice.text)
+        }
+        if message.editedAt != nil, message.contentType != EnvelopeKind.senderKeyDistribution.contentType,
+           envelopeDevice.text != device.deviceID, let user = message.senderUserID {
             return (user, envelopeDevice.text)
         }
         guard let claimed = message.senderDeviceID, let claimedUUID = lane.uuid(claimed), claimedUUID == envelopeDevice,

@@ -146,4 +146,50 @@ struct EditAndDeleteTests {
         #expect(outcomes.map(\.result) == [.decrypted, .edited])
         #expect(try await h.timeline(channel).map(\.text) == ["first text", "v2"])
     }
+
+    @Test("an edit made on another device of the author opens under that device: over a pending original, and as a REST row never seen before")
+    func editFromAnotherDeviceOfTheAuthor() async throws {
+        let h = try await ReceiveHarness.make()
+        let laptop = try h.connectedPeer()
+        let phone = try h.connectedPeer(userID: laptop.userID, oneTimePrekey: 1)
+        let channel = ReceivingChannel.group()
+        // Only the phone's sender key is here: the laptop's message waits for its key.
+        _ = try await h.ingest([try phone.skd(channel: channel.id, to: [h.deviceID], at: t(0))], channel)
+        let original = try laptop.group("typed on the laptop", channel: channel.id, at: t(1))
+        if case .pending = try await h.ingest([original], channel)[original.id] {} else { Issue.record("expected pending") }
+        // PATCH keeps the laptop's sender_device_id; the envelope is the phone's.
+        let edit = MessageEdit(id: original.id, channelID: channel.id, content: try editContent(by: phone, of: original.id, text: "fixed on the phone", channel: channel),
+                               editedAt: ServerTimestamp(microseconds: t(4)))
+        #expect(try await h.pipeline.ingestEdit(edit, channel: channel).result == .decrypted)
+        var item = try #require(try await h.reader.item(messageID: original.id))
+        #expect(item.text == "fixed on the phone")
+        #expect(item.editedAt == ServerTimestamp(microseconds: t(4)))
+        #expect(try await h.store.pendingCount() == 0)
+
+        // A message edited on the phone before this device saw it: the REST row names the laptop.
+        let id = newID()
+        let restRow = laptop.posted(try editContent(by: phone, of: id, text: "edited before we looked", channel: channel), kind: .group,
+                                    channel: channel.id, at: t(5), id: id, editedAt: t(6))
+        #expect(try await h.ingest([restRow], channel)[id] == .decrypted)
+        item = try #require(try await h.reader.item(messageID: id))
+        #expect(item.text == "edited before we looked")
+        #expect(item.editedAt == ServerTimestamp(microseconds: t(6)))
+    }
+
+    @Test("edited_at does not let another device of the author post under the first one's id: the payload must be an edit of the message")
+    func editedMarkWithoutEditOfRefused() async throws {
+        let h = try await ReceiveHarness.make()
+        let laptop = try h.connectedPeer()
+        let phone = try h.connectedPeer(userID: laptop.userID, oneTimePrekey: 1)
+        let channel = ReceivingChannel.group()
+        _ = try await h.ingest([try laptop.skd(channel: channel.id, to: [h.deviceID], at: t(0)), try phone.skd(channel: channel.id, to: [h.deviceID], at: t(0))], channel)
+        let posted = try phone.group("a plain post", channel: channel.id, at: t(1))
+        // The phone's post claimed for the laptop: refused as before, marked edited or not.
+        let claimed = laptop.posted(posted.content, kind: .group, channel: channel.id, at: t(1))
+        #expect(try await h.ingest([claimed], channel)[claimed.id] == .undecryptable(.senderMismatch))
+        let markedEdited = laptop.posted(posted.content, kind: .group, channel: channel.id, at: t(2), editedAt: t(3))
+        #expect(try await h.ingest([markedEdited], channel)[markedEdited.id] == .undecryptable(.editMismatch))
+        // The refusals advanced no key: the genuine row still opens.
+        #expect(try await h.ingest([posted], channel)[posted.id] == .decrypted)
+    }
 }
