@@ -44,13 +44,16 @@ public actor ReceivePipeline {
     ///   - locks: the account's protocol-state locks shared with the sending side: a lane holds
     ///     its device's session lock while it runs, so a send never advances the same session
     ///     from a state the lane is also advancing.
+    ///   - listedIdentityLimit: how long one ask for listed identities may take (the lane holds
+    ///     its device's lock meanwhile); past it the message waits in the pending queue.
     public init(store: KeyStore, device: LocalDevice, listedIdentities: any ListedIdentityProviding, ownMessages: any OwnMessageObserving,
                 events: EventBroadcaster, chunkSize: Int = 500, clock: @escaping @Sendable () -> StoreTime = { StoreTime.now() },
                 random: any RandomSource = SystemRandom(), oneTimePrekeysConsumed: (@Sendable ([UInt32]) -> Void)? = nil,
-                locks: KeyedAsyncLock? = nil) {
+                locks: KeyedAsyncLock? = nil, listedIdentityLimit: Duration = .seconds(5)) {
         self.locks = locks
         self.oneTimePrekeysConsumed = oneTimePrekeysConsumed
-        self.processor = MessageProcessor(store: store, device: device, listedIdentities: listedIdentities, ownMessages: ownMessages,
+        let limited = TimeLimitedListedIdentities(base: listedIdentities, limit: listedIdentityLimit)
+        self.processor = MessageProcessor(store: store, device: device, listedIdentities: limited, ownMessages: ownMessages,
                                           clock: clock, random: random)
         self.events = events
         self.chunkSize = max(1, chunkSize)

@@ -19,7 +19,8 @@ struct ReceiveHarness {
 
     static func make(store: KeyStore? = nil, account: LocalAccount? = nil, listed: FakeListedIdentities = FakeListedIdentities(),
                      clock: TestClock = TestClock(), chunkSize: Int = 500,
-                     random: any RandomSource = SystemRandom(), locks: KeyedAsyncLock? = nil) async throws -> ReceiveHarness {
+                     random: any RandomSource = SystemRandom(), locks: KeyedAsyncLock? = nil,
+                     listedIdentityLimit: Duration = .seconds(5)) async throws -> ReceiveHarness {
         let store = try store ?? KeyStore.inMemory()
         let local: LocalAccount
         if let account { local = account } else { local = try await LocalAccount.make(store: store, now: clock.now) }
@@ -28,7 +29,7 @@ struct ReceiveHarness {
         let consumed = ConsumedPrekeys()
         let pipeline = ReceivePipeline(store: store, device: local.device, listedIdentities: listed, ownMessages: own, events: broadcaster,
                                        chunkSize: chunkSize, clock: clock.closure, random: random,
-                                       oneTimePrekeysConsumed: consumed.callback, locks: locks)
+                                       oneTimePrekeysConsumed: consumed.callback, locks: locks, listedIdentityLimit: listedIdentityLimit)
         return ReceiveHarness(store: store, account: local, pipeline: pipeline, broadcaster: broadcaster, events: broadcaster.events(),
                               listed: listed, own: own, consumed: consumed, clock: clock, reader: TimelineReader(store: store))
     }
