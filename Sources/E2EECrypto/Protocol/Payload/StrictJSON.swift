@@ -88,7 +88,7 @@ struct StrictJSONParser {
         guard depth <= ProtocolLimits.maxPayloadNestingDepth else { throw Self.fail("nesting deeper than \(ProtocolLimits.maxPayloadNestingDepth)") }
         index += 1
         var members: [(key: String, value: StrictJSON)] = []
-        var seen = Set<[UInt32]>()
+        var seen = Set<[UInt8]>()
         skipWhitespace()
         if current == UInt8(ascii: "}") { index += 1; return .object(members) }
         while true {
@@ -96,7 +96,8 @@ struct StrictJSONParser {
             guard current == UInt8(ascii: "\"") else { throw Self.fail("object key expected at offset \(index)") }
             let keyOffset = index
             let key = try parseString()
-            guard seen.insert(key.unicodeScalars.map(\.value)).inserted else { throw Self.fail("duplicate key at offset \(keyOffset)") }
+            // By code points (their UTF-8 bytes), not by String equality, which folds canonically equivalent keys.
+            guard seen.insert(Array(key.utf8)).inserted else { throw Self.fail("duplicate key at offset \(keyOffset)") }
             skipWhitespace()
             guard current == UInt8(ascii: ":") else { throw Self.fail("':' expected at offset \(index)") }
             index += 1
@@ -156,24 +157,33 @@ struct StrictJSONParser {
         while let byte = current, isDigit(byte) { index += 1 }
     }
 
+    /// The string's text. The input is valid UTF-8 (checked up front) and a run between
+    /// escapes ends at an ASCII byte, so runs are copied as bytes and the text is decoded once;
+    /// without escapes (the common case) straight from the input.
     private mutating func parseString() throws -> String {
         index += 1
-        var scalars = String.UnicodeScalarView()
+        var unescaped: [UInt8]?
         var runStart = index
-        func flushRun() {
-            scalars.append(contentsOf: String(decoding: bytes[runStart..<index], as: UTF8.self).unicodeScalars)
-        }
         while true {
             guard let byte = current else { throw Self.fail("unterminated string") }
             switch byte {
             case UInt8(ascii: "\""):
-                flushRun()
+                let text: String
+                if var buffer = unescaped {
+                    buffer.append(contentsOf: bytes[runStart..<index])
+                    text = String(decoding: buffer, as: UTF8.self)
+                } else {
+                    text = String(decoding: bytes[runStart..<index], as: UTF8.self)
+                }
                 index += 1
-                return String(scalars)
+                return text
             case UInt8(ascii: "\\"):
-                flushRun()
+                var buffer = unescaped ?? []
+                unescaped = nil
+                buffer.append(contentsOf: bytes[runStart..<index])
                 index += 1
-                scalars.append(try parseEscape())
+                UTF8.encode(try parseEscape()) { buffer.append($0) }
+                unescaped = buffer
                 runStart = index
             case 0x00..<0x20:
                 throw Self.fail("control character in string at offset \(index)")
