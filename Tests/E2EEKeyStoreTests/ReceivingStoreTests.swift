@@ -126,6 +126,38 @@ import Testing
         #expect(try await store.firstMessageIDs(channelID: "channel-2", contentHashes: [Fixtures.hash("env")]).isEmpty)
     }
 
+    @Test func contentHashLookupComparesWholeHashesBehindASharedPrefix() async throws {
+        let store = try KeyStore.inMemory()
+        // Two envelopes whose hashes share the 8 bytes the index holds; one more in another channel.
+        let prefix = [UInt8](repeating: 0xAB, count: 8)
+        let hashA = prefix + [UInt8](repeating: 1, count: 24)
+        let hashB = prefix + [UInt8](repeating: 2, count: 24)
+        var rowA = Fixtures.message("mA", at: 1, plaintext: "a")
+        rowA.contentHash = hashA
+        var rowB = Fixtures.message("mB", at: 2, plaintext: "b")
+        rowB.contentHash = hashB
+        var elsewhere = Fixtures.message("mC", at: 0, plaintext: "c")
+        elsewhere.channelID = "channel-2"
+        elsewhere.contentHash = hashA
+        _ = try await store.storeReceiveBatch([rowA, rowB, elsewhere].map { ReceiveWrite(action: .decrypted(DecryptionCommit(message: $0)), facts: ReceivedFacts(kind: .message)) })
+        #expect(try await store.firstMessageIDs(channelID: "channel-1", contentHashes: [hashA]) == [hashA: "mA"])
+        #expect(try await store.firstMessageIDs(channelID: "channel-1", contentHashes: [hashB, hashA]) == [hashA: "mA", hashB: "mB"])
+        #expect(try await store.firstMessageIDs(channelID: "channel-1", contentHashes: [prefix + [UInt8](repeating: 3, count: 24)]).isEmpty)
+        #expect(try await store.firstMessageIDs(channelID: "channel-2", contentHashes: [hashA, hashB]) == [hashA: "mC"])
+    }
+
+    @Test func contentHashLookupSeeksThePrefixIndex() async throws {
+        let store = try KeyStore.inMemory()
+        let plan = try await store.read { db in
+            let prefixes: [(any DatabaseValueConvertible)?] = (0..<KeyStore.lookupWidth).map { Data([UInt8($0)]) }
+            return try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + KeyStore.contentLookupSQL, arguments: StatementArguments(prefixes + ["c"]))
+                .map { $0["detail"] as String? ?? "" }
+        }
+        #expect(plan.contains { $0.contains("timeline_by_content_prefix") })
+        let indexes = try await store.read { db in try db.indexes(on: "timeline").map(\.name) }
+        #expect(!indexes.contains("timeline_by_content"))
+    }
+
     @Test func pendingRowsPageInTimelineOrder() async throws {
         let store = try KeyStore.inMemory()
         let writes = [("m3", 3), ("m1", 1), ("m2b", 2), ("m2a", 2)].map { id, at in

@@ -50,21 +50,29 @@ extension KeyStore {
         return try await writer.read { [self] db in try firstMessageIDs(channelID: channelID, contentHashes: contentHashes, db) }
     }
 
+    /// The envelope-hash lookup: ``lookupWidth`` hash prefixes, then the channel. The index
+    /// holds prefixes of every channel: `+channel_id` keeps SQLite from choosing a channel index
+    /// instead (it cannot tell how selective a prefix is), and only rows whose whole hash was
+    /// asked for count. No ORDER BY (with one, SQLite walks the channel's page index): the
+    /// first copy is picked in Swift.
+    static let contentLookupSQL = """
+        SELECT content_hash, message_id, created_at FROM timeline
+        WHERE \(StoreSchema.contentPrefixExpression) IN (\(lookupMarks))
+          AND +channel_id = ? AND kind != 'duplicate' AND state != 'undecryptable'
+        """
+
     func firstMessageIDs(channelID: String, contentHashes: [[UInt8]], _ db: Database) throws -> [[UInt8]: String] {
+        let asked = Set(contentHashes)
         var found: [[UInt8]: (createdAt: Int64, id: String)] = [:]
-        // No ORDER BY: with one, SQLite walks the channel's whole `timeline_page` index to avoid
-        // a sort (a cost that grows with the channel); without, it seeks each hash in
-        // `timeline_by_content`, and the first copy is picked here.
-        let statement = try db.cachedStatement(sql: """
-            SELECT content_hash, message_id, created_at FROM timeline
-            WHERE channel_id = ? AND kind != 'duplicate' AND state != 'undecryptable' AND content_hash IN (\(Self.lookupMarks))
-            """)
-        for chunk in Self.lookupChunks(contentHashes.map { Data($0) }) {
-            for row in try Row.fetchAll(statement, arguments: StatementArguments([channelID] + chunk)) {
+        let statement = try db.cachedStatement(sql: Self.contentLookupSQL)
+        let prefixes = Array(Set(contentHashes.map { Data($0.prefix(StoreSchema.contentPrefixLength)) }))
+        for chunk in Self.lookupChunks(prefixes) {
+            for row in try Row.fetchAll(statement, arguments: StatementArguments(chunk + [channelID])) {
                 let hash: Data = try row.decode("content_hash", table: TimelineStore.table)
+                let key = [UInt8](hash)
+                guard asked.contains(key) else { continue }
                 let id: String = try row.decode("message_id", table: TimelineStore.table)
                 let createdAt: Int64 = try row.decode("created_at", table: TimelineStore.table)
-                let key = [UInt8](hash)
                 if let first = found[key], (first.createdAt, first.id) <= (createdAt, id) { continue }
                 found[key] = (createdAt, id)
             }

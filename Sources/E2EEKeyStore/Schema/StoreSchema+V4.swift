@@ -12,7 +12,8 @@ extension StoreSchema {
     /// - `timeline.payload_id`: the payload's client message id (PROTOCOL.md §6); a used
     ///   (sender user, payload id) makes a later message a duplicate, enforced by a unique index.
     /// - `timeline_by_content`: per-channel lookup by content hash (same envelope bytes under
-    ///   another server id; canonical base64 makes equal strings exactly equal bytes).
+    ///   another server id; canonical base64 makes equal strings exactly equal bytes); replaced
+    ///   in `v5` by a narrower index (``StoreSchema/narrowContentLookup(_:)``).
     /// - `refused_inputs`: edits and deletes that were refused, with a public reason.
     static func createMessagingReceiveTables(_ db: Database) throws {
         try db.execute(sql: """

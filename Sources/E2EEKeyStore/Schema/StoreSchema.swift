@@ -9,9 +9,10 @@ import GRDB
 ///   `(channel_id, created_at, message_id)`, states, due dates).
 /// - `v3`: the messaging layer's sending side (``StoreSchema/createMessagingSendTables(_:)``).
 /// - `v4`: the messaging layer's receiving side (``StoreSchema/createMessagingReceiveTables(_:)``).
+/// - `v5`: the envelope-hash lookup on an 8-byte prefix (``StoreSchema/narrowContentLookup(_:)``).
 enum StoreSchema {
     /// Migration identifiers, oldest first.
-    static let versions = ["v1", "v2", "v3", "v4"]
+    static let versions = ["v1", "v2", "v3", "v4", "v5"]
 
     /// The migrator holding every migration.
     static var migrator: DatabaseMigrator {
@@ -20,6 +21,7 @@ enum StoreSchema {
         migrator.registerMigration("v2") { db in try createIndexes(db) }
         migrator.registerMigration("v3") { db in try createMessagingSendTables(db) }
         migrator.registerMigration("v4") { db in try createMessagingReceiveTables(db) }
+        migrator.registerMigration("v5") { db in try narrowContentLookup(db) }
         return migrator
     }
 
