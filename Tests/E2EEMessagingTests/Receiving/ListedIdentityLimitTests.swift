@@ -55,33 +55,20 @@ struct ListedIdentityLimitTests {
 
 /// A directory that never answers until released, and ignores cancellation meanwhile.
 private final class StuckDirectory: ListedIdentityProviding, @unchecked Sendable {
+    private let released = Signal()
     private let lock = NSLock()
-    private var waiting: [CheckedContinuation<Void, Never>] = []
-    private var released = false
     private var cancelled = false
 
     func listedIdentities(userID: String, refresh: Bool) async throws -> [String: IdentityBlob] {
-        await withCheckedContinuation { continuation in
-            let now = lock.withLock { () -> Bool in
-                if released { return true }
-                waiting.append(continuation)
-                return false
-            }
-            if now { continuation.resume() }
-        }
+        // A task of its own: the caller's cancellation does not reach the wait.
+        let released = released
+        await Task { await released.wait() }.value
         let wasCancelled = Task.isCancelled
         lock.withLock { cancelled = cancelled || wasCancelled }
         return [:]
     }
 
-    func release() {
-        let toResume = lock.withLock { () -> [CheckedContinuation<Void, Never>] in
-            released = true
-            defer { waiting.removeAll() }
-            return waiting
-        }
-        for continuation in toResume { continuation.resume() }
-    }
+    func release() { released.fire() }
 
     /// Whether the released call found its task cancelled (waits up to 5 s for it to run).
     func sawCancellation() async -> Bool {
