@@ -34,6 +34,11 @@ public struct ConnectionPolicy: Sendable, Equatable {
     /// How long `enterBackground()` waits for a closing socket to hand over its last events
     /// before telling the delegate anyway (2 s).
     public var closeDrainLimit: Duration
+    /// How many socket events and frame reports may wait for the delegate (10,000). A socket
+    /// that gets further ahead — a flood, or a delegate stuck behind a long catch-up — is
+    /// closed and its later frames dropped, instead of buffered without end; the reconnect's
+    /// catch-up reads the messages it dropped, as after any lost connection.
+    public var maxQueuedEvents: Int
 
     /// A policy; every default is the spec's value (see each property).
     public init(
@@ -48,7 +53,8 @@ public struct ConnectionPolicy: Sendable, Equatable {
         networkSettle: Duration = .seconds(2),
         followUpCatchUp: Duration = .seconds(2),
         attemptTimeout: Duration = .seconds(30),
-        closeDrainLimit: Duration = .seconds(2)
+        closeDrainLimit: Duration = .seconds(2),
+        maxQueuedEvents: Int = 10_000
     ) {
         self.backoffBase = backoffBase
         self.backoffCap = backoffCap
@@ -62,6 +68,7 @@ public struct ConnectionPolicy: Sendable, Equatable {
         self.followUpCatchUp = followUpCatchUp
         self.attemptTimeout = attemptTimeout
         self.closeDrainLimit = closeDrainLimit
+        self.maxQueuedEvents = max(1, maxQueuedEvents)
     }
 
     /// The spec's policy.

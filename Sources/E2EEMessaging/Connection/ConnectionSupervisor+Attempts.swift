@@ -1,3 +1,5 @@
+import Synchronization
+
 /// The socket side: attempts (a fresh ticket, then the handshake) and the pump that moves a
 /// socket's updates into the delegate queue.
 extension ConnectionSupervisor {
@@ -15,16 +17,29 @@ extension ConnectionSupervisor {
     }
 
     /// Moves `connection`'s events and malformed-frame reports into the delegate queue, in
-    /// order, and tells the machine when the socket has ended.
+    /// order, and tells the machine when the socket has ended. When
+    /// ``ConnectionPolicy/maxQueuedEvents`` are already waiting for the delegate, the socket is
+    /// closed and what it still sends is dropped (the reconnect catches up).
     func startPump(_ id: Int, _ connection: any RealtimeConnection) {
         let lane = self.lane
+        let queued = self.queuedEvents
+        let limit = policy.maxQueuedEvents
         pumps[id] = Task {
+            var overflowed = false
             for await update in connection.updates {
+                let call: DelegateCall
                 switch update {
-                case .event(let event): lane.yield(.event(event))
-                case .malformedFrame(let reason, let byteCount): lane.yield(.malformedFrame(reason: reason, byteCount: byteCount))
-                case .closed: break
+                case .event(let event): call = .event(event)
+                case .malformedFrame(let reason, let byteCount): call = .malformedFrame(reason: reason, byteCount: byteCount)
+                case .closed: continue
                 }
+                guard !overflowed else { continue }
+                guard queued.enter(limit: limit) else {
+                    overflowed = true
+                    await connection.close()
+                    continue
+                }
+                lane.yield(call)
             }
             self.connectionEnded(id)
         }
@@ -35,4 +50,22 @@ extension ConnectionSupervisor {
         connections[id] = nil
         apply(.connectionEnded(id: id))
     }
+}
+
+/// How many socket events and frame reports wait in the delegate queue (shared by the pumps,
+/// which add, and the delegate side, which takes away).
+final class QueuedEvents: Sendable {
+    private let count = Mutex(0)
+
+    /// Counts one more unless `limit` are already waiting; `false` when full.
+    func enter(limit: Int) -> Bool {
+        count.withLock { count in
+            guard count < limit else { return false }
+            count += 1
+            return true
+        }
+    }
+
+    /// One was handed to the delegate.
+    func leave() { count.withLock { $0 = max(0, $0 - 1) } }
 }

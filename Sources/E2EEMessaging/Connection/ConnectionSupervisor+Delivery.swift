@@ -17,8 +17,10 @@ extension ConnectionSupervisor {
             await catchUp(reason)
         case .event(let event):
             await delegate?.received(event)
+            queuedEvents.leave()
         case .malformedFrame(let reason, let byteCount):
             await delegate?.inputRefused(reason: "malformed frame (\(byteCount) bytes): \(reason)")
+            queuedEvents.leave()
         case .poll:
             pollQueued = false
             guard let delegate else { return }

@@ -28,6 +28,8 @@ public actor ConnectionSupervisor {
     var connections: [Int: any RealtimeConnection] = [:]
     var pumps: [Int: Task<Void, Never>] = [:]
     var pollQueued = false
+    /// Socket events and frame reports waiting in the delegate queue.
+    let queuedEvents = QueuedEvents()
 
     /// A stopped supervisor for the account whose REST client is `api`.
     /// - Parameters:

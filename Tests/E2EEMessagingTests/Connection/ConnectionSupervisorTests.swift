@@ -31,6 +31,27 @@ struct ConnectionSupervisorTests {
         await rig.finish()
     }
 
+    @Test("a delegate too far behind: past the queue limit the socket is closed, what was queued still arrives, the reconnect catches up")
+    func queueLimit() async throws {
+        var policy = SupervisorRig.policy
+        policy.maxQueuedEvents = 3
+        let rig = await SupervisorRig(channels: ["a"], policy: policy)
+        rig.delegate.catchUpGate.close()
+        await rig.supervisor.start()
+        guard let first = await rig.socket(1) else { return }
+        await rig.waitFor(.connected)
+        await rig.waitForCalls { $0 == [.catchUp(.connected)] }
+        // The delegate is held in its catch-up: three frames queue, the fourth closes the socket.
+        for number in 1...6 { first.emit(.event(typing(number))) }
+        _ = await first.closeReason.wait { $0 != nil }
+        #expect(first.closeReason.value == .closedByClient)
+        rig.delegate.catchUpGate.open()
+        guard await rig.socket(2) != nil else { return }
+        await rig.waitForCalls { $0.filter { $0 == .catchUp(.connected) }.count == 2 }
+        #expect(rig.delegate.events == [typing(1), typing(2), typing(3)])
+        await rig.finish()
+    }
+
     @Test("a lost socket: reconnect at once with a new ticket, subscribe again, catch up again")
     func reconnectAfterLoss() async throws {
         let rig = await SupervisorRig(channels: ["a"])

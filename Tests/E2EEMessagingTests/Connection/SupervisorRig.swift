@@ -26,11 +26,11 @@ final class SupervisorRig: Sendable {
     let states = Watched<[ConnectionState]>([])
     private let recorder: Task<Void, Never>
 
-    init(channels: [String] = []) async {
+    init(channels: [String] = [], policy: ConnectionPolicy = SupervisorRig.policy) async {
         let clock = self.clock
         delegate = RecordingDelegate(channels: channels)
         supervisor = ConnectionSupervisor(
-            api: server, connector: connector, policy: Self.policy,
+            api: server, connector: connector, policy: policy,
             sleep: { try await clock.sleep($0) }, random: { 0.5 }
         )
         let stream = supervisor.states
