@@ -101,6 +101,16 @@ import Testing
         #expect(loaded?.keyID == 11)
     }
 
+    @Test func ownSenderKeyIDsOfAChannelIncludeRetiredOnes() async throws {
+        let ids = try await roundTrip(write: { s, db in
+            for (channel, keyID) in [("c", UInt32(11)), ("c", 12), ("d", 13)] {
+                try s.ownSenderKeyStore.storeNewSenderKey(OwnSenderKey(channelID: channel, keyID: keyID, state: Fixtures.secret("k\(keyID)"), isCurrent: true,
+                                                                       messagesSent: 0, createdAt: Fixtures.time(1)), db)
+            }
+        }, read: { s, db in try s.ownSenderKeyStore.loadKeyIDs(channelID: "c", db) })
+        #expect(ids == [11, 12])
+    }
+
     @Test func receiverSenderKeysWithSkippedKeys() async throws {
         let address = SenderKeyAddress(channelID: "c", senderDeviceID: "dev", keyID: 5)
         let state = ReceiverSenderKey(address: address, senderUserID: "u", state: Fixtures.secret("recv"), createdAt: Fixtures.time(1), updatedAt: Fixtures.time(2))

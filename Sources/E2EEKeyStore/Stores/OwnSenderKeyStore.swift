@@ -19,6 +19,14 @@ public struct OwnSenderKeyStore: Sendable {
         try db.row("SELECT * FROM own_sender_keys WHERE channel_id = ? AND is_current = 1", [channelID]).map(decode)
     }
 
+    /// The key ids of every sender key the channel keeps (current and retained), which a new
+    /// key must not reuse.
+    /// - Throws: GRDB's `DatabaseError`.
+    public func loadKeyIDs(channelID: String, _ db: Database) throws -> Set<UInt32> {
+        Set(try Int64.fetchAll(db, sql: "SELECT key_id FROM own_sender_keys WHERE channel_id = ?", arguments: [channelID])
+            .map { UInt32(truncatingIfNeeded: $0) })
+    }
+
     /// Makes `key` the channel's current sender key (retiring the previous one).
     /// - Throws: GRDB's `DatabaseError` if the key id is already used in the channel.
     public func storeNewSenderKey(_ key: OwnSenderKey, _ db: Database) throws {

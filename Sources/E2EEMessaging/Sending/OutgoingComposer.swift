@@ -129,9 +129,7 @@ struct OutgoingComposer: Sendable {
             let holders = Set(stored.1.map(\.deviceID))
             if !state.needsRotation, holders.isSubset(of: recipientIDs) { return (state, holders, false) }
         }
-        let retained = try await store.read { db in
-            Set(try Int64.fetchAll(db, sql: "SELECT key_id FROM own_sender_keys WHERE channel_id = ?", arguments: [channel.id]).map { UInt32(truncatingIfNeeded: $0) })
-        }
+        let retained = try await store.read { [store] db in try store.ownSenderKeyStore.loadKeyIDs(channelID: channel.id, db) }
         let state = SenderKeySendingState.generate(channel: channelID, retainedKeyIDs: retained, using: random)
         try await store.storeNewSenderKey(OwnSenderKey(channelID: channel.id, keyID: state.keyID, state: state.serialized(), isCurrent: true,
                                                        messagesSent: 0, createdAt: now()))
