@@ -80,37 +80,6 @@ final class GroupCommit: Sendable {
     }
 }
 
-/// What a commit handed to ``GroupCommit`` did, once it is done.
-final class CommitTicket: Sendable {
-    private struct State {
-        var result: Result<[ReceiveWriteResult], any Error>?
-        var continuation: CheckedContinuation<[ReceiveWriteResult], any Error>?
-    }
-
-    private let state = Mutex(State())
-
-    /// The result per write, waiting for the commit when it is not done.
-    /// - Throws: the transaction's error.
-    func value() async throws -> [ReceiveWriteResult] {
-        try await withCheckedThrowingContinuation { continuation in
-            let result: Result<[ReceiveWriteResult], any Error>? = state.withLock { state in
-                if state.result == nil { state.continuation = continuation }
-                return state.result
-            }
-            if let result { continuation.resume(with: result) }
-        }
-    }
-
-    /// The result if the commit is done, without waiting.
-    var result: Result<[ReceiveWriteResult], any Error>? { state.withLock { $0.result } }
-
-    /// Records the result, resuming a waiter.
-    func fulfil(_ result: Result<[ReceiveWriteResult], any Error>) {
-        let waiter: CheckedContinuation<[ReceiveWriteResult], any Error>? = state.withLock { state in
-            state.result = result
-            defer { state.continuation = nil }
-            return state.continuation
-        }
-        waiter?.resume(with: result)
-    }
-}
+/// What a commit handed to ``GroupCommit`` did, once it is done: the result per write, or the
+/// transaction's error.
+typealias CommitTicket = OneShot<[ReceiveWriteResult]>
