@@ -17,10 +17,11 @@ extension StoreSchema {
             """)
     }
 
-    /// The indexed expression of `timeline_by_content_prefix`: a query must spell it the same
-    /// way for SQLite to use the index.
-    static let contentPrefixExpression = "substr(content_hash, 1, 8)"
-
     /// Bytes of the content hash the prefix index holds.
     static let contentPrefixLength = 8
+
+    /// The indexed expression of `timeline_by_content_prefix`: a query must spell it the same
+    /// way for SQLite to use the index (the migration above keeps its own text: a shipped
+    /// migration never changes).
+    static let contentPrefixExpression = "substr(content_hash, 1, \(contentPrefixLength))"
 }
