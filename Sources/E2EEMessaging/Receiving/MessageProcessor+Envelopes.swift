@@ -7,7 +7,7 @@ extension MessageProcessor {
     func processDM(_ envelope: DMEnvelope, _ message: IncomingMessage, lane: LaneState) async throws -> ProcessingStep {
         guard let sender = try sender(of: envelope.senderDevice, message, lane: lane) else { return ignoredStep(message) }
         guard let deviceUUID else { throw ProtocolError.notARecipient }
-        let entry = try message.prepared?.pairwise ?? PairwiseMessage(bytes: envelope.pairwiseMessage(for: deviceUUID))
+        let entry = try message.prepared?.pairwise ?? envelope.pairwiseEntry(for: deviceUUID)
         switch try await decryptPairwise(entry, userID: sender.userID, deviceID: sender.deviceID, lane: lane) {
         case .waiting(let key):
             return pendingStep(message, waitingFor: key, rowKind: .message)
@@ -29,7 +29,7 @@ extension MessageProcessor {
         guard !message.isEdit else { throw ReceiveRefusal(.wrongEnvelopeType) }
         guard let sender = try sender(of: envelope.senderDevice, message, lane: lane) else { return ignoredStep(message) }
         guard let deviceUUID else { throw ProtocolError.notARecipient }
-        let entry = try message.prepared?.pairwise ?? PairwiseMessage(bytes: envelope.pairwiseMessage(for: deviceUUID))
+        let entry = try message.prepared?.pairwise ?? envelope.pairwiseEntry(for: deviceUUID)
         switch try await decryptPairwise(entry, userID: sender.userID, deviceID: sender.deviceID, lane: lane) {
         case .waiting(let key):
             return pendingStep(message, waitingFor: key, rowKind: .control)

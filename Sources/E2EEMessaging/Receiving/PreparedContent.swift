@@ -55,8 +55,8 @@ enum ContentPreparation {
         var pairwise: PairwiseMessage?
         if let device {
             switch try? received.get().envelope {
-            case .dm(let envelope): pairwise = try? PairwiseMessage(bytes: envelope.pairwiseMessage(for: device))
-            case .senderKeyDistribution(let envelope): pairwise = try? PairwiseMessage(bytes: envelope.pairwiseMessage(for: device))
+            case .dm(let envelope): pairwise = try? envelope.pairwiseEntry(for: device)
+            case .senderKeyDistribution(let envelope): pairwise = try? envelope.pairwiseEntry(for: device)
             case .group, nil: break
             }
         }
