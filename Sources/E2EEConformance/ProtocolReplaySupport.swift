@@ -80,25 +80,22 @@ enum ProtocolKeys {
                             signingKey: Ed25519.PrivateKey(seed: SecretBytes(copying: vector.hex(seed))))
     }
 
-    /// `value` as 4 big-endian bytes.
-    static func bigEndian(_ value: UInt32) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: value >> (24 - 8 * $0)) } }
-
     /// Bob's signed prekey from its id and scalar, through the stored form (signed here with his
     /// identity: Ed25519 is deterministic, so this is the published signature).
     static func signedPrekey(_ vector: VectorCase, bob: IdentityKeyPair) throws -> SignedPrekey {
         let id = UInt32(truncatingIfNeeded: try vector.int("signedPrekeyId"))
         let scalar = try vector.hex("signedPrekeyPrivate")
         let key = try X25519.PrivateKey(rawRepresentation: SecretBytes(copying: scalar))
-        let published = [PublishedSignedPrekey.version] + bigEndian(id) + key.publicKey.rawRepresentation
+        let published = [PublishedSignedPrekey.version] + WireWriter.bytes(id) + key.publicKey.rawRepresentation
         let signature = bob.signingKey.signature(for: PublishedSignedPrekey.signatureLabel + published)
-        return try SignedPrekey(serialized: [0x01] + bigEndian(id) + scalar + signature + [UInt8](repeating: 0, count: 8))
+        return try SignedPrekey(serialized: [0x01] + WireWriter.bytes(id) + scalar + signature + [UInt8](repeating: 0, count: 8))
     }
 
     /// Bob's one-time prekey (unconsumed), or `nil` for id 0.
     static func oneTimePrekey(_ vector: VectorCase) throws -> OneTimePrekey? {
         let id = UInt32(truncatingIfNeeded: try vector.int("oneTimePrekeyId"))
         guard id != 0 else { return nil }
-        return try OneTimePrekey(serialized: [0x01] + bigEndian(id) + vector.hex("oneTimePrekeyPrivate") + [UInt8](repeating: 0, count: 9))
+        return try OneTimePrekey(serialized: [0x01] + WireWriter.bytes(id) + vector.hex("oneTimePrekeyPrivate") + [UInt8](repeating: 0, count: 9))
     }
 
     /// The bundle `GET /keys` would serve for Bob's published values (no one-time prekey when

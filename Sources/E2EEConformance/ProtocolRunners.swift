@@ -89,7 +89,7 @@ struct SenderKeyChainRunner: AlgorithmRunner {
             let sender = try WireUUID(bytes: [UInt8](repeating: 0x5E, count: 16))
             let signer = try Ed25519.PrivateKey(seed: SecretBytes(copying: [UInt8](repeating: 0x07, count: 32)))
             let keyID: UInt32 = 0x0102_0304
-            let skd = [PairwisePlaintext.senderKeyDistributionType] + channel.bytes + ProtocolKeys.bigEndian(keyID) + [0, 0, 0, 0]
+            let skd = [PairwisePlaintext.senderKeyDistributionType] + channel.bytes + WireWriter.bytes(keyID) + [0, 0, 0, 0]
                 + chainKey + signer.publicKey.rawRepresentation
             guard case .senderKeyDistribution(let distribution) = try PairwisePlaintext.decode(SecretBytes(copying: skd)),
                   case .install(var state) = try distribution.process(postedChannel: channel, senderDevice: sender, existing: nil, now: 0)
@@ -110,7 +110,7 @@ struct SenderKeyChainRunner: AlgorithmRunner {
                 chainKey = HMACSHA256.authenticationCode(for: [UInt8(0x02)], key: chainKey).unprotectedCopy()
                 position += 1
                 guard chainKey == nextChainKey else { return .mismatched("nextChainKey at iteration \(iteration)") }
-                let header = [UInt8]([0x03, 0x02]) + sender.bytes + ProtocolKeys.bigEndian(keyID) + ProtocolKeys.bigEndian(UInt32(truncatingIfNeeded: iteration))
+                let header = [UInt8]([0x03, 0x02]) + sender.bytes + WireWriter.bytes(keyID) + WireWriter.bytes(UInt32(truncatingIfNeeded: iteration))
                 let payload = Array("iteration \(iteration)".utf8)
                 let ciphertext = try AES256GCM.seal(payload, key: aesKey, nonce: nonce,
                                                     authenticating: Array("e2ee-group-aad-v1".utf8) + channel.bytes + header)

@@ -86,12 +86,10 @@ enum RatchetVectors {
         let start = message[0] == 0x02 ? 107 : 1
         var out = message
         if let ratchet { out.replaceSubrange(start..<(start + 32), with: ratchet) }
-        if let previous { out.replaceSubrange((start + 32)..<(start + 36), with: bigEndian(previous)) }
-        if let number { out.replaceSubrange((start + 36)..<(start + 40), with: bigEndian(number)) }
+        if let previous { out.replaceSubrange((start + 32)..<(start + 36), with: WireWriter.bytes(previous)) }
+        if let number { out.replaceSubrange((start + 36)..<(start + 40), with: WireWriter.bytes(number)) }
         return out
     }
-
-    static func bigEndian(_ value: UInt32) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: value >> (24 - 8 * $0)) } }
 
     static func build() throws -> VectorFileBuilder {
         var file = VectorFileBuilder(fileName: "double_ratchet_test.json", algorithm: "E2EE-DOUBLE-RATCHET", header: [

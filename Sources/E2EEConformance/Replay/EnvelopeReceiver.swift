@@ -35,7 +35,7 @@ public enum EnvelopeReceiver {
     public static func openGroup(channelID: String, senderDeviceID: String, content: String, keyID: UInt32, iteration: UInt32,
                                  chainKey: [UInt8], signingPublic: [UInt8]) throws -> [UInt8] {
         let channel = try WireUUID(text: channelID), sender = try WireUUID(text: senderDeviceID)
-        let skd = [PairwisePlaintext.senderKeyDistributionType] + channel.bytes + bigEndian(keyID) + bigEndian(iteration) + chainKey + signingPublic
+        let skd = [PairwisePlaintext.senderKeyDistributionType] + channel.bytes + WireWriter.bytes(keyID) + WireWriter.bytes(iteration) + chainKey + signingPublic
         guard case .senderKeyDistribution(let distribution) = try PairwisePlaintext.decode(SecretBytes(copying: skd)),
               case .install(let state) = try distribution.process(postedChannel: channel, senderDevice: sender, existing: nil, now: now)
         else { throw ProtocolError.unknownSenderKey }
@@ -63,6 +63,4 @@ public enum EnvelopeReceiver {
         }
         return distribution
     }
-
-    static func bigEndian(_ value: UInt32) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: value >> (24 - 8 * $0)) } }
 }
