@@ -92,8 +92,8 @@ struct HistoryCursor: Sendable {
             }
         }
         // From now on this channel's socket events may move its mark (an empty channel's from
-        // the very start).
-        marks.advance(channelID, to: mark?.0 ?? (result.reachedStart ? .min : moved ?? .min))
+        // the very start): the mark exists, at least behind the newest message read.
+        marks.advance(channelID, to: mark?.0 ?? .min)
     }
 
     /// Moves the verified mark forward to `micros` (never back).
