@@ -1,5 +1,3 @@
-import Synchronization
-
 /// The socket side: attempts (a fresh ticket, then the handshake) and the pump that moves a
 /// socket's updates into the delegate queue.
 extension ConnectionSupervisor {
@@ -50,22 +48,4 @@ extension ConnectionSupervisor {
         connections[id] = nil
         apply(.connectionEnded(id: id))
     }
-}
-
-/// How many socket events and frame reports wait in the delegate queue (shared by the pumps,
-/// which add, and the delegate side, which takes away).
-final class QueuedEvents: Sendable {
-    private let count = Mutex(0)
-
-    /// Counts one more unless `limit` are already waiting; `false` when full.
-    func enter(limit: Int) -> Bool {
-        count.withLock { count in
-            guard count < limit else { return false }
-            count += 1
-            return true
-        }
-    }
-
-    /// One was handed to the delegate.
-    func leave() { count.withLock { $0 = max(0, $0 - 1) } }
 }
