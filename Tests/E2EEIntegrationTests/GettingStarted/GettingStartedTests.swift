@@ -1,0 +1,109 @@
+import E2EECrypto
+import E2EEDevServer
+import E2EEKeyStore
+import E2EEMessaging
+import E2EETestSupport
+import Foundation
+import Testing
+
+extension IntegrationTests {
+    /// The "Getting started" article's code (GettingStartedExample.swift), run as an app would
+    /// run it against the development server, and the article checked against that code.
+    @Suite("Getting started")
+    struct GettingStartedTests {
+        /// The article's location in the repository.
+        static let article = RepositoryPaths.root.appendingPathComponent("Sources/E2EEMessaging/E2EEMessaging.docc/GettingStarted.md")
+        /// The example's location in the repository.
+        static let example = RepositoryPaths.root.appendingPathComponent("Tests/E2EEIntegrationTests/GettingStarted/GettingStartedExample.swift")
+
+        @Test("every Swift block of the article is a verbatim excerpt of the tested example")
+        func articleMatchesExample() throws {
+            let article = try String(contentsOf: Self.article, encoding: .utf8)
+            let example = try String(contentsOf: Self.example, encoding: .utf8)
+            let blocks = Self.swiftBlocks(of: article)
+            #expect(blocks.count >= 4)
+            for block in blocks {
+                #expect(example.contains(block), "not in GettingStartedExample.swift:\n\(block)")
+            }
+        }
+
+        @Test("two accounts in one process: register, connect, send, receive, background, foreground, reopen")
+        func gettingStartedRuns() async throws {
+            let server = try await DevServer.start(configuration: .testing())
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("getting-started-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: folder) }
+            var sessions: [ChatSession] = []
+            do {
+                let alice = try await ChatSession.start(serverURL: server.baseURL, storeURL: folder.appendingPathComponent("alice.sqlite"),
+                                                        passphrase: SecretBytes(copying: Array("alice's keychain item".utf8)),
+                                                        username: "alice", password: "password-alice")
+                sessions.append(alice)
+                let bobStore = folder.appendingPathComponent("bob.sqlite")
+                let bobPassphrase = SecretBytes(copying: Array("bob's keychain item".utf8))
+                let bob = try await ChatSession.start(serverURL: server.baseURL, storeURL: bobStore, passphrase: bobPassphrase,
+                                                      username: "bob", password: "password-bob")
+                sessions.append(bob)
+
+                let shown = Watched<[String]>([])
+                let events = bob.account.events()  // subscribed before connecting: nothing is missed
+                let presenting = Task { try await present(events, of: bob) { item in shown.update { $0.append(item.text ?? "") } } }
+                defer { presenting.cancel() }
+                await alice.connect()
+                await bob.connect()
+
+                let first = try await sendDirectMessage("Hi Bob", to: bob.account.userID, from: alice)
+                #expect(first.state == .queued)
+                #expect(await shown.wait { $0.contains("Hi Bob") }, "bob never saw the first message")
+
+                await bob.account.enterBackground()
+                _ = try await sendDirectMessage("while you were away", to: bob.account.userID, from: alice)
+                await alice.account.waitForOutbox()
+                await bob.account.enterForeground()
+                #expect(await shown.wait { $0.contains("while you were away") }, "the foreground catch-up did not bring the second message")
+                #expect(shown.value.filter { $0 == "Hi Bob" }.count == 1, "a message was shown twice: \(shown.value)")
+
+                // The next launch: the same store file, the account it holds, the history it kept.
+                try await bob.close()
+                sessions.removeAll { $0.account.deviceID == bob.account.deviceID }
+                let reopened = try await ChatSession.start(serverURL: server.baseURL, storeURL: bobStore, passphrase: bobPassphrase,
+                                                           username: "bob", password: "password-bob")
+                sessions.append(reopened)
+                #expect(reopened.account.deviceID == bob.account.deviceID)
+                let dm = try await reopened.account.openDirectMessage(with: alice.account.userID)
+                let texts = try await reopened.account.timeline(channelID: dm.id).compactMap(\.text)
+                #expect(texts == ["Hi Bob", "while you were away"])
+                let reply = try await sendDirectMessage("back again", to: alice.account.userID, from: reopened)
+                await reopened.account.waitForOutbox()
+                let delivered = try await reopened.account.outboxEntries(states: Set(OutboxState.allCases)).first { $0.localID == reply.localID }
+                #expect(delivered?.serverMessageID != nil, "the reopened account could not send: \(String(describing: delivered?.lastError))")
+            } catch {
+                for session in sessions { try? await session.close() }
+                await server.shutdown()
+                throw error
+            }
+            for session in sessions { try? await session.close() }
+            await server.shutdown()
+        }
+
+        /// The bodies of the ```swift fenced blocks of a Markdown text.
+        static func swiftBlocks(of markdown: String) -> [String] {
+            var blocks: [String] = []
+            var current: [Substring]?
+            for line in markdown.split(separator: "\n", omittingEmptySubsequences: false) {
+                let fence = line.trimmingCharacters(in: .whitespaces)
+                if let lines = current {
+                    if fence == "```" {
+                        blocks.append(lines.joined(separator: "\n"))
+                        current = nil
+                    } else {
+                        current = lines + [line]
+                    }
+                } else if fence == "```swift" {
+                    current = []
+                }
+            }
+            return blocks
+        }
+    }
+}
