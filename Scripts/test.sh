@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
-# The project's test command (README.md):
-#  1. the independent check of our protocol vectors: a Python implementation of PROTOCOL.md on
+# The project's test command (README.md), complete on a fresh Debian/Ubuntu machine with Swift:
+#  0. the system packages it needs (Scripts/install-packages.sh --tests);
+#  1. the independent check of our protocol vectors: a Python implementation of docs/spec/protocol.md on
 #     the `cryptography` package (OpenSSL) recomputes TestVectors/protocol/ byte for byte, and
 #     its own self-test (known answers, mutation detection);
 #  2. every Swift test target: unit, conformance (published and protocol vectors, including
 #     byte equality with our generator), key store, integration.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+bash Scripts/install-packages.sh --tests
 
 venv=.build/interop-venv
 if [ ! -x "$venv/bin/python" ]; then
