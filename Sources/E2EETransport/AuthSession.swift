@@ -52,7 +52,10 @@ public actor AuthSession {
     public private(set) var refreshCount = 0
 
     /// A session persisting to `keyStore` (nil: memory only) for the server at `serverURL`.
-    /// - Parameter refreshRetry: when a refused refresh is retried (see the type's notes).
+    /// - Parameters:
+    ///   - keyStore: where the tokens are persisted (sealed), or nil for memory only.
+    ///   - serverURL: the server's base URL, saved with the tokens.
+    ///   - refreshRetry: when a refused refresh is retried (see the type's notes).
     public init(keyStore: KeyStore?, serverURL: String, refreshRetry: RefreshRetry = RefreshRetry()) {
         self.keyStore = keyStore
         self.serverURL = serverURL
@@ -61,7 +64,7 @@ public actor AuthSession {
     }
 
     /// A session restored from the tokens saved in `keyStore`.
-    /// - Throws: ``E2EEKeyStore/KeyStoreError`` or GRDB's `DatabaseError` when loading fails.
+    /// - Throws: `E2EEKeyStore.KeyStoreError` or GRDB's `DatabaseError` when loading fails.
     public static func restored(from keyStore: KeyStore) async throws -> AuthSession {
         let account = try await keyStore.loadAccount()
         let session = AuthSession(keyStore: keyStore, serverURL: account?.serverURL ?? "")
@@ -93,7 +96,7 @@ public actor AuthSession {
     }
 
     /// The access token to use.
-    /// - Throws: ``E2EEMessaging/ServerError/notLoggedIn`` or ``E2EEMessaging/ServerError/sessionEnded``.
+    /// - Throws: `E2EEMessaging.ServerError.notLoggedIn` or `E2EEMessaging.ServerError.sessionEnded`.
     public func currentAccessToken() throws -> String {
         guard let accessToken else { throw outcome == .ended ? ServerError.sessionEnded : ServerError.notLoggedIn }
         return accessToken

@@ -29,7 +29,9 @@ public enum Base64 {
     }
 
     /// Decodes `string`, refusing anything but the canonical padded standard encoding.
-    /// - Parameter maxEncodedLength: the longest string accepted; checked before any decoding.
+    /// - Parameters:
+    ///   - string: the base64 text.
+    ///   - maxEncodedLength: the longest string accepted; checked before any decoding.
     /// - Throws: ``Base64Error``.
     public static func decode(_ string: String, maxEncodedLength: Int) throws(Base64Error) -> [UInt8] {
         let length = string.utf8.count

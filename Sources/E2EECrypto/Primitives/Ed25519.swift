@@ -31,7 +31,7 @@ public enum Ed25519 {
 
         /// `self` when the encoding is canonical, decodes to a curve point, and that point is not
         /// of small order (`crypto_core_ed25519_is_valid_point`). Keys that passed recently are
-        /// remembered and not checked again (``ValidPointCache``).
+        /// remembered and not checked again (`ValidPointCache`).
         /// - Throws: ``CryptoError/invalidPublicKey``.
         public func validated() throws -> PublicKey {
             if ValidPointCache.shared.contains(rawRepresentation) { return self }

@@ -47,7 +47,7 @@ public struct IdentityChange: Sendable, Equatable {
     public var accepted: Bool
 }
 
-/// What ``KeyStore/recordIdentity(_:)`` found.
+/// What ``KeyStore/recordIdentity(_:at:)`` found.
 public enum IdentityRecordResult: Sendable, Equatable {
     /// The device was not known: the blob is now pinned.
     case pinned

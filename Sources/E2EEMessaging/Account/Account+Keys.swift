@@ -56,7 +56,7 @@ extension Account {
 
     /// The safety number between us and `otherUserID` (PROTOCOL.md §7): over every trusted
     /// device of both users as the server lists them now. Compare digits only.
-    /// - Throws: ``ServerError``, ``ProtocolError``.
+    /// - Throws: ``ServerError``, `ProtocolError`.
     public func safetyNumber(with otherUserID: String) async throws -> String {
         let ours = try await directory.devices(of: userID, refresh: true).map(\.identity.bytes)
         let own = ours.contains(identity.bytes) ? ours : ours + [identity.bytes]

@@ -76,7 +76,9 @@ public struct ConnectionPolicy: Sendable, Equatable {
 
     /// The wait before reconnect attempt `attempt` (1, 2, …) of a run: 0 for the first, then
     /// `backoffBase × 2^(attempt-2)` with jitter, never above ``backoffCap``.
-    /// - Parameter unit: the random draw in 0…1 (clamped).
+    /// - Parameters:
+    ///   - attempt: the attempt's number in this run, from 1.
+    ///   - unit: the random draw in 0…1 (clamped).
     public func reconnectDelay(attempt: Int, unit: Double) -> Duration {
         guard attempt > 1 else { return .zero }
         let doublings = min(attempt - 2, 32)

@@ -1,6 +1,6 @@
 /// Keeps one account's realtime connection alive (SYNC.md "Connection"): at most one socket,
 /// a fresh ticket for every attempt, backoff with jitter, REST polling when the socket keeps
-/// failing, and the app's lifecycle hooks. The decisions are ``ConnectionMachine``'s; this actor
+/// failing, and the app's lifecycle hooks. The decisions are `ConnectionMachine`'s; this actor
 /// runs its effects (tickets, sockets, timers) and feeds the outcomes back.
 ///
 /// The delegate is called one call at a time, in order: when a socket opens, its channels are
@@ -33,6 +33,7 @@ public actor ConnectionSupervisor {
 
     /// A stopped supervisor for the account whose REST client is `api`.
     /// - Parameters:
+    ///   - api: the account's REST client (tickets, catch-up reads).
     ///   - connector: opens sockets.
     ///   - policy: durations and counts (tests shrink them).
     ///   - sleep: waits a duration (a test passes a manual clock's).

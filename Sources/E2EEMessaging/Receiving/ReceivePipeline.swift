@@ -16,7 +16,7 @@ import E2EEKeyStore
 ///   duplicates, the rest are still decryptable).
 /// - Work that needs no protocol state is done ahead and in parallel: envelopes are decoded
 ///   and this device's pairwise entries parsed for the whole batch before the lanes run
-///   (``ContentPreparation``), and a lane verifies the signatures of all its messages under a
+///   (`ContentPreparation`), and a lane verifies the signatures of all its messages under a
 ///   sender key as soon as the key is there.
 /// - Messages whose key is not here wait in the pending queue and are re-driven when the key
 ///   arrives, or by ``redrivePending()``.
@@ -33,6 +33,8 @@ public actor ReceivePipeline {
 
     /// A pipeline over `store` for `device`.
     /// - Parameters:
+    ///   - store: the account's key store, where every decryption commits.
+    ///   - device: this device's identity and ids.
     ///   - listedIdentities: the identities the server lists, for prekey messages from devices not pinned yet.
     ///   - ownMessages: the outbox's answer to messages claiming this device.
     ///   - events: where timeline and identity events go, after each commit.

@@ -11,7 +11,7 @@ public struct TimelineReader: Sendable {
 
     /// Up to `limit` messages of `channelID` strictly before `position` (the newest when nil),
     /// oldest → newest.
-    /// - Throws: ``KeyStoreError`` for a tampered row, GRDB's `DatabaseError`.
+    /// - Throws: `KeyStoreError` for a tampered row, GRDB's `DatabaseError`.
     public func page(channelID: String, before position: TimelinePosition? = nil, limit: Int = 50) async throws -> [TimelineItem] {
         let cursor = position.map { TimelineCursor(createdAt: StoreTime(microseconds: $0.createdAt.microseconds), messageID: $0.messageID) }
         return try await store.receivedTimelinePage(channelID: channelID, before: cursor, limit: limit).map(Self.item)

@@ -1,11 +1,11 @@
 import E2EEMessaging
 
 extension HTTPChatServer {
-    /// `GET /devices`. - Throws: ``ServerError``.
+    /// `GET /devices`. - Throws: `ServerError`.
     public func devices() async throws -> [ServerDevice] { try await call([ServerDevice].self, .GET, "/devices") }
 
     /// `DELETE /devices/{id}`; deleting this client's own device ends its session on the
-    /// server (its refresh token is gone). - Throws: ``ServerError`` (404 unknown or not the
+    /// server (its refresh token is gone). - Throws: `ServerError` (404 unknown or not the
     /// caller's device).
     public func deleteDevice(id: String) async throws {
         _ = try await call(.DELETE, "/devices/" + HTTPRequester.pathSegment(id))

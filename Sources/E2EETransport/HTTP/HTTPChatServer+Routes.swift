@@ -4,7 +4,7 @@ extension HTTPChatServer {
     private static func seg(_ value: String) -> String { HTTPRequester.pathSegment(value) }
 
     /// `POST /auth/register`; the session adopts (and persists) the tokens.
-    /// - Throws: ``ServerError`` (409 taken, 403 closed, 422 invalid), the key store's errors.
+    /// - Throws: `ServerError` (409 taken, 403 closed, 422 invalid), the key store's errors.
     public func register(username: String, password: String, deviceName: String) async throws -> TokenResponse {
         let body = ["username": username, "password": password, "device_name": deviceName]
         let tokens = try Self.decode(TokenResponse.self, try await publicCall(.POST, "/auth/register", body: body))
@@ -13,7 +13,7 @@ extension HTTPChatServer {
     }
 
     /// `POST /auth/login`; the session adopts (and persists) the tokens.
-    /// - Throws: ``ServerError`` (401 bad credentials, 403 banned), the key store's errors.
+    /// - Throws: `ServerError` (401 bad credentials, 403 banned), the key store's errors.
     public func login(username: String, password: String, deviceName: String) async throws -> TokenResponse {
         let body = ["username": username, "password": password, "device_name": deviceName]
         let tokens = try Self.decode(TokenResponse.self, try await publicCall(.POST, "/auth/login", body: body))
@@ -22,7 +22,7 @@ extension HTTPChatServer {
     }
 
     /// `POST /auth/logout`; the tokens are wiped locally even when the call fails.
-    /// - Throws: ``ServerError`` from the call.
+    /// - Throws: `ServerError` from the call.
     public func logout() async throws {
         guard let refresh = await session.currentRefreshToken() else { return }
         do {
@@ -35,106 +35,106 @@ extension HTTPChatServer {
     }
 
     /// `POST /auth/logout-all`; tokens wiped locally.
-    /// - Throws: ``ServerError``.
+    /// - Throws: `ServerError`.
     public func logoutAll() async throws {
         _ = try await call(.POST, "/auth/logout-all", repeatable: true)
         await session.wipe()
     }
 
     /// `POST /auth/ws-ticket`.
-    /// - Throws: ``ServerError``.
+    /// - Throws: `ServerError`.
     public func webSocketTicket() async throws -> String {
         try await call([String: String].self, .POST, "/auth/ws-ticket", repeatable: true)["ticket"] ?? { throw ServerError.decoding("ticket missing") }()
     }
 
-    /// `GET /users/me`. - Throws: ``ServerError``.
+    /// `GET /users/me`. - Throws: `ServerError`.
     public func currentUser() async throws -> ServerUser { try await call(ServerUser.self, .GET, "/users/me") }
-    /// `GET /users/{id}`. - Throws: ``ServerError`` (404).
+    /// `GET /users/{id}`. - Throws: `ServerError` (404).
     public func user(id: String) async throws -> ServerUser { try await call(ServerUser.self, .GET, "/users/" + Self.seg(id)) }
-    /// `GET /users/search`. - Throws: ``ServerError``.
+    /// `GET /users/search`. - Throws: `ServerError`.
     public func searchUsers(query: String) async throws -> [ServerUser] {
         try await call([ServerUser].self, .GET, "/users/search?q=" + HTTPRequester.queryEncoded(query))
     }
 
-    /// `GET /users/lookup` (`identity` URL-encoded). - Throws: ``ServerError`` (404 unknown).
+    /// `GET /users/lookup` (`identity` URL-encoded). - Throws: `ServerError` (404 unknown).
     public func lookupUser(identity: String) async throws -> ServerUser {
         try await call(ServerUser.self, .GET, "/users/lookup?identity=" + HTTPRequester.queryEncoded(identity))
     }
 
-    /// `POST /keys/upload`. - Throws: ``ServerError`` (404 not the caller's device; 500 for fields over 255 chars).
+    /// `POST /keys/upload`. - Throws: `ServerError` (404 not the caller's device; 500 for fields over 255 chars).
     public func uploadKeys(_ upload: KeyBundleUpload) async throws { _ = try await call(.POST, "/keys/upload", body: upload, repeatable: true) }
-    /// `POST /keys/one-time`. - Throws: ``ServerError`` (404 without a bundle).
+    /// `POST /keys/one-time`. - Throws: `ServerError` (404 without a bundle).
     public func addOneTimePreKeys(deviceID: String, keys: [String]) async throws -> Int {
         struct Body: Encodable, Sendable { let device_id: String; let one_time_pre_keys: [String] }
         struct Answer: Decodable { let count: Int }
         return try await call(Answer.self, .POST, "/keys/one-time", body: Body(device_id: deviceID, one_time_pre_keys: keys)).count
     }
-    /// `GET /keys/{user_id}/bundles`. - Throws: ``ServerError``.
+    /// `GET /keys/{user_id}/bundles`. - Throws: `ServerError`.
     public func bundles(userID: String) async throws -> [DeviceBundle] {
         try await call([DeviceBundle].self, .GET, "/keys/\(Self.seg(userID))/bundles")
     }
-    /// `GET /keys/{device_id}/bundle`. - Throws: ``ServerError`` (404).
+    /// `GET /keys/{device_id}/bundle`. - Throws: `ServerError` (404).
     public func bundle(deviceID: String) async throws -> DeviceBundle {
         try await call(DeviceBundle.self, .GET, "/keys/\(Self.seg(deviceID))/bundle")
     }
-    /// `POST /keys/channels/{id}/sender-keys`. - Throws: ``ServerError``.
+    /// `POST /keys/channels/{id}/sender-keys`. - Throws: `ServerError`.
     public func uploadSenderKey(channelID: String, _ entry: SenderKeyEntry) async throws {
         struct Body: Encodable, Sendable { let device_id: String; let sender_key_public: String; let chain_key: String }
         _ = try await call(.POST, "/keys/channels/\(Self.seg(channelID))/sender-keys",
                            body: Body(device_id: entry.deviceID, sender_key_public: entry.senderKeyPublic, chain_key: entry.chainKey),
                            repeatable: true)
     }
-    /// `GET /keys/channels/{id}/sender-keys`. - Throws: ``ServerError``.
+    /// `GET /keys/channels/{id}/sender-keys`. - Throws: `ServerError`.
     public func senderKeys(channelID: String) async throws -> [SenderKeyEntry] {
         try await call([SenderKeyEntry].self, .GET, "/keys/channels/\(Self.seg(channelID))/sender-keys")
     }
 
-    /// `POST /channels`. - Throws: ``ServerError``.
+    /// `POST /channels`. - Throws: `ServerError`.
     public func createChannel(name: String) async throws -> ServerChannel {
         try await call(ServerChannel.self, .POST, "/channels", body: ["name": name])
     }
-    /// `GET /channels`. - Throws: ``ServerError``.
+    /// `GET /channels`. - Throws: `ServerError`.
     public func channels() async throws -> [ServerChannel] { try await call([ServerChannel].self, .GET, "/channels") }
-    /// `GET /channels/{id}`. - Throws: ``ServerError`` (403 non-member, 404).
+    /// `GET /channels/{id}`. - Throws: `ServerError` (403 non-member, 404).
     public func channel(id: String) async throws -> ServerChannel { try await call(ServerChannel.self, .GET, "/channels/" + Self.seg(id)) }
-    /// `PATCH /channels/{id}`. - Throws: ``ServerError``.
+    /// `PATCH /channels/{id}`. - Throws: `ServerError`.
     public func renameChannel(id: String, name: String) async throws -> ServerChannel {
         try await call(ServerChannel.self, .PATCH, "/channels/" + Self.seg(id), body: ["name": name])
     }
-    /// `DELETE /channels/{id}`. - Throws: ``ServerError`` (403 not owner).
+    /// `DELETE /channels/{id}`. - Throws: `ServerError` (403 not owner).
     public func deleteChannel(id: String) async throws { _ = try await call(.DELETE, "/channels/" + Self.seg(id)) }
-    /// `POST /channels/{id}/join`. - Throws: ``ServerError``.
+    /// `POST /channels/{id}/join`. - Throws: `ServerError`.
     public func joinChannel(id: String) async throws { _ = try await call(.POST, "/channels/\(Self.seg(id))/join", repeatable: true) }
-    /// `POST /channels/{id}/leave`. - Throws: ``ServerError``.
+    /// `POST /channels/{id}/leave`. - Throws: `ServerError`.
     public func leaveChannel(id: String) async throws { _ = try await call(.POST, "/channels/\(Self.seg(id))/leave", repeatable: true) }
-    /// `GET /channels/{id}/members`. - Throws: ``ServerError``.
+    /// `GET /channels/{id}/members`. - Throws: `ServerError`.
     public func members(channelID: String) async throws -> [ChannelMember] {
         try await call([ChannelMember].self, .GET, "/channels/\(Self.seg(channelID))/members")
     }
-    /// `POST /channels/{id}/members`. - Throws: ``ServerError`` (409 already member, 400 DM).
+    /// `POST /channels/{id}/members`. - Throws: `ServerError` (409 already member, 400 DM).
     public func addMember(channelID: String, userID: String) async throws {
         _ = try await call(.POST, "/channels/\(Self.seg(channelID))/members", body: ["user_id": userID])
     }
-    /// `POST /channels/dm`. - Throws: ``ServerError`` (500 for a DM with oneself).
+    /// `POST /channels/dm`. - Throws: `ServerError` (500 for a DM with oneself).
     public func openDirectMessage(userID: String) async throws -> ServerChannel {
         try await call(ServerChannel.self, .POST, "/channels/dm", body: ["user_id": userID], repeatable: true)
     }
 
     /// `GET /channels/{id}/messages`; `before` URL-encoded, `limit` clamped to 1…100 (never 0).
-    /// - Throws: ``ServerError`` (403 non-member, 422).
+    /// - Throws: `ServerError` (403 non-member, 422).
     public func messages(channelID: String, before: ServerTimestamp?, limit: Int) async throws -> MessagePage {
         var path = "/channels/\(Self.seg(channelID))/messages?limit=\(min(max(limit, 1), 100))"
         if let before { path += "&before=" + HTTPRequester.queryEncoded(before.restText) }
         return try await call(MessagePage.self, .GET, path)
     }
-    /// `POST /channels/{id}/messages`. - Throws: ``ServerError``.
+    /// `POST /channels/{id}/messages`. - Throws: `ServerError`.
     public func sendMessage(channelID: String, _ message: OutgoingMessage) async throws -> ServerMessage {
         try await call(ServerMessage.self, .POST, "/channels/\(Self.seg(channelID))/messages", body: message)
     }
-    /// `PATCH /channels/messages/{id}`. - Throws: ``ServerError`` (403/404).
+    /// `PATCH /channels/messages/{id}`. - Throws: `ServerError` (403/404).
     public func editMessage(id: String, content: String) async throws -> ServerMessage {
         try await call(ServerMessage.self, .PATCH, "/channels/messages/" + Self.seg(id), body: ["content": content])
     }
-    /// `DELETE /channels/messages/{id}`. - Throws: ``ServerError``.
+    /// `DELETE /channels/messages/{id}`. - Throws: `ServerError`.
     public func deleteMessage(id: String) async throws { _ = try await call(.DELETE, "/channels/messages/" + Self.seg(id)) }
 }

@@ -4,10 +4,10 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 
-/// ``ChatServerAPI`` over AsyncHTTPClient. Authenticated calls use ``AuthSession``: on a 401
+/// `ChatServerAPI` over AsyncHTTPClient. Authenticated calls use ``AuthSession``: on a 401
 /// (or a 403 "Not authenticated") the session refreshes once — concurrent failures share one
 /// refresh — and the call is retried once; a second refusal ends the session
-/// (``ServerError/sessionEnded``). A 429 waits `Retry-After` seconds and retries once.
+/// (`ServerError.sessionEnded`). A 429 waits `Retry-After` seconds and retries once.
 ///
 /// A request whose connection closed before any answer (API.md "verified" 1: a keep-alive
 /// connection closed unanswered) is sent once more on another connection when it was never sent
@@ -16,7 +16,7 @@ import NIOHTTP1
 /// join, leave), and refresh (a processed refresh's token is dead whether or not it is
 /// repeated). Other POSTs (register, login, one-time prekeys, create channel, add member, send
 /// message) are not repeated: the server has no idempotency keys, so a repeat could create a
-/// duplicate; they surface ``ServerError/transport(_:)`` with an unknown outcome, which the
+/// duplicate; they surface `ServerError.transport(_:)` with an unknown outcome, which the
 /// caller reconciles (SYNC.md, outbox). A repeated DELETE whose first attempt was processed
 /// answers 404.
 public struct HTTPChatServer: ChatServerAPI {
@@ -26,6 +26,10 @@ public struct HTTPChatServer: ChatServerAPI {
 
     /// A client for the server at `baseURL` (`http://host:port`, no `/api/v1`).
     /// - Parameters:
+    ///   - baseURL: the server's address, `http://host:port` or `https://…`.
+    ///   - session: the tokens that sign the requests (and refresh them).
+    ///   - client: the AsyncHTTPClient to send through.
+    ///   - timeout: the longest wait for one request's answer.
     ///   - sleep: waits the given number of seconds (`Retry-After`, clamped to 0…300) before
     ///     retrying a 429 (inject to test).
     public init(baseURL: String, session: AuthSession, client: HTTPClient = .shared, timeout: TimeAmount = .seconds(30),

@@ -14,7 +14,7 @@ public struct RealtimeConnectionOptions: Sendable, Equatable {
     /// `nil` disables the rule.
     public var idleTimeout: Duration?
     /// The largest message (all its fragments) that is decoded; a larger one is skipped without
-    /// being buffered and reported as ``E2EEMessaging/RealtimeUpdate/malformedFrame(reason:byteCount:)``.
+    /// being buffered and reported as `E2EEMessaging.RealtimeUpdate.malformedFrame(reason:byteCount:)`.
     public var maxMessageBytes: Int
     /// The largest single frame accepted; a larger frame ends the connection (close code 1009).
     /// Never below ``maxMessageBytes``.

@@ -1,13 +1,13 @@
 import E2EEMessaging
 import Foundation
 
-/// One WebSocket connection: messages decoded into ``RealtimeUpdate``s (a message that does not
+/// One WebSocket connection: messages decoded into `RealtimeUpdate`s (a message that does not
 /// decode is reported and the stream goes on), outgoing frames written in order, the keepalive
-/// of ``RealtimeConnectionOptions``, and a single final ``RealtimeUpdate/closed(_:)`` saying why
+/// of ``RealtimeConnectionOptions``, and a single final `RealtimeUpdate.closed(_:)` saying why
 /// it ended: our close, the server's close frame (code and reason), or a lost connection
 /// (socket dropped, keepalive expired, a frame over the limit).
 public final class WebSocketRealtimeConnection: RealtimeConnection {
-    /// Everything the connection reports, ending with one ``RealtimeUpdate/closed(_:)``.
+    /// Everything the connection reports, ending with one `RealtimeUpdate.closed(_:)`.
     public let updates: AsyncStream<RealtimeUpdate>
     private let updateSink: AsyncStream<RealtimeUpdate>.Continuation
     private let outgoing: AsyncStream<OutboundFrame>
@@ -40,19 +40,19 @@ public final class WebSocketRealtimeConnection: RealtimeConnection {
     }
 
     /// Sends `{"type":"subscribe","channel_id"}`.
-    /// - Throws: ``ServerError/transport(_:)`` when the connection is closed or closing.
+    /// - Throws: `ServerError.transport(_:)` when the connection is closed or closing.
     public func subscribe(channelID: String) async throws {
         try send(["type": "subscribe", "channel_id": channelID])
     }
 
     /// Sends `typing.start` or `typing.stop`.
-    /// - Throws: ``ServerError/transport(_:)`` when the connection is closed or closing.
+    /// - Throws: `ServerError.transport(_:)` when the connection is closed or closing.
     public func sendTyping(channelID: String, started: Bool) async throws {
         try send(["type": started ? "typing.start" : "typing.stop", "channel_id": channelID])
     }
 
     /// Closes cleanly with a close frame (1000); ``updates`` ends with
-    /// ``RealtimeCloseReason/closedByClient`` unless the connection had already ended otherwise.
+    /// `RealtimeCloseReason.closedByClient` unless the connection had already ended otherwise.
     public func close() async {
         state.end(.closedByClient)
         if state.markCloseSent() { outgoingSink.yield(.close(CloseFrame(code: 1000))) }

@@ -1,7 +1,7 @@
 import E2EEMessaging
 import NIOSSL
 
-/// ``RealtimeConnecting`` over a WebSocket client built on SwiftNIO (`NIOWebSocket`), with TLS
+/// `RealtimeConnecting` over a WebSocket client built on SwiftNIO (`NIOWebSocket`), with TLS
 /// (`NIOSSL`) for `wss://` URLs.
 ///
 /// It does not use swift-websocket's client: that client reports every refused upgrade as one
@@ -14,7 +14,9 @@ public struct WebSocketRealtimeConnector: RealtimeConnecting {
     private let tls: TLSContextBox?
 
     /// A connector for `webSocketURL` (`ws://host:port/ws` or `wss://…`).
-    /// - Parameter options: keepalive and limits (SYNC.md's by default).
+    /// - Parameters:
+    ///   - webSocketURL: the realtime endpoint, `ws://host:port/ws` or `wss://…`.
+    ///   - options: keepalive and limits (SYNC.md's by default).
     public init(webSocketURL: String, options: RealtimeConnectionOptions = .standard) {
         let url: Result<WebSocketURL, ServerError> = Result {
             try WebSocketURL(webSocketURL)
@@ -25,11 +27,11 @@ public struct WebSocketRealtimeConnector: RealtimeConnecting {
     }
 
     /// Opens `/ws?ticket=…` and returns once the upgrade succeeded.
-    /// - Throws: the refused upgrade typed by its status — ``ServerError/forbidden(detail:)``
-    ///   (403: a bad, expired or reused ticket), ``ServerError/rateLimited(retryAfter:)`` (429,
-    ///   `Retry-After` clamped to 0…300 s), ``ServerError/server(status:body:)`` (5xx, e.g. 503),
-    ///   or another case of ``ServerError/from(status:body:retryAfter:)``;
-    ///   ``ServerError/transport(_:)`` when no connection or answer came in time.
+    /// - Throws: the refused upgrade typed by its status — `ServerError.forbidden(detail:)`
+    ///   (403: a bad, expired or reused ticket), `ServerError.rateLimited(retryAfter:)` (429,
+    ///   `Retry-After` clamped to 0…300 s), `ServerError.server(status:body:)` (5xx, e.g. 503),
+    ///   or another case of `ServerError.from(status:body:retryAfter:)`;
+    ///   `ServerError.transport(_:)` when no connection or answer came in time.
     public func connect(ticket: String) async throws -> any RealtimeConnection {
         let base = try url.get()
         let separator = base.requestTarget.contains("?") ? "&" : "?"

@@ -40,6 +40,7 @@ public enum SafetyNumber {
     /// One user's 30 digits from the devices the server lists now, each checked against its pin.
     /// A listed device whose blob differs from its pin is an identity change, never an input.
     /// - Parameters:
+    ///   - userID: the user's id (lower-cased for hashing).
     ///   - listed: identity blob per device from `GET /keys/{user}/bundles`.
     ///   - pinned: identity blob per device pinned for this user.
     /// - Throws: ``ProtocolError/identityMismatch`` when a listed device's blob differs from its

@@ -8,7 +8,7 @@ extension SenderKeyReceivingState {
     ///
     /// - Parameters:
     ///   - envelope: the decoded group envelope.
-    ///   - channel: the channel the message was posted in.
+    ///   - postedChannel: the channel the message was posted in.
     ///   - now: unix seconds, recorded as the last use (retention).
     /// - Throws: ``ProtocolError/channelMismatch`` (posted in another channel),
     ///   ``ProtocolError/senderMismatch`` (another sending device), ``ProtocolError/unknownSenderKey``

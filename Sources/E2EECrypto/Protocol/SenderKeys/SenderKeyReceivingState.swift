@@ -1,7 +1,7 @@
 /// What a receiver keeps for one (channel, sender device, key_id) (PROTOCOL.md §4): the chain
 /// key at the next expected iteration, `SK_sig_pub`, and the message keys of skipped iterations.
 ///
-/// A value type: ``decrypt(_:channel:now:)`` returns the new state and never changes anything on
+/// A value type: `decrypt(_:channel:now:)` returns the new state and never changes anything on
 /// failure, so "on failure, stored state is unchanged" holds by construction. Not `Codable`:
 /// stored only through ``serialized()``, which the key store seals.
 public struct SenderKeyReceivingState: Sendable, CustomStringConvertible {

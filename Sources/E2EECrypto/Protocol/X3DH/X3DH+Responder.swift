@@ -12,7 +12,11 @@ extension X3DH {
     /// 4. Retained SPK by `spk_id`; OPK by `opk_id` (non-zero) if unconsumed or within grace.
     /// 5. Derive `SK`, make the responder state (its ratchet key pair is the SPK pair) and
     ///    decrypt the enclosed message in it.
-    /// - Parameter record: the stored sessions with the sending device, if any.
+    /// - Parameters:
+    ///   - message: the received prekey message.
+    ///   - record: the stored sessions with the sending device, if any.
+    ///   - context: this device's keys, pins, accepted set and the listed identity (§2 step 3).
+    ///   - random: the source of the responder's new ratchet keys.
     /// - Throws: ``ProtocolError/identityMismatch``, ``ProtocolError/replay`` (an accepted
     ///   `EK_A`, or a known one with other prekey ids), ``ProtocolError/unknownPrekey``, and the
     ///   ratchet's errors (``ProtocolError/badTag``, ``ProtocolError/tooFarAhead(jump:limit:)``,

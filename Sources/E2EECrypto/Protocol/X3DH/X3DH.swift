@@ -18,7 +18,10 @@ public enum X3DH {
     /// ratchet key pair is fresh, her remote ratchet key is `SPK_B`. The returned state sends
     /// prekey messages until it has decrypted a reply.
     /// - Parameters:
+    ///   - localIdentity: this device's identity key pair.
+    ///   - bundle: the remote device's bundle, already checked.
     ///   - pinnedIdentity: the blob pinned for the bundle's device, if any.
+    ///   - random: the source of `EK` and the first sending ratchet key pair.
     /// - Returns: the new state (install it with ``SessionRecord/installing(_:into:)``) and the
     ///   identity to pin when none was.
     /// - Throws: ``ProtocolError/identityMismatch`` when the bundle's identity differs from the
