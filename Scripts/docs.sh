@@ -15,4 +15,4 @@ for target in "${targets[@]}"; do
         --output-path ".build/docs/$target.doccarchive" \
         --warnings-as-errors
 done
-echo "docs: ${#targets[@]} archives in .build/docs"
+echo "docs: ${#targets[@]} archives in .build/docs (${SECONDS}s)"

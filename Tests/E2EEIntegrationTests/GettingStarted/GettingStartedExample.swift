@@ -46,6 +46,12 @@ struct ChatSession: Sendable {
         await account.connect(using: WebSocketRealtimeConnector(webSocketURL: webSocketURL))
     }
 
+    /// The app's lifecycle, forwarded: the socket closes cleanly in the background; in the
+    /// foreground, or when the network path changes, the account reconnects and catches up.
+    func appDidEnterBackground() async { await account.enterBackground() }
+    func appWillEnterForeground() async { await account.enterForeground() }
+    func networkPathChanged() async { await account.networkChanged() }
+
     /// Ends the session for this run of the app; the next `start` resumes where it stopped.
     func close() async throws {
         await account.shutdown()
@@ -83,4 +89,18 @@ func present(_ events: AsyncStream<AccountEvent>, of session: ChatSession,
 func sendDirectMessage(_ text: String, to userID: String, from session: ChatSession) async throws -> OutboxMessage {
     let channel = try await session.account.openDirectMessage(with: userID)
     return try await session.account.send(text: text, to: channel.id)
+}
+
+/// Starts one session per account the app is signed in to, each in a store file of its own
+/// under `folder`, with its own key from the keychain: the accounts share nothing.
+func startAll(_ logins: [(username: String, password: String)], serverURL: String, folder: URL,
+              keychainPassphrase: (String) -> SecretBytes) async throws -> [ChatSession] {
+    var sessions: [ChatSession] = []
+    for login in logins {
+        let storeURL = folder.appendingPathComponent("\(login.username).sqlite")
+        sessions.append(try await ChatSession.start(serverURL: serverURL, storeURL: storeURL,
+                                                    passphrase: keychainPassphrase(login.username),
+                                                    username: login.username, password: login.password))
+    }
+    return sessions
 }

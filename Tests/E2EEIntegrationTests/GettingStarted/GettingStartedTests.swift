@@ -35,15 +35,11 @@ extension IntegrationTests {
             defer { try? FileManager.default.removeItem(at: folder) }
             var sessions: [ChatSession] = []
             do {
-                let alice = try await ChatSession.start(serverURL: server.baseURL, storeURL: folder.appendingPathComponent("alice.sqlite"),
-                                                        passphrase: SecretBytes(copying: Array("alice's keychain item".utf8)),
-                                                        username: "alice", password: "password-alice")
-                sessions.append(alice)
-                let bobStore = folder.appendingPathComponent("bob.sqlite")
-                let bobPassphrase = SecretBytes(copying: Array("bob's keychain item".utf8))
-                let bob = try await ChatSession.start(serverURL: server.baseURL, storeURL: bobStore, passphrase: bobPassphrase,
-                                                      username: "bob", password: "password-bob")
-                sessions.append(bob)
+                let passphrase = { (username: String) in SecretBytes(copying: Array("\(username)'s keychain item".utf8)) }
+                sessions = try await startAll([("alice", "password-alice"), ("bob", "password-bob")], serverURL: server.baseURL,
+                                              folder: folder, keychainPassphrase: passphrase)
+                try #require(sessions.count == 2)
+                let (alice, bob) = (sessions[0], sessions[1])
 
                 let shown = Watched<[String]>([])
                 let events = bob.account.events()  // subscribed before connecting: nothing is missed
@@ -56,18 +52,18 @@ extension IntegrationTests {
                 #expect(first.state == .queued)
                 #expect(await shown.wait { $0.contains("Hi Bob") }, "bob never saw the first message")
 
-                await bob.account.enterBackground()
+                await bob.appDidEnterBackground()
                 _ = try await sendDirectMessage("while you were away", to: bob.account.userID, from: alice)
                 await alice.account.waitForOutbox()
-                await bob.account.enterForeground()
+                await bob.appWillEnterForeground()
                 #expect(await shown.wait { $0.contains("while you were away") }, "the foreground catch-up did not bring the second message")
                 #expect(shown.value.filter { $0 == "Hi Bob" }.count == 1, "a message was shown twice: \(shown.value)")
 
                 // The next launch: the same store file, the account it holds, the history it kept.
                 try await bob.close()
                 sessions.removeAll { $0.account.deviceID == bob.account.deviceID }
-                let reopened = try await ChatSession.start(serverURL: server.baseURL, storeURL: bobStore, passphrase: bobPassphrase,
-                                                           username: "bob", password: "password-bob")
+                let reopened = try await ChatSession.start(serverURL: server.baseURL, storeURL: folder.appendingPathComponent("bob.sqlite"),
+                                                           passphrase: passphrase("bob"), username: "bob", password: "password-bob")
                 sessions.append(reopened)
                 #expect(reopened.account.deviceID == bob.account.deviceID)
                 let dm = try await reopened.account.openDirectMessage(with: alice.account.userID)
