@@ -114,7 +114,7 @@ public actor Account {
         self.configuration = configuration
         self.channelDirectory = channels
         self.locks = locks
-        let gate = RecipientGate(store: store, directory: directory, channels: channels, events: events, device: device,
+        let gate = RecipientGate(store: store, api: server, directory: directory, channels: channels, events: events, device: device,
                                  configuredPolicy: configuration.recipientPolicy, now: configuration.now)
         self.recipientGate = gate
         self.composer = OutgoingComposer(

@@ -7,6 +7,7 @@ import E2EEKeyStore
 /// stays held and a surfaced one is not surfaced twice even when the send then fails.
 struct RecipientGate: Sendable {
     let store: KeyStore
+    let api: any ChatServerAPI
     let directory: DeviceDirectory
     let channels: ChannelDirectory
     let events: EventBroadcaster
@@ -43,14 +44,15 @@ struct RecipientGate: Sendable {
         return (plan, plan.recipients.compactMap { byID[$0.deviceID] })
     }
 
-    /// Records our own user's devices listed now as known (at registration: trusted on first use).
-    /// Does nothing once our user has known devices.
+    /// Records our own user's devices listed now (`GET /devices`, which consumes no one-time
+    /// prekey) as known: at registration, trusted on first use. Does nothing once our user has
+    /// known devices.
     /// - Throws: ``ServerError``, key store errors.
     func rememberOwnDevices() async throws {
         let user = device.userID
         let known = try await store.read { [store] db in try store.recipientStore.loadKnownDevices(userIDs: [user], db) }
         guard known.isEmpty else { return }
-        let devices = try await directory.devices(of: user, refresh: true).map(\.deviceID) + [device.deviceID]
+        let devices = try await api.devices().map { $0.id.lowercased() } + [device.deviceID]
         let time = now()
         try await store.write { [store] db in
             try store.recipientStore.storeKnownDevices(Set(devices).map { (user, $0) }, at: time, db)
