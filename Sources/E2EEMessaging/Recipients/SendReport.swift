@@ -20,10 +20,11 @@ public struct SendReport: Sendable, Equatable {
 }
 
 extension RecipientChanges {
-    /// What a send that failed with `error` can still report: the held devices.
+    /// What a send that failed with `error` can still report (what the recipient check found
+    /// before every device turned out held).
     init(_ error: any Error) {
-        if case MessagingError.allRecipientsHeld(_, let held)? = error as? MessagingError {
-            self.init(held: held)
+        if case MessagingError.allRecipientsHeld(_, let changes)? = error as? MessagingError {
+            self = changes
         } else {
             self.init()
         }

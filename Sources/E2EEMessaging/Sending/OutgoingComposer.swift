@@ -50,7 +50,7 @@ struct OutgoingComposer: Sendable {
         guard let encryption = channel.encryption else { throw MessagingError.unsupportedChannel(channel.id) }
         let (plan, recipients) = try await gate.plan(for: channel, refreshMembers: false)
         if recipients.isEmpty, !plan.changes.held.isEmpty {
-            throw MessagingError.allRecipientsHeld(channelID: channel.id, held: plan.changes.held)
+            throw MessagingError.allRecipientsHeld(channelID: channel.id, changes: plan.changes)
         }
         switch encryption {
         case .x3dh:
