@@ -96,4 +96,20 @@ extension Account {
         try? await recipientGate.rememberOwnDevices()
     }
 
+
+    /// `devices` without those this device does not send to: held or declined in a channel and
+    /// a recipient in none (the safety number covers the devices keys go to, PROTOCOL.md §5).
+    /// - Throws: key store errors.
+    func withoutHeldDevices(_ devices: [RemoteDevice]) async throws -> [RemoteDevice] {
+        let ids = devices.map(\.deviceID)
+        let excluded = try await store.read { [store] db -> Set<String> in
+            var excluded: Set<String> = []
+            for id in ids {
+                let states = Set(try store.recipientStore.loadRecipients(deviceID: id, db).map(\.state))
+                if !states.contains(.recipient), !states.isDisjoint(with: [.held, .declined]) { excluded.insert(id) }
+            }
+            return excluded
+        }
+        return devices.filter { !excluded.contains($0.deviceID) }
+    }
 }

@@ -291,3 +291,23 @@ extension IntegrationTests {
         }
     }
 }
+
+extension IntegrationTests.RecipientAttackTests {
+    @Test("the safety number covers the devices keys go to: a held device is left out until approved")
+    func safetyNumberCoversApprovedDevices() async throws {
+        try await MessagingHarness.with { harness in
+            let alice = try await harness.registerWithDefaults("alice")
+            let bob = try await harness.registerWithDefaults("bob")
+            let dm = try await alice.openDirectMessage(with: bob.userID)
+            try await alice.send(text: "hello", to: dm.id)
+            await alice.waitForOutbox()
+            let before = try await alice.safetyNumber(with: bob.userID)
+            let attacker = try await harness.injectDevice(into: bob.userID)
+            try await alice.send(text: "secret", to: dm.id)
+            await alice.waitForOutbox()
+            #expect(try await alice.safetyNumber(with: bob.userID) == before)
+            try await alice.approveDevice(attacker.deviceID)
+            #expect(try await alice.safetyNumber(with: bob.userID) != before)
+        }
+    }
+}
