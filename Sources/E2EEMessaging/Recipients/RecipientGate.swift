@@ -13,6 +13,7 @@ struct RecipientGate: Sendable {
     let events: EventBroadcaster
     let device: LocalDevice
     let configuredPolicy: RecipientPolicy?
+    let locks: KeyedAsyncLock
     let now: @Sendable () -> StoreTime
 
     /// The plan for a send in `channel`, with the verified devices to encrypt to.
@@ -20,6 +21,13 @@ struct RecipientGate: Sendable {
     ///   ``MessagingError/unreadableDeviceList(userID:)``, ``ServerError`` (members, bundles),
     ///   key store errors.
     func plan(for channel: ChatChannel, refreshMembers: Bool) async throws -> (RecipientDecision.Plan, [RemoteDevice]) {
+        // One comparison per channel at a time: two concurrent sends never surface a change twice.
+        try await locks.withLocks([LockKeys.recipients(channel.id)]) { [self] in
+            try await comparedPlan(for: channel, refreshMembers: refreshMembers)
+        }
+    }
+
+    private func comparedPlan(for channel: ChatChannel, refreshMembers: Bool) async throws -> (RecipientDecision.Plan, [RemoteDevice]) {
         let members = try await channels.members(of: channel, refresh: refreshMembers).map(\.userID)
         let participants = channel.isDM ? try await participants(of: channel, members: members) : []
         var listed: [String: [RemoteDevice]] = [:]

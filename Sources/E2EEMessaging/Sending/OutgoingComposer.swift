@@ -136,4 +136,6 @@ enum LockKeys {
     static func session(_ deviceID: String) -> String { "session:\(deviceID)" }
     /// Our sender key in a channel.
     static func senderKey(_ channelID: String) -> String { "sender-key:\(channelID)" }
+    /// The recipient comparison of a channel (``RecipientGate``).
+    static func recipients(_ channelID: String) -> String { "recipients:\(channelID)" }
 }
