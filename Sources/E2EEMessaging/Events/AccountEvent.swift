@@ -85,7 +85,8 @@ public enum IdentityEvent: Sendable, Equatable {
     /// A pinned device presented a different identity: refused, recorded, never trusted silently.
     case identityChanged(userID: String, deviceID: String)
     /// A device the user had disappeared from the server's list (its user is still listed;
-    /// seen when a send compares recipients, PROTOCOL.md §5).
+    /// seen when a send compares recipients, PROTOCOL.md §5 — once per channel that sent to
+    /// it; a device left out because its identity changed counts as gone).
     case deviceRemoved(userID: String, deviceID: String)
     /// A member the user did not expect is in a channel (e.g. someone joined a DM).
     case unexpectedMember(channelID: String, userID: String)
