@@ -9,12 +9,14 @@ import Hummingbird
 /// `refuse_upgrades` (status, `{status, retry_after?}` or null), `drop_next_requests` (int),
 /// `drop_sockets` (true, or `{user_id}`), `raw_frame` `{user_id, text}`, `close_sockets`
 /// `{user_id, code, reason?}`, `expire_tokens` (true), `reset` (true, applied first).
-/// `GET /_dev/health` answers `{"status":"ok"}`.
+/// `GET /_dev/health` answers `{"status":"ok"}`. `POST /_dev/users/{user_id}/devices` adds a
+/// device to a user (``DevDeviceInjectionRoutes``).
 struct DevAdminRoutes {
     let state: ServerState
 
     func register(on router: Router<DevRequestContext>) {
         router.get("_dev/health") { _, _ in Response.json(.object(["status": .string("ok")])) }
+        DevDeviceInjectionRoutes(state: state).register(on: router)
         router.post("_dev/faults") { request, context in
             let body = try await request.jsonObject(context: context)
             let faults = state.faults

@@ -25,4 +25,6 @@ extension KeyStore {
     public var syncCursorStore: SyncCursorStore { SyncCursorStore() }
     /// Channels, members and sender-key shares.
     public var channelStore: ChannelStore { ChannelStore() }
+    /// Who receives keys: per-channel recipients, known devices, DM participants, policies.
+    public var recipientStore: RecipientStore { RecipientStore() }
 }

@@ -40,6 +40,7 @@ extension Account {
     /// - Throws: ``ServerError``, key store errors.
     public func openDirectMessage(with userID: String) async throws -> ChatChannel {
         let channel = try await channelDirectory.remember(try await api.openDirectMessage(userID: userID.lowercased()))
+        try await recipientGate.fixParticipants(channelID: channel.id, otherUser: userID)
         broadcaster.publish(.channelsChanged)
         return channel
     }

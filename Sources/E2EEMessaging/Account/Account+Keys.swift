@@ -8,6 +8,7 @@ extension Account {
     /// - Throws: ``ServerError``, key store errors.
     public func bootstrapKeys(oneTimePrekeys: Int? = nil) async throws -> KeyBootstrapResult {
         let result = try await keys.bootstrap(oneTimePrekeys: oneTimePrekeys ?? configuration.oneTimePrekeyTarget)
+        await rememberOwnDevicesAtRegistration()
         if case .uploaded(let count) = result {
             broadcaster.publish(.keyMaintenance(KeyMaintenanceReport(oneTimePrekeysUploaded: count, signedPrekeyRotated: false)))
         }
@@ -55,12 +56,13 @@ extension Account {
     }
 
     /// The safety number between us and `otherUserID` (PROTOCOL.md §7): over every trusted
-    /// device of both users as the server lists them now. Compare digits only.
+    /// device of both users as the server lists them now, except devices this device does not
+    /// send to (held or declined everywhere, PROTOCOL.md §5). Compare digits only.
     /// - Throws: ``ServerError``, `ProtocolError`.
     public func safetyNumber(with otherUserID: String) async throws -> String {
-        let ours = try await directory.devices(of: userID, refresh: true).map(\.identity.bytes)
+        let ours = try await withoutHeldDevices(try await directory.devices(of: userID, refresh: true)).map(\.identity.bytes)
         let own = ours.contains(identity.bytes) ? ours : ours + [identity.bytes]
-        let theirs = try await directory.devices(of: otherUserID.lowercased(), refresh: true).map(\.identity.bytes)
+        let theirs = try await withoutHeldDevices(try await directory.devices(of: otherUserID.lowercased(), refresh: true)).map(\.identity.bytes)
         return try SafetyNumber.compute(userA: userID, blobsA: own, userB: otherUserID.lowercased(), blobsB: theirs)
     }
 

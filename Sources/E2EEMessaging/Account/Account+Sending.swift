@@ -12,7 +12,7 @@ extension Account {
     @discardableResult
     public func send(text: String, to channelID: String, replyTo: String? = nil) async throws -> OutboxMessage {
         let payload = try makePayload(text: text, editOf: nil, replyTo: replyTo)
-        return try await queue(payload: payload, channelID: channelID.lowercased(), kind: .message, target: nil)
+        return try await queueReporting(payload: payload, channelID: channelID.lowercased(), kind: .message, target: nil).entry
     }
 
     /// Replaces the text of one of our messages (an encrypted edit, payload `edit_of`).
@@ -21,7 +21,7 @@ extension Account {
     public func edit(_ messageID: String, text: String) async throws -> OutboxMessage {
         let message = try await ownMessage(messageID)
         let payload = try makePayload(text: text, editOf: message.messageID, replyTo: nil)
-        return try await queue(payload: payload, channelID: message.channelID, kind: .edit, target: message.messageID)
+        return try await queueReporting(payload: payload, channelID: message.channelID, kind: .edit, target: message.messageID).entry
     }
 
     /// Deletes one of our messages on the server (queued in channel order).
@@ -80,12 +80,16 @@ extension Account {
         await outbox.waitUntilIdle()
     }
 
-    private func queue(payload: SecretBytes, channelID: String, kind: OutboxKind, target: String?) async throws -> OutboxMessage {
+    /// Encrypts and queues a payload; returns the entry (a failed draft when it cannot be
+    /// encrypted) and what the recipient check surfaced (PROTOCOL.md §5).
+    func queueReporting(payload: SecretBytes, channelID: String, kind: OutboxKind, target: String?) async throws -> SendReport {
         let channel = try await channelDirectory.channel(id: channelID)
         let localID = UUID().uuidString.lowercased()
         let entry: OutboxMessage
+        let changes: RecipientChanges
         do {
-            entry = try await composer.queue(.init(localID: localID, payload: payload, kind: kind, target: target, replacesDraft: false), in: channel)
+            (entry, changes) = try await composer.queueReporting(
+                .init(localID: localID, payload: payload, kind: kind, target: target, replacesDraft: false), in: channel)
         } catch let error as KeyStoreError {
             throw error
         } catch {
@@ -93,11 +97,11 @@ extension Account {
             let draft = try await store.storeUnencryptableDraft(localID: localID, channelID: channel.id, plaintext: payload, kind: kind,
                                                                 targetMessageID: target, error: String(describing: error), at: configuration.now())
             broadcaster.publish(.delivery(DeliveryChange(localID: localID, channelID: channel.id, state: .failed, serverMessageID: nil)))
-            return draft
+            return SendReport(entry: draft, recipients: RecipientChanges(error))
         }
         publishQueued(entry)
         await outbox.kick(channelID: channel.id)
-        return entry
+        return SendReport(entry: entry, recipients: changes)
     }
 
     private func publishQueued(_ entry: OutboxMessage) {
@@ -111,7 +115,7 @@ extension Account {
         return message
     }
 
-    private func makePayload(text: String, editOf: String?, replyTo: String?) throws -> SecretBytes {
+    func makePayload(text: String, editOf: String?, replyTo: String?) throws -> SecretBytes {
         do {
             let payload = try MessagePayload(
                 id: WireUUID(text: UUID().uuidString.lowercased()), timestamp: configuration.now().microseconds / 1000, text: text,

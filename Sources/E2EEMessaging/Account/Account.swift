@@ -27,6 +27,8 @@ public actor Account {
     let configuration: AccountConfiguration
     let channelDirectory: ChannelDirectory
     let composer: OutgoingComposer
+    /// Who receives keys (PROTOCOL.md §5).
+    let recipientGate: RecipientGate
     let outbox: OutboxSender
     let keys: KeyMaintenance
     /// Locks around protocol state (shared by sending and receiving).
@@ -112,10 +114,13 @@ public actor Account {
         self.configuration = configuration
         self.channelDirectory = channels
         self.locks = locks
+        let gate = RecipientGate(store: store, api: server, directory: directory, channels: channels, events: events, device: device,
+                                 configuredPolicy: configuration.recipientPolicy, locks: locks, now: configuration.now)
+        self.recipientGate = gate
         self.composer = OutgoingComposer(
             store: store, api: server, device: device,
             sessions: PairwiseSessions(store: store, identity: device.identity, random: random, now: configuration.now),
-            directory: directory, channels: channels, locks: locks, random: random, now: configuration.now)
+            directory: directory, channels: channels, gate: gate, locks: locks, random: random, now: configuration.now)
         self.outbox = OutboxSender(store: store, api: server, device: device, events: events, policy: configuration.outbox,
                                    sleep: configuration.sleep, now: configuration.now)
         self.keys = KeyMaintenance(store: store, api: server, deviceID: device.deviceID, identity: device.identity, random: random,

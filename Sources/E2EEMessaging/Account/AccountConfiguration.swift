@@ -27,6 +27,10 @@ public struct AccountConfiguration: Sendable {
     /// channel's verified mark, so that the next one reads that stretch again: it covers rows
     /// committed after their event and events lost where a socket opened or dropped.
     public var catchUpOverlap: Duration
+    /// The recipient policy for channels with none set in the store (``Account/setRecipientPolicy(_:channelID:)``);
+    /// `nil`: PROTOCOL.md §5's defaults (`hold` for new devices in DMs and of our own user,
+    /// `surface` for groups).
+    public var recipientPolicy: RecipientPolicy? = nil
 
     /// The defaults.
     public init(oneTimePrekeyTarget: Int = 50, memberLifetime: Int64 = 5, deviceLifetime: Int64 = 60, outbox: OutboxPolicy = OutboxPolicy(),

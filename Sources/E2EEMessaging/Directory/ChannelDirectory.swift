@@ -19,7 +19,10 @@ struct ChannelDirectory: Sendable {
         try await store.write { [store] db in
             let known = try store.channelStore.loadChannels(db).map(\.id)
             for stale in Set(known).subtracting(records.map(\.id)) { try store.channelStore.removeChannel(id: stale, db) }
-            for channel in records { try store.channelStore.storeChannel(channel, db) }
+            for channel in records {
+                try store.channelStore.storeChannel(channel, db)
+                try store.recipientStore.fixParticipants(learning: channel, ownUserID: ownUserID, db)
+            }
         }
         return try await cachedChannels()
     }
@@ -36,6 +39,7 @@ struct ChannelDirectory: Sendable {
         try await store.write { [store] db in
             try store.channelStore.storeChannel(record, db)
             try store.channelStore.markMembersStale(channelID: record.id, db)
+            try store.recipientStore.fixParticipants(learning: record, ownUserID: ownUserID, db)
         }
         return ChatChannel(record)
     }
@@ -53,7 +57,8 @@ struct ChannelDirectory: Sendable {
     }
 
     /// The channel's members, re-read from the server when stale or when `refresh` is set.
-    /// A DM with anyone but its two users is surfaced (API.md note 5).
+    /// A DM member who is not one of its two participants is surfaced by ``RecipientGate``
+    /// before the next send (API.md note 5, PROTOCOL.md §5).
     func members(of channel: ChatChannel, refresh: Bool = false) async throws -> [ChannelMemberRecord] {
         let cached = try await store.read { [store] db in
             (try store.channelStore.loadChannel(id: channel.id, db), try store.channelStore.loadMembers(channelID: channel.id, db))
@@ -66,13 +71,6 @@ struct ChannelDirectory: Sendable {
         }
         let time = now()
         try await store.write { [store] db in try store.channelStore.replaceMembers(channelID: channel.id, members: members, at: time, db) }
-        if channel.isDM, members.count > 2 {
-            // A DM has two members; anyone else joined it (any user can, API.md note 5).
-            let known = Set(cached.1.map(\.userID))
-            for member in members where member.userID != ownUserID && (known.count < 2 || !known.contains(member.userID)) {
-                events.publish(.identity(.unexpectedMember(channelID: channel.id, userID: member.userID)))
-            }
-        }
         return members
     }
 

@@ -11,6 +11,8 @@ public actor DeviceDirectory: ListedIdentityProviding {
         var devices: [RemoteDevice]
         var listed: [String: IdentityBlob]
         var fetchedAt: StoreTime
+        /// Bundles that did not parse or verify.
+        var refused = 0
     }
 
     private let api: any ChatServerAPI
@@ -44,6 +46,16 @@ public actor DeviceDirectory: ListedIdentityProviding {
         try await entry(for: userID, refresh: refresh).listed
     }
 
+    /// The trusted devices of `userID` for a send: like ``devices(of:refresh:)``, but a list
+    /// holding any bundle that did not parse or verify is refused whole (nothing is sent to a
+    /// list the core could not read, PROTOCOL.md §5).
+    /// - Throws: ``MessagingError/unreadableDeviceList(userID:)``, ``ServerError``.
+    public func recipientDevices(of userID: String, refresh: Bool = false) async throws -> [RemoteDevice] {
+        let entry = try await entry(for: userID, refresh: refresh)
+        guard entry.refused == 0 else { throw MessagingError.unreadableDeviceList(userID: userID.lowercased()) }
+        return entry.devices
+    }
+
     /// Forgets every cached answer (after a reconnect or a send failure).
     public func invalidate() {
         cache.removeAll()
@@ -57,12 +69,16 @@ public actor DeviceDirectory: ListedIdentityProviding {
         let bundles = try await api.bundles(userID: user)
         var devices: [RemoteDevice] = []
         var listed: [String: IdentityBlob] = [:]
+        var refused = 0
         for json in bundles {
-            guard let device = try await verify(json, userID: user) else { continue }
+            guard let device = try await verify(json, userID: user) else {
+                refused += 1
+                continue
+            }
             listed[device.deviceID] = device.identity
             if try await pin(device) { devices.append(device) }
         }
-        let entry = Entry(devices: devices.sorted { $0.deviceID < $1.deviceID }, listed: listed, fetchedAt: now())
+        let entry = Entry(devices: devices.sorted { $0.deviceID < $1.deviceID }, listed: listed, fetchedAt: now(), refused: refused)
         cache[user] = entry
         return entry
     }

@@ -84,10 +84,19 @@ public enum IdentityEvent: Sendable, Equatable {
     case newDevice(userID: String, deviceID: String)
     /// A pinned device presented a different identity: refused, recorded, never trusted silently.
     case identityChanged(userID: String, deviceID: String)
-    /// A device the user had disappeared from the server's list.
+    /// A device the user had disappeared from the server's list (its user is still listed;
+    /// seen when a send compares recipients, PROTOCOL.md §5 — once per channel that sent to
+    /// it; a device left out because its identity changed counts as gone).
     case deviceRemoved(userID: String, deviceID: String)
     /// A member the user did not expect is in a channel (e.g. someone joined a DM).
     case unexpectedMember(channelID: String, userID: String)
+    /// A member or device not sent keys before in this channel (a new member, one who left and
+    /// came back, a new device of a peer or of our own user), surfaced before any key goes to
+    /// it; `held`: the channel's policy keeps keys from it until the app approves it.
+    case recipientAdded(channelID: String, userID: String, deviceID: String, held: Bool)
+    /// A device that received (or was held from) this channel's keys is no longer listed: its
+    /// member left, or the device is gone. A group's sender key is renewed.
+    case recipientRemoved(channelID: String, userID: String, deviceID: String)
 }
 
 /// What a key maintenance run did.

@@ -153,10 +153,12 @@ struct MessageProcessor: Sendable {
                                   write: ReceiveWrite(action: .refused(input), facts: ReceivedFacts(kind: .message), identityChange: refusal.identityChange),
                                   isNewRow: false, isTimelineRow: true, channelID: message.channelID)
         }
+        // A third user's DM message is refused input, never a timeline message (PROTOCOL.md §5).
+        let kind: TimelineRowKind = refusal.reason == .notAParticipant ? .control : rowKind
         let row = message.row(state: .undecryptable(reason: refusal.reason.rawValue))
         return ProcessingStep(outcome: ReceiveOutcome(messageID: message.id, result: .undecryptable(refusal.reason)),
-                              write: ReceiveWrite(action: .outcome(row), facts: ReceivedFacts(kind: rowKind), identityChange: refusal.identityChange),
-                              isNewRow: message.isNew, isTimelineRow: rowKind == .message, channelID: message.channelID)
+                              write: ReceiveWrite(action: .outcome(row), facts: ReceivedFacts(kind: kind), identityChange: refusal.identityChange),
+                              isNewRow: message.isNew, isTimelineRow: kind == .message, channelID: message.channelID)
     }
 
     /// The message waits for `key` in the pending queue (an edit's key that is not here refuses the edit).

@@ -23,7 +23,11 @@ enum ReceiveEvents {
         default: reason = nil
         }
         guard step.isTimelineRow else {
-            if let reason { events.append(.inputRefused(reason: "sender key distribution refused: \(reason.rawValue)")) }
+            if reason == .notAParticipant {
+                events.append(.inputRefused(reason: "DM message from a user who is not a participant refused"))
+            } else if let reason {
+                events.append(.inputRefused(reason: "sender key distribution refused: \(reason.rawValue)"))
+            }
             return events
         }
         switch step.outcome.result {

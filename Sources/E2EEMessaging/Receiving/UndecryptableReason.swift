@@ -57,6 +57,9 @@ public enum UndecryptableReason: String, Sendable, Equatable, CaseIterable {
     case keyUnavailable = "key_unavailable"
     /// A cryptographic primitive failed.
     case cryptoFailure = "crypto_failure"
+    /// A message in a DM from a user who is not one of its two participants (PROTOCOL.md §5,
+    /// §9): refused and kept out of the timeline.
+    case notAParticipant = "not_a_participant"
     /// A second copy of a message already shown (stored only on hidden duplicate rows).
     case duplicate
     /// A stored reason this version does not know.

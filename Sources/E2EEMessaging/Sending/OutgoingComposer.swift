@@ -2,8 +2,9 @@ import E2EECrypto
 import E2EEKeyStore
 import Foundation
 
-/// Turns a payload into outbox entries (PROTOCOL.md §4, §5; SYNC.md "Outbox"): finds the
-/// recipients (every device of every member except this one), encrypts — a DM envelope over
+/// Turns a payload into outbox entries (PROTOCOL.md §4, §5; SYNC.md "Outbox"): asks
+/// ``RecipientGate`` for the recipients (the approved devices of the members, never this one),
+/// encrypts — a DM envelope over
 /// pairwise sessions, or a group envelope with our sender key after distributing that key to
 /// the devices that lack it — and queues the exact `content` with the advanced states in one
 /// transaction, before any of it is posted. Network reads (members, bundles) happen first; the
@@ -15,6 +16,7 @@ struct OutgoingComposer: Sendable {
     let sessions: PairwiseSessions
     let directory: DeviceDirectory
     let channels: ChannelDirectory
+    let gate: RecipientGate
     let locks: KeyedAsyncLock
     let random: AnyRandomSource
     let now: @Sendable () -> StoreTime
@@ -34,26 +36,28 @@ struct OutgoingComposer: Sendable {
     }
 
     /// Encrypts and queues `request` in `channel`; returns the queued entry.
-    /// - Throws: ``MessagingError`` (unsupported channel, no recipients, encryption failed),
-    ///   ``ServerError`` from reading members and bundles, key store errors.
+    /// - Throws: as ``queueReporting(_:in:)``.
     func queue(_ request: Request, in channel: ChatChannel) async throws -> OutboxMessage {
-        guard let encryption = channel.encryption else { throw MessagingError.unsupportedChannel(channel.id) }
-        let recipients = try await recipientDevices(of: channel, refreshMembers: false)
-        switch encryption {
-        case .x3dh:
-            return try await queueDirect(request, in: channel, to: recipients)
-        case .senderKeys:
-            return try await queueGroup(request, in: channel, to: recipients)
-        }
+        try await queueReporting(request, in: channel).entry
     }
 
-    /// Every trusted device of every member, except this one.
-    func recipientDevices(of channel: ChatChannel, refreshMembers: Bool) async throws -> [RemoteDevice] {
-        var devices: [RemoteDevice] = []
-        for member in try await channels.members(of: channel, refresh: refreshMembers) {
-            devices += try await directory.devices(of: member.userID).filter { $0.deviceID != device.deviceID }
+    /// Encrypts and queues `request` in `channel` for the recipients ``RecipientGate`` approves
+    /// (PROTOCOL.md §5); returns the queued entry and what the gate surfaced.
+    /// - Throws: ``MessagingError`` (unsupported channel, no recipients, every recipient held,
+    ///   participants unknown, unreadable device list, encryption failed), ``ServerError`` from
+    ///   reading members and bundles, key store errors.
+    func queueReporting(_ request: Request, in channel: ChatChannel) async throws -> (entry: OutboxMessage, changes: RecipientChanges) {
+        guard let encryption = channel.encryption else { throw MessagingError.unsupportedChannel(channel.id) }
+        let (plan, recipients) = try await gate.plan(for: channel, refreshMembers: false)
+        if recipients.isEmpty, !plan.changes.held.isEmpty {
+            throw MessagingError.allRecipientsHeld(channelID: channel.id, changes: plan.changes)
         }
-        return devices
+        switch encryption {
+        case .x3dh:
+            return (try await queueDirect(request, in: channel, to: recipients), plan.changes)
+        case .senderKeys:
+            return (try await queueGroup(request, in: channel, to: recipients), plan.changes)
+        }
     }
 
     private func sessionLocks(_ devices: [RemoteDevice]) -> Set<String> {
@@ -85,19 +89,8 @@ struct OutgoingComposer: Sendable {
         let (entry, newIndexEntry) = try await self.locks.withLocks(locks) { [self] () async throws -> (OutboxMessage, SenderKeyEntry?) in
             var (state, shares, rotated) = try await currentSenderKey(channel: channel, channelID: channelID, recipients: recipients)
             let missing = recipients.filter { !shares.contains($0.deviceID) }
-            if !missing.isEmpty {
-                var encryptor = PairwiseEncryptor(try await sessions.prepare(missing))
-                let skd = try SKDEnvelope.seal(state.distribution, senderDevice: senderDevice,
-                                               recipients: missing.map { try WireUUID(text: $0.deviceID) }) { device, plaintext in
-                    try encryptor.encrypt(device, plaintext)
-                }
-                _ = try await store.queueOutgoingMessage(OutgoingCommit(
-                    localID: UUID().uuidString.lowercased(), channelID: channel.id, content: Base64.encode(skd.encoded()),
-                    plaintext: SecretBytes(copying: []), sessions: encryptor.updates, queuedAt: now(), kind: .skd,
-                    contentType: EnvelopeKind.senderKeyDistribution.contentType,
-                    senderKeyShares: missing.map { SenderKeyShare(userID: $0.userID, deviceID: $0.deviceID) }, senderKeyShareKeyID: state.keyID))
-                shares.formUnion(missing.map(\.deviceID))
-            }
+            try await queueDistribution(of: state, in: channel, to: missing)
+            shares.formUnion(missing.map(\.deviceID))
             let (envelope, advanced) = try state.encrypt(request.payload, senderDevice: senderDevice)
             state = advanced
             let entry = try await store.queueOutgoingMessage(OutgoingCommit(
@@ -143,4 +136,6 @@ enum LockKeys {
     static func session(_ deviceID: String) -> String { "session:\(deviceID)" }
     /// Our sender key in a channel.
     static func senderKey(_ channelID: String) -> String { "sender-key:\(channelID)" }
+    /// The recipient comparison of a channel (``RecipientGate``).
+    static func recipients(_ channelID: String) -> String { "recipients:\(channelID)" }
 }

@@ -2,12 +2,12 @@ import ArgumentParser
 import E2EECrypto
 import E2EEMessaging
 
-/// `e2ee-tool channels [list]`, `channels dm <user-id>`, `channels create <name>`.
+/// `e2ee-tool channels [list]`, `channels dm <user-id>`, `channels create <name>`, `channels policy <channel-id> hold|surface`.
 struct ChannelsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "channels",
         abstract: "The account's channels: list them (the default), open a DM, create a group.",
-        subcommands: [List.self, DirectMessage.self, Create.self],
+        subcommands: [List.self, DirectMessage.self, Create.self, ChannelPolicyCommand.self],
         defaultSubcommand: List.self
     )
 

@@ -30,10 +30,10 @@ struct SafetyNumberCommand: AsyncParsableCommand {
     }
 }
 
-/// `e2ee-tool devices <user-id>`.
-struct DevicesCommand: AsyncParsableCommand {
+/// `e2ee-tool devices [list] <user-id>` (``DevicesCommand``'s default).
+struct DevicesListCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "devices",
+        commandName: "list",
         abstract: "A user's trusted devices as the server lists them now, with identity-change warnings.",
         discussion: "New devices are pinned on first sight; a device whose identity changed is left out and listed as a warning.")
 

@@ -10,7 +10,10 @@ struct SendCommand: AsyncParsableCommand {
         discussion: """
             Waits until the outbox has nothing left to post. "sent" means the server accepted it; \
             "delivered" needs our own echo, which a later history or listen on this store sees. A \
-            message that could not be sent stays in the outbox as failed and the exit code is 10.
+            message that could not be sent stays in the outbox as failed and the exit code is 10; when \
+            every recipient device is held by the recipient policy, nothing is sent and the exit code \
+            is 12. Recipients held, newly surfaced or removed are printed first (and under \
+            "recipients" with --json).
             """)
 
     @OptionGroup var options: GlobalOptions
@@ -25,21 +28,26 @@ struct SendCommand: AsyncParsableCommand {
         let context = ToolContext(options: options)
         let opened = try await context.openAccount()
         let (channelID, text) = (self.channelID, self.text)
-        let entry = try await opened.using { account in
-            let queued = try await account.send(text: text, to: channelID)
+        let (entry, report) = try await opened.using { account in
+            let report = try await account.sendReporting(text: text, to: channelID)
+            let queued = report.entry
             context.logger.debug("queued", metadata: ["local_id": "\(queued.localID)", "channel": "\(queued.channelID)"])
             if queued.state != .failed { context.console.progress("sending…") }
             await account.waitForOutbox()
             let all = try await account.outboxEntries(states: Set(OutboxState.allCases))
-            return all.first { $0.localID == queued.localID } ?? queued
+            return (all.first { $0.localID == queued.localID } ?? queued, report)
         }
-        let result = SendResult(entry)
-        try context.console.result(result) {
-            switch entry.state {
-            case .sent, .delivered: "\(entry.state.rawValue): message \(entry.serverMessageID ?? "?") (\(entry.contentType)) in channel \(entry.channelID)"
-            case .failed: "failed: \(entry.lastError ?? "unknown reason") (local id \(entry.localID); it stays in the outbox)"
-            case .queued, .sending: "\(entry.state.rawValue): not posted yet (local id \(entry.localID); it stays in the outbox)"
-            }
+        var result = SendResult(entry)
+        result.recipients = RecipientOutput(report.recipients)
+        let stateLine = switch entry.state {
+        case .sent, .delivered: "\(entry.state.rawValue): message \(entry.serverMessageID ?? "?") (\(entry.contentType)) in channel \(entry.channelID)"
+        case .failed: "failed: \(entry.lastError ?? "unknown reason") (local id \(entry.localID); it stays in the outbox)"
+        case .queued, .sending: "\(entry.state.rawValue): not posted yet (local id \(entry.localID); it stays in the outbox)"
+        }
+        let lines = (result.recipients?.lines ?? []) + [stateLine]
+        try context.console.result(result) { lines.joined(separator: "\n") }
+        if report.everyRecipientHeld {
+            throw ToolError(.recipientsHeld, "every recipient device is held: nothing was sent", resultWritten: true)
         }
         if entry.state == .failed || entry.state == .queued || entry.state == .sending {
             throw ToolError(.notSent, "the message was not sent (state \(entry.state.rawValue))", resultWritten: true)
@@ -56,6 +64,8 @@ struct SendResult: Encodable {
     let contentType: String
     let attempts: Int
     let lastError: String?
+    /// What the recipient check surfaced (PROTOCOL.md §5).
+    var recipients: RecipientOutput?
 
     init(_ entry: OutboxMessage) {
         localID = entry.localID
@@ -69,6 +79,6 @@ struct SendResult: Encodable {
 
     enum CodingKeys: String, CodingKey {
         case localID = "local_id", channelID = "channel_id", state, serverMessageID = "server_message_id"
-        case contentType = "content_type", attempts, lastError = "last_error"
+        case contentType = "content_type", attempts, lastError = "last_error", recipients
     }
 }

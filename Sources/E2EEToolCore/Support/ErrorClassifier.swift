@@ -50,6 +50,12 @@ public enum ErrorClassifier {
         case .notOwnMessage(let id): return ToolError(.failure, "message \(id) is not one of ours")
         case .unknownOutboxEntry(let id): return ToolError(.notFound, "no failed outbox entry \(id)")
         case .invalidMessage(let why): return ToolError(.usage, "the message is refused: \(why)")
+        case .allRecipientsHeld(let id, let changes):
+            let held = changes.held.map(\.deviceID).joined(separator: ", ")
+            return ToolError(.recipientsHeld, "every recipient device in channel \(id) is held (\(held)): approve one with devices approve")
+        case .participantsUnknown(let id): return ToolError(.notSent, "the two participants of DM \(id) are not known: nothing was sent")
+        case .unreadableDeviceList(let user): return ToolError(.notSent, "the device list of user \(user) holds a bundle that does not verify: nothing was sent")
+        case .unknownRecipient(let id): return ToolError(.notFound, "no channel holds, declined or sends to device \(id)")
         }
     }
 

@@ -25,6 +25,9 @@ public enum ToolExitCode: Int32, CaseIterable, Sendable, Codable {
     case notSent = 10
     /// `listen --count N --timeout S`: the time ran out before N messages arrived.
     case timedOut = 11
+    /// `send`: every recipient device of the send is held by the recipient policy; nothing was
+    /// sent (it stays in the outbox as failed).
+    case recipientsHeld = 12
 
     /// A short stable name (used in JSON output).
     public var name: String {
@@ -40,6 +43,7 @@ public enum ToolExitCode: Int32, CaseIterable, Sendable, Codable {
         case .verificationFailed: "verification_failed"
         case .notSent: "not_sent"
         case .timedOut: "timed_out"
+        case .recipientsHeld: "recipients_held"
         }
     }
 
@@ -57,6 +61,7 @@ public enum ToolExitCode: Int32, CaseIterable, Sendable, Codable {
         case .verificationFailed: "vectors verify: a vector failed or a file was unreadable"
         case .notSent: "send: the message was not sent (it stays in the outbox as failed)"
         case .timedOut: "listen --count: the timeout passed before that many messages arrived"
+        case .recipientsHeld: "send: every recipient device is held (approve one with devices approve); nothing was sent"
         }
     }
 

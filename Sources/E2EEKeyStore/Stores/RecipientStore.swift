@@ -1,0 +1,133 @@
+import GRDB
+
+/// Who receives a channel's keys (schema `v6`): per-channel recipient standings, the devices
+/// this device knows as a user's, DM participants, membership anomalies and recipient policies.
+/// Public data only, stored in clear.
+public struct RecipientStore: Sendable {
+    private static let table = "channel_recipients"
+
+    /// A store.
+    public init() {}
+
+    /// Every device's standing in `channelID`.
+    /// - Throws: GRDB's `DatabaseError`, ``KeyStoreError/corruptColumn(table:column:)``.
+    public func loadRecipients(channelID: String, _ db: Database) throws -> [ChannelRecipient] {
+        try db.rows("SELECT * FROM channel_recipients WHERE channel_id = ? ORDER BY user_id, device_id", [channelID]).map(decode)
+    }
+
+    /// Every standing in `state`, across channels (for instance every held device).
+    /// - Throws: as ``loadRecipients(channelID:_:)``.
+    public func loadRecipients(state: RecipientState, _ db: Database) throws -> [ChannelRecipient] {
+        try db.rows("SELECT * FROM channel_recipients WHERE state = ? ORDER BY channel_id, user_id, device_id", [state.rawValue]).map(decode)
+    }
+
+    /// Every standing of `deviceID`, across channels.
+    /// - Throws: as ``loadRecipients(channelID:_:)``.
+    public func loadRecipients(deviceID: String, _ db: Database) throws -> [ChannelRecipient] {
+        try db.rows("SELECT * FROM channel_recipients WHERE device_id = ? ORDER BY channel_id", [deviceID]).map(decode)
+    }
+
+    /// Inserts or replaces standings.
+    /// - Throws: GRDB's `DatabaseError`.
+    public func storeRecipients(_ recipients: [ChannelRecipient], _ db: Database) throws {
+        for recipient in recipients {
+            try db.run("""
+                INSERT INTO channel_recipients (channel_id, user_id, device_id, state, updated_at) VALUES (?, ?, ?, ?, ?)
+                ON CONFLICT(channel_id, device_id) DO UPDATE SET user_id = excluded.user_id, state = excluded.state,
+                    updated_at = excluded.updated_at
+                """, [recipient.channelID, recipient.userID, recipient.deviceID, recipient.state.rawValue, recipient.updatedAt.microseconds])
+        }
+    }
+
+    /// The devices this device knows as `userIDs`' (first contact, or keys sent), by user.
+    /// - Throws: GRDB's `DatabaseError`, ``KeyStoreError/corruptColumn(table:column:)``.
+    public func loadKnownDevices(userIDs: [String], _ db: Database) throws -> [String: Set<String>] {
+        var known: [String: Set<String>] = [:]
+        for user in Set(userIDs) {
+            let devices: [String] = try db.rows("SELECT device_id FROM known_devices WHERE user_id = ?", [user]).map {
+                try $0.decode("device_id", table: "known_devices")
+            }
+            if !devices.isEmpty { known[user] = Set(devices) }
+        }
+        return known
+    }
+
+    /// Records devices as known (first contact, or keys sent); known ones keep their date.
+    /// - Throws: GRDB's `DatabaseError`.
+    public func storeKnownDevices(_ devices: [(userID: String, deviceID: String)], at time: StoreTime, _ db: Database) throws {
+        for device in devices {
+            try db.run("INSERT OR IGNORE INTO known_devices (user_id, device_id, known_since) VALUES (?, ?, ?)",
+                       [device.userID, device.deviceID, time.microseconds])
+        }
+    }
+
+    /// A DM's two participants (empty while not fixed).
+    /// - Throws: GRDB's `DatabaseError`, ``KeyStoreError/corruptColumn(table:column:)``.
+    public func loadParticipants(channelID: String, _ db: Database) throws -> Set<String> {
+        Set(try db.rows("SELECT user_id FROM dm_participants WHERE channel_id = ?", [channelID]).map {
+            try $0.decode("user_id", table: "dm_participants")
+        })
+    }
+
+    /// Fixes a DM's participants, once: does nothing (and returns `false`) when they are fixed
+    /// already or `userIDs` is not two distinct users.
+    /// - Throws: GRDB's `DatabaseError`.
+    @discardableResult
+    public func fixParticipants(channelID: String, userIDs: Set<String>, _ db: Database) throws -> Bool {
+        guard userIDs.count == 2, try db.count("SELECT COUNT(*) FROM dm_participants WHERE channel_id = ?", [channelID]) == 0 else {
+            return false
+        }
+        for user in userIDs { try db.run("INSERT INTO dm_participants (channel_id, user_id) VALUES (?, ?)", [channelID, user]) }
+        return true
+    }
+
+    /// Fixes the participants of a DM this device learns of (listed, announced) when someone
+    /// else created it: its creator and us. Does nothing for groups, our own DMs, or when fixed.
+    /// - Throws: GRDB's `DatabaseError`.
+    public func fixParticipants(learning channel: ChannelRecord, ownUserID: String, _ db: Database) throws {
+        guard channel.isDM, let creator = channel.createdBy?.lowercased(), creator != ownUserID else { return }
+        try fixParticipants(channelID: channel.id, userIDs: [ownUserID, creator], db)
+    }
+
+    /// Users already surfaced as membership anomalies of `channelID`.
+    /// - Throws: GRDB's `DatabaseError`, ``KeyStoreError/corruptColumn(table:column:)``.
+    public func loadAnomalies(channelID: String, _ db: Database) throws -> Set<String> {
+        Set(try db.rows("SELECT user_id FROM membership_anomalies WHERE channel_id = ?", [channelID]).map {
+            try $0.decode("user_id", table: "membership_anomalies")
+        })
+    }
+
+    /// Records users surfaced as membership anomalies of `channelID`.
+    /// - Throws: GRDB's `DatabaseError`.
+    public func storeAnomalies(channelID: String, userIDs: [String], at time: StoreTime, _ db: Database) throws {
+        for user in userIDs {
+            try db.run("INSERT OR IGNORE INTO membership_anomalies (channel_id, user_id, seen_at) VALUES (?, ?, ?)",
+                       [channelID, user, time.microseconds])
+        }
+    }
+
+    /// The policy set for a channel, or for the account when `channelID` is nil (`nil`: none set).
+    /// - Throws: GRDB's `DatabaseError`, ``KeyStoreError/corruptColumn(table:column:)``.
+    public func loadPolicy(channelID: String?, _ db: Database) throws -> RecipientPolicy? {
+        try db.row("SELECT policy FROM recipient_policies WHERE scope = ?", [channelID ?? ""]).map {
+            try $0.decodeEnum("policy", table: "recipient_policies")
+        }
+    }
+
+    /// Sets (or with `nil` clears) the policy of a channel, or of the account when `channelID` is nil.
+    /// - Throws: GRDB's `DatabaseError`.
+    public func storePolicy(_ policy: RecipientPolicy?, channelID: String?, _ db: Database) throws {
+        if let policy {
+            try db.run("INSERT OR REPLACE INTO recipient_policies (scope, policy) VALUES (?, ?)", [channelID ?? "", policy.rawValue])
+        } else {
+            try db.run("DELETE FROM recipient_policies WHERE scope = ?", [channelID ?? ""])
+        }
+    }
+
+    private func decode(_ row: Row) throws -> ChannelRecipient {
+        let t = Self.table
+        return ChannelRecipient(channelID: try row.decode("channel_id", table: t), userID: try row.decode("user_id", table: t),
+                                deviceID: try row.decode("device_id", table: t), state: try row.decodeEnum("state", table: t),
+                                updatedAt: StoreTime(microseconds: try row.decode("updated_at", table: t)))
+    }
+}

@@ -1,0 +1,115 @@
+import E2EEKeyStore
+
+extension Account {
+    /// As ``send(text:to:replyTo:)``, and reports the recipients the send surfaced, held or saw
+    /// removed (PROTOCOL.md §5). When every recipient device is held, nothing is sent: the entry
+    /// is `.failed` and ``SendReport/everyRecipientHeld`` is set.
+    /// - Throws: as ``send(text:to:replyTo:)``.
+    public func sendReporting(text: String, to channelID: String, replyTo: String? = nil) async throws -> SendReport {
+        let payload = try makePayload(text: text, editOf: nil, replyTo: replyTo)
+        return try await queueReporting(payload: payload, channelID: channelID.lowercased(), kind: .message, target: nil)
+    }
+
+    /// Every device held back from a channel's keys, waiting for ``approveDevice(_:)`` or
+    /// ``declineDevice(_:)``.
+    /// - Throws: key store errors.
+    public func pendingRecipients() async throws -> [HeldRecipient] {
+        try await store.read { [store] db in try store.recipientStore.loadRecipients(state: .held, db) }.map {
+            HeldRecipient(channelID: $0.channelID, device: RecipientDevice(userID: $0.userID, deviceID: $0.deviceID))
+        }
+    }
+
+    /// Approves a held (or declined) device in every channel that holds it: it receives keys
+    /// from now on, never earlier ones. In a DM it becomes a recipient of later messages; in a
+    /// group it is sent our current sender key state now (an SKD), never an earlier one.
+    /// Returns the channels it was approved in.
+    /// - Throws: ``MessagingError/unknownRecipient(deviceID:)`` when no channel holds or declined
+    ///   it, ``ServerError`` (bundles), key store errors.
+    @discardableResult
+    public func approveDevice(_ deviceID: String) async throws -> [String] {
+        let device = deviceID.lowercased()
+        let time = configuration.now()
+        let approved = try await store.write { [store] db -> [ChannelRecipient] in
+            let rows = try store.recipientStore.loadRecipients(deviceID: device, db).filter { $0.state == .held || $0.state == .declined }
+            let updated = rows.map { ChannelRecipient(channelID: $0.channelID, userID: $0.userID, deviceID: $0.deviceID, state: .recipient, updatedAt: time) }
+            try store.recipientStore.storeRecipients(updated, db)
+            try store.recipientStore.storeKnownDevices(updated.map { ($0.userID, $0.deviceID) }, at: time, db)
+            return updated
+        }
+        guard let first = approved.first else { throw MessagingError.unknownRecipient(deviceID: device) }
+        for row in approved {
+            let channel = try await channelDirectory.channel(id: row.channelID)
+            guard channel.encryption == .senderKeys,
+                  let remote = try await directory.recipientDevices(of: first.userID).first(where: { $0.deviceID == device }) else { continue }
+            if try await composer.distributeCurrentKey(in: channel, to: remote) { await outbox.kick(channelID: channel.id) }
+        }
+        return approved.map(\.channelID)
+    }
+
+    /// Declines a device in every channel that holds it or sends to it: it gets no keys until
+    /// approved (a group's sender key is renewed before the next message if it held it). The
+    /// choice is stored: a restart keeps it. Returns the channels it was declined in.
+    /// - Throws: ``MessagingError/unknownRecipient(deviceID:)``, key store errors.
+    @discardableResult
+    public func declineDevice(_ deviceID: String) async throws -> [String] {
+        let device = deviceID.lowercased()
+        let time = configuration.now()
+        let declined = try await store.write { [store] db -> [String] in
+            let rows = try store.recipientStore.loadRecipients(deviceID: device, db).filter { $0.state == .held || $0.state == .recipient }
+            try store.recipientStore.storeRecipients(rows.map {
+                ChannelRecipient(channelID: $0.channelID, userID: $0.userID, deviceID: $0.deviceID, state: .declined, updatedAt: time)
+            }, db)
+            return rows.map(\.channelID)
+        }
+        guard !declined.isEmpty else { throw MessagingError.unknownRecipient(deviceID: device) }
+        return declined
+    }
+
+    /// Sets the recipient policy of a channel, or of the account when `channelID` is nil;
+    /// `nil` clears it (the channel then follows the account, the account §5's defaults).
+    /// - Throws: ``MessagingError/unknownChannel(_:)``, key store errors.
+    public func setRecipientPolicy(_ policy: RecipientPolicy?, channelID: String? = nil) async throws {
+        var channel: String?
+        if let channelID { channel = try await channelDirectory.channel(id: channelID.lowercased()).id }
+        let scope = channel
+        try await store.write { [store] db in try store.recipientStore.storePolicy(policy, channelID: scope, db) }
+    }
+
+    /// The policy a channel follows now: its own, else the account's, else the configured one,
+    /// else `nil` (PROTOCOL.md §5's defaults: `hold` for new devices in DMs and of our own
+    /// user, `surface` for groups).
+    /// - Throws: key store errors.
+    public func recipientPolicy(channelID: String? = nil) async throws -> RecipientPolicy? {
+        let channel = channelID?.lowercased()
+        let stored = try await store.read { [store] db in
+            try channel.flatMap { try store.recipientStore.loadPolicy(channelID: $0, db) } ?? store.recipientStore.loadPolicy(channelID: nil, db)
+        }
+        return stored ?? configuration.recipientPolicy
+    }
+
+    /// Records our user's devices listed now as trusted on first use (after bootstrap: the
+    /// devices listed when this device registers, PROTOCOL.md §5). Best effort: when it
+    /// cannot run, they are trusted at the first send instead.
+    func rememberOwnDevicesAtRegistration() async {
+        // A failure leaves our user without known devices: the first send then trusts the
+        // devices listed at that time (first contact), as for any other user.
+        try? await recipientGate.rememberOwnDevices()
+    }
+
+
+    /// `devices` without those this device does not send to: held or declined in a channel and
+    /// a recipient in none (the safety number covers the devices keys go to, PROTOCOL.md §5).
+    /// - Throws: key store errors.
+    func withoutHeldDevices(_ devices: [RemoteDevice]) async throws -> [RemoteDevice] {
+        let ids = devices.map(\.deviceID)
+        let excluded = try await store.read { [store] db -> Set<String> in
+            var excluded: Set<String> = []
+            for id in ids {
+                let states = Set(try store.recipientStore.loadRecipients(deviceID: id, db).map(\.state))
+                if !states.contains(.recipient), !states.isDisjoint(with: [.held, .declined]) { excluded.insert(id) }
+            }
+            return excluded
+        }
+        return devices.filter { !excluded.contains($0.deviceID) }
+    }
+}

@@ -1,0 +1,28 @@
+/// What one send found about its channel's recipients (PROTOCOL.md §5), surfaced before any
+/// key went out: the app shows it, `e2ee-tool send` prints it.
+public struct RecipientChanges: Sendable, Equatable {
+    /// Members or devices not sent keys before, surfaced by this send: those in ``held`` got
+    /// nothing, the others got this message.
+    public var surfaced: [RecipientDevice]
+    /// Every device this send held back (new ones and ones still waiting for approval).
+    public var held: [RecipientDevice]
+    /// Devices that were recipients and are no longer listed.
+    public var removed: [RecipientDevice]
+    /// Users listed in a DM who are not its participants (never recipients), first seen now.
+    public var unexpectedMembers: [String]
+    /// How many devices the message was encrypted to.
+    public var recipientCount: Int
+
+    /// Creates the value.
+    public init(surfaced: [RecipientDevice] = [], held: [RecipientDevice] = [], removed: [RecipientDevice] = [],
+                unexpectedMembers: [String] = [], recipientCount: Int = 0) {
+        self.surfaced = surfaced
+        self.held = held
+        self.removed = removed
+        self.unexpectedMembers = unexpectedMembers
+        self.recipientCount = recipientCount
+    }
+
+    /// Nothing surfaced, held, removed or unexpected.
+    public var isEmpty: Bool { surfaced.isEmpty && held.isEmpty && removed.isEmpty && unexpectedMembers.isEmpty }
+}

@@ -1,0 +1,111 @@
+import E2EEKeyStore
+
+/// The pure rule of PROTOCOL.md §5 "Who receives keys": the members and devices the server
+/// lists now against what this device last sent keys to in the channel, the devices it knows,
+/// and the channel's policy. No I/O; ``RecipientGate`` loads the input and applies the plan.
+enum RecipientDecision {
+    /// Everything the rule looks at.
+    struct Input: Sendable, Equatable {
+        /// The channel.
+        var channelID: String
+        /// Whether it is a DM.
+        var isDM: Bool
+        /// Our user.
+        var ownUserID: String
+        /// This device (never a recipient).
+        var ownDeviceID: String
+        /// A DM's two fixed participants (ignored for groups).
+        var participants: Set<String>
+        /// The members the server lists now.
+        var members: [String]
+        /// The trusted devices the server lists now, per member (members not asked may be absent).
+        var devices: [String: [String]]
+        /// The channel's stored standings, by device.
+        var records: [String: ChannelRecipient]
+        /// Devices this device knows, per user (a user present here was contacted before).
+        var known: [String: Set<String>]
+        /// Users already surfaced as DM anomalies.
+        var recordedAnomalies: Set<String>
+        /// The policy set for the channel, else for the account; `nil`: the defaults of §5.
+        var policy: RecipientPolicy?
+    }
+
+    /// What to do.
+    struct Plan: Sendable, Equatable {
+        /// The devices to encrypt to.
+        var recipients: [RecipientDevice] = []
+        /// What to surface and report.
+        var changes = RecipientChanges()
+        /// Devices whose user is still listed but the device is not (``IdentityEvent/deviceRemoved(userID:deviceID:)``).
+        var vanished: [RecipientDevice] = []
+        /// New standings to store.
+        var updates: [(device: RecipientDevice, state: RecipientState)] = []
+        /// Devices to record as known.
+        var newlyKnown: [RecipientDevice] = []
+
+        static func == (lhs: Plan, rhs: Plan) -> Bool {
+            lhs.recipients == rhs.recipients && lhs.changes == rhs.changes && lhs.vanished == rhs.vanished
+                && lhs.updates.map(\.device) == rhs.updates.map(\.device) && lhs.updates.map(\.state) == rhs.updates.map(\.state)
+                && lhs.newlyKnown == rhs.newlyKnown
+        }
+    }
+
+    /// The §5 default when no policy is set: `hold` for new devices in DMs and for new devices
+    /// of our own user, `surface` for members and devices of groups.
+    static func defaultPolicy(isDM: Bool, userID: String, ownUserID: String) -> RecipientPolicy {
+        isDM || userID == ownUserID ? .hold : .surface
+    }
+
+    /// Applies the rule.
+    static func decide(_ input: Input) -> Plan {
+        var plan = Plan()
+        var listed: Set<String> = []
+        let channelHasHistory = !input.records.isEmpty
+        for member in Set(input.members).sorted() {
+            if input.isDM, !input.participants.contains(member) {
+                if !input.recordedAnomalies.contains(member) { plan.changes.unexpectedMembers.append(member) }
+                continue
+            }
+            let firstContact = input.known[member] == nil
+            let knownDevices = input.known[member] ?? []
+            let wasMember = input.records.values.contains { $0.userID == member && $0.state != .removed }
+            for deviceID in (input.devices[member] ?? []).sorted() where deviceID != input.ownDeviceID {
+                let device = RecipientDevice(userID: member, deviceID: deviceID)
+                listed.insert(deviceID)
+                if firstContact { plan.newlyKnown.append(device) }
+                switch input.records[deviceID]?.state {
+                case .recipient?:
+                    plan.recipients.append(device)
+                case .declined?:
+                    continue
+                case .held?:
+                    plan.changes.held.append(device)
+                case .removed?, nil:
+                    let cameBack = input.records[deviceID]?.state == .removed
+                    let newDevice = !firstContact && !knownDevices.contains(deviceID)
+                    let newMember = !input.isDM && channelHasHistory && !wasMember
+                    let policy = input.policy ?? defaultPolicy(isDM: input.isDM, userID: member, ownUserID: input.ownUserID)
+                    plan.changes.surfaced.append(device)
+                    if policy == .hold, cameBack || newDevice || newMember {
+                        plan.changes.held.append(device)
+                        plan.updates.append((device, .held))
+                    } else {
+                        plan.recipients.append(device)
+                        plan.updates.append((device, .recipient))
+                        if !firstContact, !knownDevices.contains(deviceID) { plan.newlyKnown.append(device) }
+                    }
+                }
+            }
+        }
+        let listedMembers = Set(input.members).filter { !input.isDM || input.participants.contains($0) }
+        for record in input.records.values.sorted(by: { ($0.userID, $0.deviceID) < ($1.userID, $1.deviceID) })
+            where (record.state == .recipient || record.state == .held) && !listed.contains(record.deviceID) {
+            let device = RecipientDevice(userID: record.userID, deviceID: record.deviceID)
+            plan.changes.removed.append(device)
+            plan.updates.append((device, .removed))
+            if listedMembers.contains(record.userID) { plan.vanished.append(device) }
+        }
+        plan.changes.recipientCount = plan.recipients.count
+        return plan
+    }
+}

@@ -1,0 +1,27 @@
+/// A device of a user, as a recipient of a channel's keys (PROTOCOL.md §5).
+public struct RecipientDevice: Sendable, Equatable, Hashable, Codable {
+    /// The user.
+    public var userID: String
+    /// The device.
+    public var deviceID: String
+
+    /// Creates the value.
+    public init(userID: String, deviceID: String) {
+        self.userID = userID
+        self.deviceID = deviceID
+    }
+}
+
+/// A device held back from a channel's keys until the app approves it.
+public struct HeldRecipient: Sendable, Equatable, Hashable {
+    /// The channel.
+    public var channelID: String
+    /// The device and its user.
+    public var device: RecipientDevice
+
+    /// Creates the value.
+    public init(channelID: String, device: RecipientDevice) {
+        self.channelID = channelID
+        self.device = device
+    }
+}

@@ -1,0 +1,88 @@
+import ArgumentParser
+import E2EEMessaging
+
+/// `e2ee-tool devices [list] <user-id>`, `devices pending`, `devices approve <device-id>`,
+/// `devices decline <device-id>` (PROTOCOL.md §5 "Who receives keys").
+struct DevicesCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "devices",
+        abstract: "A user's devices (the default), and the devices held back from channels' keys: list, approve, decline.",
+        subcommands: [DevicesListCommand.self, Pending.self, Approve.self, Decline.self],
+        defaultSubcommand: DevicesListCommand.self
+    )
+
+    /// `devices pending`.
+    struct Pending: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "The devices held back from channels' keys by the recipient policy, waiting for approve or decline.")
+
+        @OptionGroup var options: GlobalOptions
+
+        func run() async throws {
+            let context = ToolContext(options: options)
+            let opened = try await context.openAccount()
+            let held = try await opened.using { try await $0.pendingRecipients() }.map(RecipientEntry.init)
+            try context.console.result(PendingResult(pending: held)) {
+                held.isEmpty ? "no held device"
+                    : held.map { "\($0.deviceID)  user \($0.userID)  channel \($0.channelID ?? "-")" }.joined(separator: "\n")
+            }
+        }
+    }
+
+    /// `devices approve <device-id>`.
+    struct Approve: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Approve a held or declined device: it gets keys from now on (a group's current state), never earlier ones.")
+
+        @OptionGroup var options: GlobalOptions
+
+        @Argument(help: "The device's id.")
+        var deviceID: String
+
+        func run() async throws {
+            let context = ToolContext(options: options)
+            let opened = try await context.openAccount()
+            let device = deviceID.lowercased()
+            let channels = try await opened.using { account in
+                let channels = try await account.approveDevice(device)
+                await account.waitForOutbox()
+                return channels
+            }
+            let result = DeviceDecisionResult(deviceID: device, decision: "approved", channels: channels)
+            try context.console.result(result) { "approved: device \(device) in \(channels.joined(separator: ", "))" }
+        }
+    }
+
+    /// `devices decline <device-id>`.
+    struct Decline: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Decline a device: it gets no keys in any channel until approved (kept across restarts).")
+
+        @OptionGroup var options: GlobalOptions
+
+        @Argument(help: "The device's id.")
+        var deviceID: String
+
+        func run() async throws {
+            let context = ToolContext(options: options)
+            let opened = try await context.openAccount()
+            let device = deviceID.lowercased()
+            let channels = try await opened.using { try await $0.declineDevice(device) }
+            let result = DeviceDecisionResult(deviceID: device, decision: "declined", channels: channels)
+            try context.console.result(result) { "declined: device \(device) in \(channels.joined(separator: ", "))" }
+        }
+    }
+}
+
+/// `devices pending` as JSON.
+struct PendingResult: Encodable {
+    let pending: [RecipientEntry]
+}
+
+/// `devices approve|decline` as JSON.
+struct DeviceDecisionResult: Encodable {
+    let deviceID: String
+    let decision: String
+    let channels: [String]
+    enum CodingKeys: String, CodingKey { case deviceID = "device_id", decision, channels }
+}
