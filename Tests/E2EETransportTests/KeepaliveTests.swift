@@ -33,13 +33,31 @@ extension TransportTests {
             }
         }
 
-        @Test func missedPongsAloneEndTheConnectionWhileServerPingsStillArrive() async throws {
-            var configuration = DevServerConfiguration.testing()
-            configuration.pingInterval = .milliseconds(50)   // frames keep coming: the idle rule never fires
-            try await TransportHarness.with(configuration) { harness in
+        @Test func missedPongsAloneEndTheConnectionWhenTheServerDoesNotPing() async throws {
+            try await TransportHarness.with { harness in
+                await harness.server.faults.goSilent(true)
                 await harness.server.faults.ignoreClientFrames(true)
-                let (_, inbox) = try await open(harness, Self.fast)
+                let options = RealtimeConnectionOptions(pingInterval: .milliseconds(200), missedPongLimit: 2, idleTimeout: nil)
+                let (_, inbox) = try await open(harness, options)
                 #expect(lostReason(await inbox.next(timeout: 10)) == "keepalive: 2 pings unanswered")
+            }
+        }
+
+        @Test func oneKeepaliveWhileServerPingsArriveTheClientSendsNoPingOfItsOwn() async throws {
+            var configuration = DevServerConfiguration.testing()
+            configuration.pingInterval = .milliseconds(50)
+            try await TransportHarness.with(configuration) { harness in
+                // The server reads nothing we send: a ping of ours would go unanswered and two of
+                // them (by 600 ms) would end the connection. Its own pings keep arriving, so we
+                // send none, and the connection lives on.
+                await harness.server.faults.ignoreClientFrames(true)
+                let (connection, inbox) = try await open(harness, Self.fast)
+                #expect(await inbox.next(timeout: 1.5) == nil, "no client ping while the server pings")
+                // The server stops pinging: our pings resume, go unanswered, and the watchdog fires.
+                await harness.server.faults.goSilent(true)
+                let reason = lostReason(await inbox.next(timeout: 10))
+                #expect(reason?.hasPrefix("keepalive: ") == true, "got \(String(describing: reason))")
+                _ = connection
             }
         }
 
