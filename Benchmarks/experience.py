@@ -227,6 +227,7 @@ class Run:
                           f"{self.args.downtime:.1f} s plus its start each time)", bool(gaps) and max(gaps) < 1))
 
     def socket_lost(self):
+        time.sleep(12)  # the last reconnect has lasted (10 s): its failures no longer count
         self.err.drain()
         self.out.drain()
         self.fault({"refuse_upgrades": 403})

@@ -47,13 +47,14 @@ extension TransportTests {
             var configuration = DevServerConfiguration.testing()
             configuration.pingInterval = .milliseconds(50)
             try await TransportHarness.with(configuration) { harness in
-                // One keepalive: with the server's pings arriving the client sends none of its own
-                // (SingleKeepaliveTests checks that rule); the connection stays open.
+                // The server reads nothing we send, so a ping of ours would go unanswered and two
+                // of them (by 600 ms) would end the connection. One keepalive: its own pings keep
+                // arriving, so we send none (SingleKeepaliveTests checks the rule) and live on.
+                await harness.server.faults.ignoreClientFrames(true)
                 let (connection, inbox) = try await open(harness, Self.fast)
                 #expect(await inbox.next(timeout: 1.5) == nil, "open while the server pings")
-                // The server goes silent and reads nothing: our own pings resume, go unanswered,
-                // and the watchdog still ends the connection.
-                await harness.server.faults.ignoreClientFrames(true)
+                // The server goes silent: our own pings resume, go unanswered, and the watchdog
+                // still ends the connection.
                 await harness.server.faults.goSilent(true)
                 let reason = lostReason(await inbox.next(timeout: 10))
                 #expect(reason?.hasPrefix("keepalive: ") == true, "got \(String(describing: reason))")

@@ -36,17 +36,11 @@ extension IntegrationTests {
 
         private func connect(_ account: Account, _ harness: MessagingHarness, _ policy: ConnectionPolicy,
                              watching channelIDs: [String]) async throws -> AccountMonitor {
-            let monitor = AccountMonitor(account, channelIDs: channelIDs)
-            await account.connect(using: WebSocketRealtimeConnector(webSocketURL: harness.server.webSocketURL), policy: policy)
-            try #require(await monitor.waitForConnection(.connected))
-            return monitor
+            try await GuaranteeTests.connect(account, harness, watching: channelIDs, policy: policy)
         }
 
         private func send(_ texts: [String], from account: Account, to channelID: String) async throws {
-            for text in texts {
-                _ = try await account.send(text: text, to: channelID)
-                await account.waitForOutbox()
-            }
+            try await GuaranteeTests.send(texts, from: account, to: channelID)
         }
 
         @Test("pub/sub dies mid-listen: the periodic check notices, reconnects, and every message arrives within the bound")
