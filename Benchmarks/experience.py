@@ -320,6 +320,8 @@ def main():
     parser.add_argument("--polling", type=float, default=120)
     parser.add_argument("--polling-gap", type=float, default=9)
     parser.add_argument("--server-flag", dest="server_flags", action="append", default=[])
+    parser.add_argument("--idle-only", action="store_true",
+                        help="connect, push and idle only (with --idle 130: the keepalive floor, no deaf-socket check)")
     args = parser.parse_args()
     run = Run(args)
     try:
@@ -327,8 +329,9 @@ def main():
         run.start_listener()
         run.push_to_display()
         run.idle()
-        run.restarts()
-        run.socket_lost()
+        if not args.idle_only:
+            run.restarts()
+            run.socket_lost()
     finally:
         run.finish()
     run.report()
