@@ -105,6 +105,16 @@ public actor FaultInjector {
         }
     }
 
+    /// Kills the event fan-out, as a Redis restart kills the reference server's pub/sub
+    /// listener (API.md "Verified" 12): open sockets stay open and answer pings but receive no
+    /// events, until some new socket connects (any user's), which heals it.
+    public func killPubSub() async { await hub?.killPubSub() }
+
+    /// Whether the event fan-out is dead (``killPubSub()``, not yet healed by a new socket).
+    public var pubSubDead: Bool {
+        get async { await hub?.pubSubDead ?? false }
+    }
+
     /// Makes every socket go silent: no pings and no events (or speak again).
     public func goSilent(_ on: Bool) { silent = on }
 

@@ -33,13 +33,32 @@ extension TransportTests {
             }
         }
 
-        @Test func missedPongsAloneEndTheConnectionWhileServerPingsStillArrive() async throws {
-            var configuration = DevServerConfiguration.testing()
-            configuration.pingInterval = .milliseconds(50)   // frames keep coming: the idle rule never fires
-            try await TransportHarness.with(configuration) { harness in
+        @Test func missedPongsAloneEndTheConnectionWhenTheServerDoesNotPing() async throws {
+            try await TransportHarness.with { harness in
+                await harness.server.faults.goSilent(true)
                 await harness.server.faults.ignoreClientFrames(true)
-                let (_, inbox) = try await open(harness, Self.fast)
+                let options = RealtimeConnectionOptions(pingInterval: .milliseconds(200), missedPongLimit: 2, idleTimeout: nil)
+                let (_, inbox) = try await open(harness, options)
                 #expect(lostReason(await inbox.next(timeout: 10)) == "keepalive: 2 pings unanswered")
+            }
+        }
+
+        @Test func whileServerPingsArriveTheConnectionLivesAndWhenTheyStopTheWatchdogFires() async throws {
+            var configuration = DevServerConfiguration.testing()
+            configuration.pingInterval = .milliseconds(50)
+            try await TransportHarness.with(configuration) { harness in
+                // The server reads nothing we send, so a ping of ours would go unanswered and two
+                // of them (by 600 ms) would end the connection. One keepalive: its own pings keep
+                // arriving, so we send none (SingleKeepaliveTests checks the rule) and live on.
+                await harness.server.faults.ignoreClientFrames(true)
+                let (connection, inbox) = try await open(harness, Self.fast)
+                #expect(await inbox.next(timeout: 1.5) == nil, "open while the server pings")
+                // The server goes silent: our own pings resume, go unanswered, and the watchdog
+                // still ends the connection.
+                await harness.server.faults.goSilent(true)
+                let reason = lostReason(await inbox.next(timeout: 10))
+                #expect(reason?.hasPrefix("keepalive: ") == true, "got \(String(describing: reason))")
+                _ = connection
             }
         }
 

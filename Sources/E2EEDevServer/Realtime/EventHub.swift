@@ -32,6 +32,9 @@ actor EventHub {
     private let autoSubscribeLaterChannels: Bool
     /// Set by ``closeAll()``: the server is shutting down and accepts no new sockets.
     private var isClosed = false
+    /// The "pub/sub dies" fault (API.md "Verified" 12): events reach no socket until a new
+    /// socket registers, which heals it, as the reference server resubscribes to Redis then.
+    private(set) var pubSubDead = false
 
     init(autoSubscribeLaterChannels: Bool) {
         self.autoSubscribeLaterChannels = autoSubscribeLaterChannels
@@ -44,7 +47,12 @@ actor EventHub {
             return
         }
         sockets[id] = Socket(userID: userID, sink: sink)
+        pubSubDead = false
     }
+
+    /// Kills the event fan-out until the next socket registers (open sockets stay open and
+    /// keep their pings; they just receive no events).
+    func killPubSub() { pubSubDead = true }
 
     func unregister(_ id: UUID) {
         guard let socket = sockets.removeValue(forKey: id) else { return }
@@ -80,6 +88,7 @@ actor EventHub {
 
     /// Sends `event` to every socket whose user is subscribed to `channelID`.
     func publish(toChannel channelID: String, _ event: JSONValue) {
+        guard !pubSubDead else { return }
         let text = event.text
         for socket in sockets.values where subscriptions[socket.userID]?.contains(channelID) == true {
             socket.sink.yield(.event(text))
@@ -100,6 +109,7 @@ actor EventHub {
 
     /// Sends `event` to every socket of `userID`.
     func publish(toUser userID: String, _ event: JSONValue) {
+        guard !pubSubDead else { return }
         let text = event.text
         for socket in sockets.values where socket.userID == userID {
             socket.sink.yield(.event(text))

@@ -8,7 +8,8 @@ import Hummingbird
 /// null: publish first, commit up to that much later), `tie_run_length` (int or null),
 /// `refuse_upgrades` (status, `{status, retry_after?}` or null), `drop_next_requests` (int),
 /// `drop_sockets` (true, or `{user_id}`), `raw_frame` `{user_id, text}`, `close_sockets`
-/// `{user_id, code, reason?}`, `expire_tokens` (true), `reset` (true, applied first).
+/// `{user_id, code, reason?}`, `expire_tokens` (true), `kill_pubsub` (true: events stop until a
+/// new socket connects), `reset` (true, applied first).
 /// `GET /_dev/health` answers `{"status":"ok"}`. `POST /_dev/users/{user_id}/devices` adds a
 /// device to a user (``DevDeviceInjectionRoutes``).
 struct DevAdminRoutes {
@@ -47,6 +48,7 @@ struct DevAdminRoutes {
                 if drop.boolValue == true { await faults.dropOpenSockets() }
                 if let user = drop["user_id"]?.stringValue { await faults.dropOpenSockets(ofUser: user) }
             }
+            if body["kill_pubsub"]?.boolValue == true { await faults.killPubSub() }
             if body["expire_tokens"]?.boolValue == true { await faults.expireAccessTokens(issuedAtOrBefore: state.now) }
             return Response.noContent
         }

@@ -72,8 +72,11 @@ extension Account {
         let states = supervisor.states
         let events = broadcaster
         stateForwarding?.cancel()
+        let sent = events.events()
         stateForwarding = Task {
+            async let echoes: Void = Self.forwardSentMessages(from: sent, to: supervisor)
             for await state in states { events.publish(.connection(state)) }
+            await echoes
         }
         await supervisor.start()
     }

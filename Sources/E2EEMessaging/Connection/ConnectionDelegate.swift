@@ -23,6 +23,16 @@ public protocol ConnectionDelegate: AnyObject, Sendable {
     ///   ``catchUp(reason:)``.
     func poll() async throws
 
+    /// The light deaf-socket check (every ``ConnectionPolicy/deafCheckInterval`` while
+    /// connected, SYNC.md "Connection"): one REST read — a page of the most recently active
+    /// channel — and whether it holds a message the socket should have delivered and did not:
+    /// one the store lacks, created more than `grace` after the socket opened (`connectedFor`
+    /// ago) and more than `grace` before now. `true` closes the socket and reconnects (with the
+    /// catch-up); the check itself need not store what it read.
+    /// - Throws: ``ServerError/sessionEnded`` to stop the supervisor; other errors as in
+    ///   ``catchUp(reason:)`` (the socket is then kept).
+    func socketMissedMessages(connectedFor: Duration, grace: Duration) async throws -> Bool
+
     /// Input from the server was refused and skipped (a malformed frame); `reason` is public
     /// text that never contains the input. The stream goes on.
     func inputRefused(reason: String) async

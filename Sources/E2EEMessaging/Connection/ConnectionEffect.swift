@@ -17,6 +17,10 @@ struct ConnectionTimer: Sendable, Hashable {
         case followUp
         /// The second catch-up after a runtime subscribe of this channel.
         case subscribeFollowUp(String)
+        /// The echo of this message of ours is due on the open socket.
+        case echo(String)
+        /// The next light check that the open socket still delivers.
+        case deafCheck
     }
 
     /// The kind.
@@ -46,6 +50,8 @@ enum ConnectionEffect: Sendable, Equatable {
     case catchUp(CatchUpReason)
     /// Ask the delegate to poll.
     case poll
+    /// Ask the delegate whether the socket of attempt `id` missed a message (one light REST read).
+    case checkSocket(id: Int)
     /// Tell the delegate the session ended.
     case sessionEnded
     /// Tell the delegate the app went to the background (once the socket has drained).

@@ -23,6 +23,12 @@ enum ConnectionInput: Sendable, Equatable {
     case connectionEnded(id: Int)
     /// A delegate's catch-up or poll reported that the session ended.
     case sessionEnded
+    /// A message of ours was posted (201): its echo is due on the open socket.
+    case echoExpected(messageID: String)
+    /// The open socket delivered this message (an echo, if one was expected).
+    case echoSeen(messageID: String)
+    /// The delegate's check found a message the socket of attempt `id` should have delivered.
+    case socketDeaf(id: Int)
 }
 
 /// Why an attempt (ticket, then handshake) failed, reduced to what changes the machine's course.

@@ -5,35 +5,45 @@
 /// A *run* starts with `start()`, `enterForeground()` after the background, or a network change:
 /// its first attempt shows `.connecting`; after a failure or a lost connection, attempt `n`
 /// shows `.reconnecting(attempt: n)` and waits ``ConnectionPolicy/reconnectDelay(attempt:unit:)``.
-/// After ``ConnectionPolicy/failuresBeforePolling`` failed attempts in a row (or at once on a
-/// 503) the state is `.polling`: the delegate polls every ``ConnectionPolicy/pollInterval`` while
-/// the socket is probed every ``ConnectionPolicy/probeDelay(unit:)``; the first probe that opens
-/// stops the polling. A connection that closes before ``ConnectionPolicy/stableConnection``
-/// counts as a failed attempt; one that lasted clears the count.
+/// ``ConnectionPolicy/pollingStart`` after the socket was lost or the run's first attempt failed,
+/// after ``ConnectionPolicy/failuresBeforePolling`` failed attempts in a row, or at once on a
+/// 503 — whichever comes first — the state is `.polling`: the delegate polls at once, then at
+/// intervals that relax from ``ConnectionPolicy/firstPollInterval`` to
+/// ``ConnectionPolicy/pollInterval``, while the socket is still tried on the backoff schedule
+/// (which reaches the cap); the first attempt that opens stops the polling. A connection that
+/// closes before ``ConnectionPolicy/stableConnection`` counts as a failed attempt; one that
+/// lasted clears the count.
+///
+/// An open socket can be deaf (SYNC.md "Connection"): an echo of ours missing
+/// ``ConnectionPolicy/echoTimeout`` after its 201, or the delegate's light check (every
+/// ``ConnectionPolicy/deafCheckInterval``) finding a message the socket should have delivered,
+/// closes it and reconnects at once; the new socket's catch-up reads what it missed.
 struct ConnectionMachine: Sendable {
     let policy: ConnectionPolicy
     private let random: @Sendable () -> Double
 
     private(set) var phase: Phase = .idle
     /// Whether REST polling runs (the socket is probed meanwhile).
-    private(set) var polling = false
+    var polling = false
+    /// Polls made in the current polling phase (sets the next interval).
+    var polls = 0
     /// The number of the current or next reconnect attempt in this run (0: the run's first).
-    private(set) var reconnect = 0
+    var reconnect = 0
     /// Failed attempts (and connections that did not last) in a row.
     private(set) var failures = 0
     /// 429s in a row.
     private(set) var rateLimitRefusals = 0
     /// Whether the open connection has lasted ``ConnectionPolicy/stableConnection``.
-    private(set) var stable = false
+    var stable = false
     /// The attempt under way, or whose socket is open.
-    private(set) var currentAttempt: Int?
+    var currentAttempt: Int?
     /// Channels subscribed at runtime, in order, each once: re-sent on every socket.
     private(set) var channels: [String] = []
     /// The state observers last saw.
     private(set) var published: ConnectionState = .disconnected
     private var attemptsStarted = 0
     private var timersStarted = 0
-    private var liveTimers: [ConnectionTimer.Kind: Int] = [:]
+    private(set) var liveTimers: [ConnectionTimer.Kind: Int] = [:]
 
     /// A stopped machine; `random` draws the jitter (0…1).
     init(policy: ConnectionPolicy, random: @escaping @Sendable () -> Double) {
@@ -57,6 +67,10 @@ struct ConnectionMachine: Sendable {
         case .connectionEnded(let id): connectionEnded(id, &effects)
         case .sessionEnded:
             if phase != .idle, !isFailed { fail(reason: "session ended", notify: true, &effects) }
+        case .echoExpected(let messageID): echoExpected(messageID, &effects)
+        case .echoSeen(let messageID): cancelTimer(.echo(messageID), &effects)
+        case .socketDeaf(let id):
+            if phase == .connected, currentAttempt == id { socketIsDeaf(&effects) }
         }
         return effects
     }
@@ -138,9 +152,7 @@ struct ConnectionMachine: Sendable {
             rateLimitRefusals = 0
             recordFailure(forcePolling: false, minimumWait: nil, &effects)
         case .poll:
-            guard polling else { return }
-            effects.append(.poll)
-            startTimer(.poll, after: policy.pollInterval, &effects)
+            pollTimerFired(&effects)
         case .stable:
             guard phase == .connected else { return }
             stable = true
@@ -151,6 +163,10 @@ struct ConnectionMachine: Sendable {
             if phase == .connected { effects.append(.catchUp(.connectedFollowUp)) }
         case .subscribeFollowUp(let channelID):
             if phase == .connected { effects.append(.catchUp(.subscribedFollowUp(channelID: channelID))) }
+        case .echo:
+            if phase == .connected { socketIsDeaf(&effects) }
+        case .deafCheck:
+            deafCheckFired(&effects)
         }
     }
 
@@ -163,14 +179,13 @@ struct ConnectionMachine: Sendable {
         phase = .connected
         stable = false
         rateLimitRefusals = 0
-        if polling {
-            polling = false
-            cancelTimer(.poll, &effects)
-        }
+        polling = false
+        cancelTimer(.poll, &effects)
         publish(.connected, &effects)
         effects.append(.opened(id: id, channels: channels))
         startTimer(.followUp, after: policy.followUpCatchUp, &effects)
         startTimer(.stable, after: policy.stableConnection, &effects)
+        if let interval = policy.deafCheckInterval { startTimer(.deafCheck, after: interval, &effects) }
     }
 
     private mutating func attemptFailed(_ id: Int, _ failure: AttemptFailure, _ effects: inout [ConnectionEffect]) {
@@ -188,7 +203,7 @@ struct ConnectionMachine: Sendable {
             recordFailure(forcePolling: false, minimumWait: wait, &effects)
         case .unavailable:
             rateLimitRefusals = 0
-            recordFailure(forcePolling: true, minimumWait: nil, &effects)
+            recordFailure(forcePolling: true, minimumWait: policy.probeDelay(unit: random()), &effects)
         case .other:
             rateLimitRefusals = 0
             recordFailure(forcePolling: false, minimumWait: nil, &effects)
@@ -202,6 +217,7 @@ struct ConnectionMachine: Sendable {
         if stable {
             stable = false
             reconnect = 1
+            armPollingStart(&effects)
             scheduleAttempt(minimumWait: nil, &effects)
         } else {
             recordFailure(forcePolling: false, minimumWait: nil, &effects)
@@ -231,30 +247,23 @@ struct ConnectionMachine: Sendable {
         startTimer(.attemptDeadline, after: policy.attemptTimeout, &effects)
     }
 
-    /// One more failure: maybe start polling, then wait for the next attempt.
+    /// One more failure: maybe start polling (or arm its start), then wait for the next attempt.
     private mutating func recordFailure(forcePolling: Bool, minimumWait: Duration?, _ effects: inout [ConnectionEffect]) {
         failures += 1
         reconnect += 1
         if !polling, forcePolling || failures >= policy.failuresBeforePolling {
-            polling = true
-            publish(.polling, &effects)
-            effects.append(.poll)
-            startTimer(.poll, after: policy.pollInterval, &effects)
+            beginPolling(&effects)
+        } else {
+            armPollingStart(&effects)
         }
         scheduleAttempt(minimumWait: minimumWait, &effects)
     }
 
-    /// Waits before attempt ``reconnect``: the backoff (or the probe delay while polling), or
-    /// `minimumWait` (a rate limit) when that is longer than a probe or replaces the backoff.
-    private mutating func scheduleAttempt(minimumWait: Duration?, _ effects: inout [ConnectionEffect]) {
-        var wait: Duration
-        if polling {
-            wait = policy.probeDelay(unit: random())
-            if let minimumWait { wait = max(wait, minimumWait) }
-        } else {
-            wait = minimumWait ?? policy.reconnectDelay(attempt: reconnect, unit: random())
-            publish(.reconnecting(attempt: reconnect), &effects)
-        }
+    /// Waits before attempt ``reconnect``: the backoff schedule (polling or not), or
+    /// `minimumWait` (a rate limit, a 503) instead.
+    mutating func scheduleAttempt(minimumWait: Duration?, _ effects: inout [ConnectionEffect]) {
+        let wait = minimumWait ?? policy.reconnectDelay(attempt: reconnect, unit: random())
+        if !polling { publish(.reconnecting(attempt: reconnect), &effects) }
         if wait <= .zero {
             attemptNow(&effects)
         } else {
@@ -280,27 +289,27 @@ struct ConnectionMachine: Sendable {
         stable = false
     }
 
-    private mutating func cancelConnectionTimers(_ effects: inout [ConnectionEffect]) {
+    mutating func cancelConnectionTimers(_ effects: inout [ConnectionEffect]) {
         let kinds = liveTimers.keys.filter {
             switch $0 {
-            case .stable, .followUp, .subscribeFollowUp: return true
+            case .stable, .followUp, .subscribeFollowUp, .echo, .deafCheck: return true
             case .retry, .settle, .poll, .attemptDeadline: return false
             }
         }
         for kind in kinds.sorted(by: { "\($0)" < "\($1)" }) { cancelTimer(kind, &effects) }
     }
 
-    private mutating func startTimer(_ kind: ConnectionTimer.Kind, after delay: Duration, _ effects: inout [ConnectionEffect]) {
+    mutating func startTimer(_ kind: ConnectionTimer.Kind, after delay: Duration, _ effects: inout [ConnectionEffect]) {
         timersStarted += 1
         liveTimers[kind] = timersStarted
         effects.append(.startTimer(ConnectionTimer(kind: kind, token: timersStarted), after: delay))
     }
 
-    private mutating func cancelTimer(_ kind: ConnectionTimer.Kind, _ effects: inout [ConnectionEffect]) {
+    mutating func cancelTimer(_ kind: ConnectionTimer.Kind, _ effects: inout [ConnectionEffect]) {
         if liveTimers.removeValue(forKey: kind) != nil { effects.append(.cancelTimer(kind)) }
     }
 
-    private mutating func publish(_ state: ConnectionState, _ effects: inout [ConnectionEffect]) {
+    mutating func publish(_ state: ConnectionState, _ effects: inout [ConnectionEffect]) {
         guard state != published else { return }
         published = state
         effects.append(.publish(state))

@@ -4,9 +4,15 @@
 /// The delay functions are pure: the random draw for the jitter is passed in as `unit`
 /// (0…1, 0.5 meaning "no jitter"), so a test with a fixed draw gets exact figures.
 public struct ConnectionPolicy: Sendable, Equatable {
-    /// The first backoff step: reconnect `n` (n ≥ 2) waits `backoffBase × 2^(n-2)`, so with
-    /// 1 s the retries after the immediate one wait 1, 2, 4, 8, 16, 30, 30 … s.
+    /// The first step of the exponential backoff (1 s). The first retry of a run is immediate,
+    /// the next ``quickRetries`` wait half of this each (so a server that comes back within a
+    /// few seconds is reached within about half a second), then the waits double from this
+    /// value: with the defaults 0, 0.5 × 16, 1, 2, 4, 8, 16, 30, 30 … s (±25 %).
     public var backoffBase: Duration
+    /// How many retries after the immediate one wait only half of ``backoffBase`` (16: the
+    /// first six to ten seconds of an outage, with the jitter) before the exponential backoff
+    /// starts.
+    public var quickRetries: Int
     /// No backoff or probe delay is ever longer than this, jitter included (30 s).
     public var backoffCap: Duration
     /// The jitter spread: each backoff is multiplied by a factor in `1 ± jitter` (0.25).
@@ -14,8 +20,26 @@ public struct ConnectionPolicy: Sendable, Equatable {
     /// Consecutive failed attempts after which REST polling starts (5). A connection that
     /// closes before ``stableConnection`` counts as a failed attempt.
     public var failuresBeforePolling: Int
-    /// How often the delegate polls over REST while the socket is down (30 s).
+    /// The longest interval between REST polls while the socket is down (30 s, the design
+    /// notes' polling interval); the interval relaxes to it from ``firstPollInterval``.
     public var pollInterval: Duration
+    /// The interval after the first poll (2 s); each later interval doubles, up to
+    /// ``pollInterval``: with the defaults polls run 2, 4, 8, 16, 30, 30 … s apart.
+    public var firstPollInterval: Duration
+    /// How long after the socket was lost (or a run's first attempt failed) polling starts if
+    /// the socket is not back by then (3 s; the design notes ask for < 5 s). Polling also starts
+    /// at once after ``failuresBeforePolling`` failures or a 503. `nil`: only those.
+    public var pollingStart: Duration?
+    /// How long after the 201 of a message of ours its echo may take on an open socket (10 s):
+    /// a later echo means the socket is deaf (SYNC.md "Connection").
+    public var echoTimeout: Duration
+    /// How often an open socket is checked with one light REST read (5 min): a message there
+    /// that the socket should have delivered means it is deaf. `nil` turns the check off.
+    public var deafCheckInterval: Duration?
+    /// How far a message read by that check must be from the socket's opening and from now to
+    /// count as one the socket should have delivered (10 s): it covers the subscribe gap,
+    /// events still queued for the delegate, and clock differences with the server.
+    public var deafGrace: Duration
     /// How long a connection must stay open before the failure count is cleared (10 s); keeps a
     /// socket that the server accepts and drops at once from reconnecting in a tight loop.
     public var stableConnection: Duration
@@ -43,10 +67,16 @@ public struct ConnectionPolicy: Sendable, Equatable {
     /// A policy; every default is the spec's value (see each property).
     public init(
         backoffBase: Duration = .seconds(1),
+        quickRetries: Int = 16,
         backoffCap: Duration = .seconds(30),
         jitter: Double = 0.25,
         failuresBeforePolling: Int = 5,
         pollInterval: Duration = .seconds(30),
+        firstPollInterval: Duration = .seconds(2),
+        pollingStart: Duration? = .seconds(3),
+        echoTimeout: Duration = .seconds(10),
+        deafCheckInterval: Duration? = .seconds(300),
+        deafGrace: Duration = .seconds(10),
         stableConnection: Duration = .seconds(10),
         defaultRetryAfter: Duration = .seconds(10),
         rateLimitCap: Duration = .seconds(60),
@@ -57,10 +87,16 @@ public struct ConnectionPolicy: Sendable, Equatable {
         maxQueuedEvents: Int = 10_000
     ) {
         self.backoffBase = backoffBase
+        self.quickRetries = max(0, quickRetries)
         self.backoffCap = backoffCap
         self.jitter = min(max(jitter, 0), 1)
         self.failuresBeforePolling = max(1, failuresBeforePolling)
         self.pollInterval = pollInterval
+        self.firstPollInterval = firstPollInterval
+        self.pollingStart = pollingStart
+        self.echoTimeout = echoTimeout
+        self.deafCheckInterval = deafCheckInterval
+        self.deafGrace = deafGrace
         self.stableConnection = stableConnection
         self.defaultRetryAfter = defaultRetryAfter
         self.rateLimitCap = rateLimitCap
@@ -74,16 +110,26 @@ public struct ConnectionPolicy: Sendable, Equatable {
     /// The spec's policy.
     public static let standard = ConnectionPolicy()
 
-    /// The wait before reconnect attempt `attempt` (1, 2, …) of a run: 0 for the first, then
-    /// `backoffBase × 2^(attempt-2)` with jitter, never above ``backoffCap``.
+    /// The wait before reconnect attempt `attempt` (1, 2, …) of a run: 0 for the first, half of
+    /// ``backoffBase`` for the next ``quickRetries``, then `backoffBase × 2^k` (k = 0, 1, …),
+    /// each with jitter and never above ``backoffCap``.
     /// - Parameters:
     ///   - attempt: the attempt's number in this run, from 1.
     ///   - unit: the random draw in 0…1 (clamped).
     public func reconnectDelay(attempt: Int, unit: Double) -> Duration {
         guard attempt > 1 else { return .zero }
-        let doublings = min(attempt - 2, 32)
+        let retry = attempt - 1  // 1 for the first retry after the immediate attempt
+        guard retry > quickRetries else { return jittered(min(backoffBase / 2, backoffCap), unit: unit) }
+        let doublings = min(retry - quickRetries - 1, 32)
         let base = backoffBase * (1 << doublings)
         return jittered(min(base, backoffCap), unit: unit)
+    }
+
+    /// The wait before poll `poll` + 1 after poll `poll` (1, 2, …) of an outage:
+    /// ``firstPollInterval`` doubling each time, never above ``pollInterval``.
+    public func pollDelay(after poll: Int) -> Duration {
+        let doublings = min(max(poll - 1, 0), 32)
+        return min(firstPollInterval * (1 << doublings), pollInterval)
     }
 
     /// The wait between socket probes while polling: the capped backoff, with jitter.

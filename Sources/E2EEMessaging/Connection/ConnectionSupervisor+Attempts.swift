@@ -27,7 +27,9 @@ extension ConnectionSupervisor {
             for await update in connection.updates {
                 let call: DelegateCall
                 switch update {
-                case .event(let event): call = .event(event)
+                case .event(let event):
+                    if case .messageNew(let message) = event { self.socketDelivered(messageID: message.id) }
+                    call = .event(event)
                 case .malformedFrame(let reason, let byteCount): call = .malformedFrame(reason: reason, byteCount: byteCount)
                 case .closed: continue
                 }
@@ -45,6 +47,7 @@ extension ConnectionSupervisor {
 
     private func connectionEnded(_ id: Int) {
         pumps[id] = nil
+        openedAt[id] = nil
         connections[id] = nil
         apply(.connectionEnded(id: id))
     }

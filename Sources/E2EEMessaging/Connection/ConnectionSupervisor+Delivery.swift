@@ -25,6 +25,14 @@ extension ConnectionSupervisor {
             pollQueued = false
             guard let delegate else { return }
             do { try await delegate.poll() } catch { sessionMayHaveEnded(error) }
+        case .checkSocket(let id, let openedAt):
+            guard let delegate else { return }
+            do {
+                let missed = try await delegate.socketMissedMessages(connectedFor: .now - openedAt, grace: policy.deafGrace)
+                if missed { apply(.socketDeaf(id: id)) }
+            } catch {
+                sessionMayHaveEnded(error)
+            }
         case .sessionEnded:
             await delegate?.sessionEnded()
         case .background(let done):

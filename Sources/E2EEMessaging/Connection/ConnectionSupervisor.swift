@@ -30,6 +30,10 @@ public actor ConnectionSupervisor {
     var pollQueued = false
     /// Socket events and frame reports waiting in the delegate queue.
     let queuedEvents = QueuedEvents()
+    /// When each open socket opened (for the delegate's deaf-socket check).
+    var openedAt: [Int: ContinuousClock.Instant] = [:]
+    /// The ids of the messages the sockets delivered last (an echo may beat its 201).
+    var recentlyDelivered = RecentMessageIDs(capacity: 512)
 
     /// A stopped supervisor for the account whose REST client is `api`.
     /// - Parameters:
@@ -151,6 +155,7 @@ public actor ConnectionSupervisor {
             attemptTasks[id] = Task { await self.runAttempt(id) }
         case .close(let id):
             attemptTasks.removeValue(forKey: id)?.cancel()
+            openedAt[id] = nil
             if let connection = connections.removeValue(forKey: id) {
                 closingTasks[id] = Task {
                     await connection.close()
@@ -159,12 +164,15 @@ public actor ConnectionSupervisor {
             }
         case .opened(let id, let channels):
             guard let connection = connections[id] else { return }
+            openedAt[id] = .now
             lane.yield(.opened(connection, channels: channels))
             startPump(id, connection)
         case .subscribe(let channelID, let id):
             if let connection = connections[id] { lane.yield(.subscribe(connection, channelID: channelID)) }
         case .catchUp(let reason):
             lane.yield(.catchUp(reason))
+        case .checkSocket(let id):
+            if let opened = openedAt[id] { lane.yield(.checkSocket(connection: id, openedAt: opened)) }
         case .poll:
             guard !pollQueued else { return }
             pollQueued = true

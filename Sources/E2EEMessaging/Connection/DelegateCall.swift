@@ -13,6 +13,8 @@ enum DelegateCall: Sendable {
     case malformedFrame(reason: String, byteCount: Int)
     /// Poll over REST.
     case poll
+    /// Ask whether the socket of attempt `connection`, open since `openedAt`, missed a message.
+    case checkSocket(connection: Int, openedAt: ContinuousClock.Instant)
     /// The session ended.
     case sessionEnded
     /// The app went to the background; resume `done` once the delegate has persisted.

@@ -107,6 +107,10 @@ final class SyncEngine: ConnectionDelegate, Sendable {
         return try await account.refreshChannels().first { $0.id == id.lowercased() }
     }
 
+    func socketMissedMessages(connectedFor: Duration, grace: Duration) async throws -> Bool {
+        try await account.socketMissedMessages(connectedFor: connectedFor, grace: grace)
+    }
+
     func inputRefused(reason: String) async {
         account.broadcaster.publish(.inputRefused(reason: reason))
     }

@@ -1,6 +1,11 @@
 /// The keepalive rules of ``RealtimeConnectionOptions`` as a pure state machine: it is told
-/// when frames and pongs arrive and asked, on a regular tick, what to do. Times are offsets from
-/// the start of the connection, so tests drive it without a clock.
+/// when frames, server pings and pongs arrive and asked, on a regular tick, what to do. Times
+/// are offsets from the start of the connection, so tests drive it without a clock.
+///
+/// One keepalive, not two: while the server's own pings keep arriving (one within the last
+/// ``RealtimeConnectionOptions/pingInterval``), a client ping that falls due is skipped — the
+/// server's ping and our pong already keep the connection and its NAT mappings alive. When they
+/// stop, the client pings again, and the watchdog rules hold throughout.
 struct KeepaliveMonitor: Sendable {
     /// What the connection must do after a tick.
     enum Action: Sendable, Equatable {
@@ -18,6 +23,7 @@ struct KeepaliveMonitor: Sendable {
     private var lastFrame: Duration = .zero
     private var lastPing: Duration?
     private var unansweredPings = 0
+    private var lastServerPing: Duration?
 
     init(options: RealtimeConnectionOptions) {
         pingInterval = options.pingInterval
@@ -39,6 +45,13 @@ struct KeepaliveMonitor: Sendable {
         lastFrame = max(lastFrame, time)
     }
 
+    /// The server pinged at `time`: the connection is alive, and our own ping can wait.
+    mutating func serverPingReceived(at time: Duration) {
+        frameReceived(at: time)
+        lastServerPing = max(lastServerPing ?? time, time)
+        unansweredPings = 0
+    }
+
     /// A pong arrived at `time`: every ping counts as answered.
     mutating func pongReceived(at time: Duration) {
         frameReceived(at: time)
@@ -53,6 +66,10 @@ struct KeepaliveMonitor: Sendable {
         guard let pingInterval else { return .wait }
         let due = lastPing.map { time - $0 >= pingInterval } ?? (time >= pingInterval)
         guard due else { return .wait }
+        if let lastServerPing, time - lastServerPing < pingInterval {
+            lastPing = time  // the server's ping did our ping's job; the next one is due later
+            return .wait
+        }
         if unansweredPings >= missedPongLimit {
             return .dead("keepalive: \(unansweredPings) pings unanswered")
         }

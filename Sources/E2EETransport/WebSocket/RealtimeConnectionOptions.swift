@@ -1,7 +1,8 @@
 /// How a WebSocket connection keeps itself alive and how much it accepts from the server.
 ///
 /// The keepalive follows SYNC.md: the client answers the server's pings, pings every
-/// ``pingInterval`` itself, and declares the connection dead when ``missedPongLimit`` pings in a
+/// ``pingInterval`` itself — unless a server ping arrived within the last ``pingInterval``
+/// (the reference server pings every 20 s, so then only its keepalive runs) — and declares the connection dead when ``missedPongLimit`` pings in a
 /// row went unanswered (checked when the next ping is due) or when no frame at all arrived for
 /// ``idleTimeout``. With the defaults both rules fire after 90 s of silence.
 public struct RealtimeConnectionOptions: Sendable, Equatable {

@@ -25,6 +25,12 @@ final class SessionState: @unchecked Sendable {
         lock.withLock { monitor.frameReceived(at: now) }
     }
 
+    /// The server sent a ping.
+    func serverPingReceived() {
+        let now = elapsed
+        lock.withLock { monitor.serverPingReceived(at: now) }
+    }
+
     /// A pong arrived.
     func pongReceived() {
         let now = elapsed

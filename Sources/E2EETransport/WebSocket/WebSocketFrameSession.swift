@@ -55,6 +55,7 @@ struct WebSocketFrameSession: Sendable {
                         updates.yield(output.update(decoder: decoder))
                     }
                 case .ping:
+                    state.serverPingReceived()
                     send.yield(.pong(frame.unmaskedData))
                 case .pong:
                     state.pongReceived()

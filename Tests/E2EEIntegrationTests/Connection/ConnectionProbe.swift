@@ -49,6 +49,7 @@ final class ConnectionProbe: ConnectionDelegate, @unchecked Sendable {
         if case .messageNew(let message) = event { log.update { $0.socketMessages.append(message.id) } }
     }
 
+    func socketMissedMessages(connectedFor: Duration, grace: Duration) async throws -> Bool { false }
     func inputRefused(reason: String) async { log.update { $0.refused.append(reason) } }
     func sessionEnded() async { log.update { $0.sessionEnded += 1 } }
     func willDisconnectForBackground() async { log.update { $0.background += 1 } }

@@ -14,12 +14,14 @@ extension IntegrationTests {
         static let policy: ConnectionPolicy = {
             var policy = ConnectionPolicy.scaledDown
             policy.failuresBeforePolling = 1_000
+            policy.pollingStart = nil
             return policy
         }()
 
-        /// Connects `account` through the real WebSocket connector, watching `channelIDs`, and
-        /// waits until it is connected.
-        static func connect(_ account: Account, _ harness: MessagingHarness, watching channelIDs: [String]) async throws -> AccountMonitor {
+        /// Connects `account` through the real WebSocket connector (with `policy`, by default
+        /// these tests' own), watching `channelIDs`, and waits until it is connected.
+        static func connect(_ account: Account, _ harness: MessagingHarness, watching channelIDs: [String],
+                            policy: ConnectionPolicy = policy) async throws -> AccountMonitor {
             let monitor = AccountMonitor(account, channelIDs: channelIDs)
             await account.connect(using: WebSocketRealtimeConnector(webSocketURL: harness.server.webSocketURL), policy: policy)
             try #require(await monitor.waitForConnection(.connected))

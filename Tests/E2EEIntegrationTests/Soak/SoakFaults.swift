@@ -14,6 +14,8 @@ enum SoakFault: Sendable, Hashable, CustomStringConvertible {
     case commitDelays(milliseconds: Int)
     /// New messages share `created_at` in runs of this length (0: off).
     case ties(run: Int)
+    /// The server's pub/sub dies: sockets stay open and deaf until a new socket connects.
+    case pubSubDies
 
     var description: String {
         switch self {
@@ -23,6 +25,7 @@ enum SoakFault: Sendable, Hashable, CustomStringConvertible {
         case .reorders(let share): "reorders \(Int(share * 100)) %"
         case .commitDelays(let limit): "commit delays up to \(limit) ms"
         case .ties(let run): "ties in runs of \(run)"
+        case .pubSubDies: "pub/sub dies"
         }
     }
 
@@ -34,6 +37,7 @@ enum SoakFault: Sendable, Hashable, CustomStringConvertible {
         case .reorders: "reordered events"
         case .commitDelays: "commit-after-publish delays"
         case .ties: "tied timestamps"
+        case .pubSubDies: "pub/sub deaths"
         }
     }
 
@@ -46,6 +50,7 @@ enum SoakFault: Sendable, Hashable, CustomStringConvertible {
         case .reorders(let share): await faults.reorderEvents(probability: share)
         case .commitDelays(let limit): await faults.delayCommits(upTo: limit > 0 ? .milliseconds(limit) : nil)
         case .ties(let run): await faults.tieTimestamps(runLength: run > 1 ? run : nil)
+        case .pubSubDies: await faults.killPubSub()
         }
     }
 }
@@ -60,11 +65,12 @@ struct SoakFaultSequence: Sendable {
     /// How many more messages go before the next fault.
     mutating func nextStride() -> Int { Int.random(in: 2...7, using: &random) }
 
-    /// The next fault: drops a third of the time, otherwise a switch turned on (two times in
-    /// three) or off.
+    /// The next fault: drops two times in seven, a pub/sub death one time in seven, otherwise a
+    /// switch turned on (two times in three) or off.
     mutating func nextFault(users: Int) -> SoakFault {
         let on = Int.random(in: 0..<3, using: &random) > 0
-        switch Int.random(in: 0..<6, using: &random) {
+        switch Int.random(in: 0..<7, using: &random) {
+        case 6: return .pubSubDies
         case 0: return .dropAllSockets
         case 1: return .dropSockets(user: Int.random(in: 0..<users, using: &random))
         case 2: return .duplicates(on ? Double.random(in: 0.2...0.8, using: &random) : 0)

@@ -7,8 +7,16 @@ import E2EETransport
 /// real realtime connection, a DM (alice–bob) and a group (alice, bob, carol), the plan's
 /// messages sent phase by phase while the seeded faults are injected.
 struct SoakRun: Sendable {
-    /// The scaled-down SYNC.md timings.
-    static let policy = ConnectionPolicy.scaledDown
+    /// The scaled-down SYNC.md timings, the deaf-socket rules scaled down too (the soak kills
+    /// the server's pub/sub): a missing echo after 3 s, a light check every 3 s with a 2 s grace
+    /// (reordered events are held up to 0.5 s).
+    static let policy: ConnectionPolicy = {
+        var policy = ConnectionPolicy.scaledDown
+        policy.echoTimeout = .seconds(3)
+        policy.deafCheckInterval = .seconds(3)
+        policy.deafGrace = .seconds(2)
+        return policy
+    }()
 
     /// The reference server's quirks that shape receiving (the late subscribe after connect,
     /// no auto-subscribe, `+00:00` socket times, one-time prekeys never popped); commit lag and

@@ -10,7 +10,7 @@ extension IntegrationTests {
     struct SoakTests {
         @Test("""
             five devices of three users send interleaved into a DM and a group through socket drops, duplicated and \
-            reordered events, commit-after-publish delays, tied timestamps and a polling phase: every timeline ends \
+            reordered events, commit-after-publish delays, tied timestamps, pub/sub deaths and a polling phase: every timeline ends \
             identical, in order, and exactly what was sent
             """)
         func soak() async throws {

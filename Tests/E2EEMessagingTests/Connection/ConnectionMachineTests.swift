@@ -25,7 +25,7 @@ struct ConnectionMachineTests: MachineTesting {
         #expect(followUp.map { m.handle(.timerFired($0)) } == [.catchUp(.connectedFollowUp)])
     }
 
-    @Test("five failed attempts: reconnecting 1…4 with backoff 0, 1, 2, 4 s, then polling and probing at the cap")
+    @Test("five failed attempts: reconnecting 1…4 with backoff 0, 0.5, 0.5, 0.5 s, then polling while the quick retries go on")
     func pollingAfterFiveFailures() {
         var m = machine()
         _ = m.handle(.start)
@@ -37,14 +37,14 @@ struct ConnectionMachineTests: MachineTesting {
             waits.append(wait)
         }
         #expect(published == [.connecting, .reconnecting(attempt: 1), .reconnecting(attempt: 2), .reconnecting(attempt: 3), .reconnecting(attempt: 4)])
-        #expect(waits == [nil, .seconds(1), .seconds(2), .seconds(4)])
+        #expect(waits == [nil, .milliseconds(500), .milliseconds(500), .milliseconds(500)])
 
         let id = m.currentAttempt ?? -1
         let fifth = m.handle(.attemptFailed(id: id, .other))
         #expect(states(fifth) == [.polling])
         #expect(fifth.contains(.poll))
-        #expect(timer(.poll, in: fifth)?.1 == .seconds(30))
-        #expect(timer(.retry, in: fifth)?.1 == .seconds(30))
+        #expect(timer(.poll, in: fifth)?.1 == .seconds(2))
+        #expect(timer(.retry, in: fifth)?.1 == .milliseconds(500))
         #expect(m.polling)
     }
 
@@ -61,13 +61,13 @@ struct ConnectionMachineTests: MachineTesting {
         }
         let tick = m.handle(.timerFired(poll))
         #expect(tick.first == .poll)
-        #expect(timer(.poll, in: tick)?.1 == .seconds(30))
+        #expect(timer(.poll, in: tick)?.1 == .seconds(4))
 
-        // A probe fails: still polling, no state change, next probe at the cap.
+        // A probe fails: still polling, no state change, the backoff schedule goes on.
         _ = m.handle(.timerFired(probe))
         let failedProbe = m.handle(.attemptFailed(id: m.currentAttempt ?? -1, .other))
         #expect(states(failedProbe) == [])
-        #expect(timer(.retry, in: failedProbe)?.1 == .seconds(30))
+        #expect(timer(.retry, in: failedProbe)?.1 == .milliseconds(500))
 
         // The next probe opens: connected, poll timer cancelled, no more polls.
         guard let (nextProbe, _) = timer(.retry, in: failedProbe) else { return }
@@ -102,7 +102,7 @@ struct ConnectionMachineTests: MachineTesting {
         let third = failAndRetry(&m, with: .rateLimited(retryAfter: 10))
         #expect(third.wait == .seconds(40))
         let fourth = failAndRetry(&m, with: .other)
-        #expect(fourth.wait == .seconds(4))
+        #expect(fourth.wait == .milliseconds(500))
         #expect(m.rateLimitRefusals == 0)
     }
 
@@ -131,7 +131,9 @@ struct ConnectionMachineTests: MachineTesting {
         }
         #expect(delay == .seconds(30))
         let expired = m.handle(.timerFired(deadline))
-        #expect(core(expired) == [.close(id: 1), .publish(.reconnecting(attempt: 1)), .attempt(id: 2)])
+        #expect(core(expired).filter { $0 != .startTimer(ConnectionTimer(kind: .poll, token: 2), after: .seconds(3)) }
+            == [.close(id: 1), .publish(.reconnecting(attempt: 1)), .attempt(id: 2)])
+        #expect(timer(.poll, in: expired)?.1 == .seconds(3))
         #expect(m.failures == 1)
         #expect(m.handle(.attemptSucceeded(id: 1)) == [.close(id: 1)])
         let opened = m.handle(.attemptSucceeded(id: 2))
@@ -189,7 +191,7 @@ struct ConnectionMachineTests: MachineTesting {
         let flapped = m.handle(.connectionEnded(id: 2))
         #expect(m.failures == 1)
         #expect(states(flapped) == [.reconnecting(attempt: 2)])
-        #expect(timer(.retry, in: flapped)?.1 == .seconds(1))
+        #expect(timer(.retry, in: flapped)?.1 == .milliseconds(500))
     }
 
     @Test("a socket that opens and drops at once falls back to polling after five drops")

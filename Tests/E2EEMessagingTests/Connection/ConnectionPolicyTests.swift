@@ -5,15 +5,32 @@ import Testing
 struct ConnectionPolicyTests {
     private let policy = ConnectionPolicy.standard
 
-    @Test("backoff is 0 s, then 2^(n-1) s for the n-th retry after it, capped at 30 s")
+    @Test("backoff is 0 s, then 0.5 s sixteen times, then 1, 2, 4, 8, 16 s, capped at 30 s")
     func backoffSequence() {
-        let delays = (1...9).map { policy.reconnectDelay(attempt: $0, unit: 0.5) }
-        #expect(delays == [0, 1, 2, 4, 8, 16, 30, 30, 30].map { Duration.seconds($0) })
+        let delays = (1...25).map { policy.reconnectDelay(attempt: $0, unit: 0.5) }
+        let quick = Array(repeating: Duration.milliseconds(500), count: 16)
+        #expect(delays == [.zero] + quick + [1, 2, 4, 8, 16, 30, 30, 30].map { Duration.seconds($0) })
+    }
+
+    @Test("without quick retries the backoff doubles from the base at once")
+    func backoffWithoutQuickRetries() {
+        let plain = ConnectionPolicy(quickRetries: 0)
+        let delays = (1...8).map { plain.reconnectDelay(attempt: $0, unit: 0.5) }
+        #expect(delays == [0, 1, 2, 4, 8, 16, 30, 30].map { Duration.seconds($0) })
+    }
+
+    @Test("polls relax from 2 s to the 30 s interval: 2, 4, 8, 16, 30, 30 s apart")
+    func pollCadence() {
+        let delays = (1...7).map { policy.pollDelay(after: $0) }
+        #expect(delays == [2, 4, 8, 16, 30, 30, 30].map { Duration.seconds($0) })
+        #expect(policy.pollDelay(after: 0) == .seconds(2))
+        #expect(policy.pollDelay(after: 10_000) == .seconds(30))
+        #expect(policy.pollingStart.map { $0 < .seconds(5) } == true)
     }
 
     @Test("jitter stays within ±25 % and never passes the cap")
     func jitterBounds() {
-        for attempt in 2...12 {
+        for attempt in 2...24 {
             let nominal = policy.reconnectDelay(attempt: attempt, unit: 0.5)
             let low = policy.reconnectDelay(attempt: attempt, unit: 0)
             let high = policy.reconnectDelay(attempt: attempt, unit: 1)
@@ -24,8 +41,10 @@ struct ConnectionPolicyTests {
                 #expect(delay >= low && delay <= high && delay <= .seconds(30))
             }
         }
-        #expect(policy.reconnectDelay(attempt: 3, unit: 0) == .milliseconds(1500))
-        #expect(policy.reconnectDelay(attempt: 3, unit: 1) == .milliseconds(2500))
+        #expect(policy.reconnectDelay(attempt: 3, unit: 0) == .milliseconds(375))
+        #expect(policy.reconnectDelay(attempt: 3, unit: 1) == .milliseconds(625))
+        #expect(policy.reconnectDelay(attempt: 19, unit: 0) == .milliseconds(1500))
+        #expect(policy.reconnectDelay(attempt: 19, unit: 1) == .milliseconds(2500))
     }
 
     @Test("the first retry is immediate whatever the draw")
@@ -39,7 +58,8 @@ struct ConnectionPolicyTests {
     func outOfRangeDraw() {
         #expect(policy.reconnectDelay(attempt: 4, unit: 7) == policy.reconnectDelay(attempt: 4, unit: 1))
         #expect(policy.reconnectDelay(attempt: 4, unit: -3) == policy.reconnectDelay(attempt: 4, unit: 0))
-        #expect(policy.reconnectDelay(attempt: 4, unit: .nan) == .seconds(4))
+        #expect(policy.reconnectDelay(attempt: 4, unit: .nan) == .milliseconds(500))
+        #expect(policy.reconnectDelay(attempt: 20, unit: .nan) == .seconds(4))
         #expect(policy.reconnectDelay(attempt: 10_000, unit: 1) == .seconds(30))
     }
 

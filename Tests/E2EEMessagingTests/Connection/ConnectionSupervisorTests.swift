@@ -83,10 +83,10 @@ struct ConnectionSupervisorTests {
         await rig.finish()
     }
 
-    @Test("five failures: backoff 0, 1, 2, 4 s, then polling while probing; an open probe stops polling")
+    @Test("five failures: backoff 0, 1, 2, 4 s, then polling while probing on the schedule; an open probe stops polling")
     func pollingFallbackAndRecovery() async throws {
         let rig = await SupervisorRig()
-        rig.connector.failNext(6, with: .forbidden(detail: "WebSocket handshake refused"))
+        rig.connector.failNext(7, with: .forbidden(detail: "WebSocket handshake refused"))
         await rig.supervisor.start()
         await rig.fire(.seconds(1))
         await rig.fire(.seconds(2))
@@ -96,14 +96,16 @@ struct ConnectionSupervisorTests {
         #expect(rig.states.value == [.disconnected, .connecting, .reconnecting(attempt: 1), .reconnecting(attempt: 2),
                                      .reconnecting(attempt: 3), .reconnecting(attempt: 4), .polling])
 
-        await rig.fire(.seconds(30))  // probe 1 fails (the sixth refusal); the next probe in 30 s
+        await rig.fire(.seconds(8))  // probe 1 fails (the sixth refusal); the backoff goes on
         await rig.connector.tickets.wait { $0.count == 6 }
+        await rig.fire(.seconds(16))  // probe 2 fails (the seventh); the next probe at the 30 s cap
+        await rig.connector.tickets.wait { $0.count == 7 }
         await rig.clock.pending.wait { $0.contains(.seconds(30)) && $0.contains(.seconds(45)) }
-        rig.clock.advance(by: .seconds(15))  // 45 s since polling began: the poll timer fires
+        rig.clock.advance(by: .seconds(21))  // 45 s since polling began: the poll timer fires
         await rig.waitForCalls { $0 == [.poll, .poll] }
         #expect(rig.state == .polling)
 
-        rig.clock.advance(by: .seconds(15))  // 30 s since probe 1: probe 2 opens
+        rig.clock.advance(by: .seconds(9))  // 30 s since probe 2: probe 3 opens
         guard await rig.socket(1) != nil else { return }
         await rig.waitFor(.connected)
         #expect(await rig.clock.pending.wait { !$0.contains(.seconds(45)) && !$0.contains(.seconds(30)) })

@@ -10,6 +10,7 @@ final class RecordingDelegate: ConnectionDelegate, @unchecked Sendable {
         case catchUp(CatchUpReason)
         case event(RealtimeEvent)
         case poll
+        case checkSocket
         case inputRefused(String)
         case sessionEnded
         case background
@@ -18,6 +19,7 @@ final class RecordingDelegate: ConnectionDelegate, @unchecked Sendable {
     private let lock = NSLock()
     private var listed: [String]
     private var catchUpError: ServerError?
+    private var socketMissed = false
     /// Every call, in order (a catch-up is recorded when it starts).
     let calls = Watched<[Call]>([])
     /// Catch-ups wait here until it opens (open unless the test closes it).
@@ -30,6 +32,14 @@ final class RecordingDelegate: ConnectionDelegate, @unchecked Sendable {
 
     /// Makes every catch-up from now on throw `error` (nil: succeed).
     func failCatchUps(with error: ServerError?) { lock.withLock { catchUpError = error } }
+
+    /// Makes every deaf-socket check from now on answer `missed`.
+    func answerChecks(missed: Bool) { lock.withLock { socketMissed = missed } }
+
+    func socketMissedMessages(connectedFor: Duration, grace: Duration) async throws -> Bool {
+        calls.update { $0.append(.checkSocket) }
+        return lock.withLock { socketMissed }
+    }
 
     func channelsToSubscribe() async -> [String] { lock.withLock { listed } }
 

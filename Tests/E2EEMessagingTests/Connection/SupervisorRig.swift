@@ -6,10 +6,17 @@ import Testing
 /// draw (0.5: no jitter), with its states recorded.
 final class SupervisorRig: Sendable {
     /// Distinct durations so a test can tell the timers apart by length.
+    /// No quick retries, polling only after five failures, no deaf-socket check: the timers
+    /// stay few and distinct (the schedule's own tests are the machine's).
     static let policy = ConnectionPolicy(
         backoffBase: .seconds(1),
+        quickRetries: 0,
         backoffCap: .seconds(30),
         pollInterval: .seconds(45),
+        firstPollInterval: .seconds(45),
+        pollingStart: nil,
+        echoTimeout: .seconds(11),
+        deafCheckInterval: nil,
         stableConnection: .seconds(600),
         networkSettle: .milliseconds(300),
         followUpCatchUp: .milliseconds(700),

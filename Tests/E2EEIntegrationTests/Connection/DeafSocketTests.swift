@@ -1,0 +1,134 @@
+import E2EEDevServer
+import E2EEMessaging
+import E2EETestSupport
+import E2EETransport
+import Testing
+
+extension IntegrationTests {
+    /// Issue 17 item 1 through whole accounts: the dev server's "pub/sub dies" fault (API.md
+    /// "Verified" 12) leaves the socket open, answering pings, and deaf. The account notices —
+    /// by its light periodic check, or by its own echo missing after the 201 — reconnects (which
+    /// heals the server's fan-out) and catches up: every message arrives, within
+    /// `deafCheckInterval + deafGrace` plus a reconnect and a catch-up (SYNC.md "Connection";
+    /// with the defaults 5 min + 10 s, and 10 s after a send of ours).
+    @Suite("Deaf socket")
+    struct DeafSocketTests {
+        /// The scaled-down timings with the deaf-socket rules scaled down too.
+        static func policy(check: Duration?, echo: Duration = .seconds(60), grace: Duration = .milliseconds(300)) -> ConnectionPolicy {
+            var policy = ConnectionPolicy.scaledDown
+            policy.deafCheckInterval = check
+            policy.deafGrace = grace
+            policy.echoTimeout = echo
+            return policy
+        }
+
+        /// Every connection state `account` publishes from now on.
+        private func recordStates(_ account: Account) -> (Watched<[ConnectionState]>, Task<Void, Never>) {
+            let states = Watched<[ConnectionState]>([])
+            let events = account.events()
+            let task = Task {
+                for await event in events {
+                    if case .connection(let state) = event { states.update { $0.append(state) } }
+                }
+            }
+            return (states, task)
+        }
+
+        private func connect(_ account: Account, _ harness: MessagingHarness, _ policy: ConnectionPolicy,
+                             watching channelIDs: [String]) async throws -> AccountMonitor {
+            try await GuaranteeTests.connect(account, harness, watching: channelIDs, policy: policy)
+        }
+
+        private func send(_ texts: [String], from account: Account, to channelID: String) async throws {
+            try await GuaranteeTests.send(texts, from: account, to: channelID)
+        }
+
+        @Test("pub/sub dies mid-listen: the periodic check notices, reconnects, and every message arrives within the bound")
+        func periodicCheckHealsADeafSocket() async throws {
+            try await MessagingHarness.with { harness in
+                let alice = try await harness.register("alice")
+                let bob = try await harness.register("bob")
+                let dm = try await alice.openDirectMessage(with: bob.userID)
+                try await bob.sync()
+                let policy = Self.policy(check: .seconds(1))
+                let (states, recorder) = recordStates(bob)
+                let monitor = try await connect(bob, harness, policy, watching: [dm.id])
+                try await send(["before"], from: alice, to: dm.id)
+                #expect(await monitor.waitForReadable([dm.id: 1], limit: .seconds(30)))
+                try await Task.sleep(for: .seconds(1))  // past the connect's follow-up catch-up
+
+                await harness.server.faults.killPubSub()
+                let clock = ContinuousClock()
+                let sentAt = clock.now
+                try await send((0..<3).map { "deaf \($0)" }, from: alice, to: dm.id)
+                // Bound: a check within 1 s, messages older than the 0.3 s grace, a reconnect and
+                // its catch-up; 10 s leaves room for a loaded machine.
+                #expect(await monitor.waitForReadable([dm.id: 4], limit: .seconds(10)))
+                let waited = clock.now - sentAt
+                #expect(waited < .seconds(10), "arrived after \(waited)")
+                #expect(states.value.contains { if case .reconnecting = $0 { true } else { false } }, "states: \(states.value)")
+                #expect(await !harness.server.faults.pubSubDead, "the new socket healed the fan-out")
+
+                // The healed socket delivers again, at once.
+                #expect(await monitor.waitForConnection(.connected))
+                try await send(["after"], from: alice, to: dm.id)
+                #expect(await monitor.waitForReadable([dm.id: 5], limit: .seconds(10)))
+                let items = try await bob.timeline(channelID: dm.id, limit: 100)
+                #expect(items.map(\.text) == ["before", "deaf 0", "deaf 1", "deaf 2", "after"])
+                monitor.stop()
+                recorder.cancel()
+                await bob.shutdown()
+            }
+        }
+
+        @Test("pub/sub dies: our own message's echo missing after its 201 reconnects, and what others sent arrives")
+        func missingEchoHealsADeafSocket() async throws {
+            try await MessagingHarness.with { harness in
+                let alice = try await harness.register("alice")
+                let bob = try await harness.register("bob")
+                let dm = try await alice.openDirectMessage(with: bob.userID)
+                try await bob.sync()
+                let policy = Self.policy(check: nil, echo: .milliseconds(500))  // the echo rule alone
+                let (states, recorder) = recordStates(bob)
+                let monitor = try await connect(bob, harness, policy, watching: [dm.id])
+                try await send(["hello"], from: bob, to: dm.id)  // its echo comes: no reconnect
+                try await Task.sleep(for: .seconds(1))
+                #expect(!states.value.contains { if case .reconnecting = $0 { true } else { false } }, "states: \(states.value)")
+
+                await harness.server.faults.killPubSub()
+                try await send(["from alice while deaf"], from: alice, to: dm.id)
+                try await send(["from bob while deaf"], from: bob, to: dm.id)
+                #expect(await monitor.waitForReadable([dm.id: 3], limit: .seconds(10)))
+                #expect(states.value.contains { if case .reconnecting = $0 { true } else { false } }, "states: \(states.value)")
+                let items = try await bob.timeline(channelID: dm.id, limit: 100)
+                #expect(Set(items.compactMap(\.text)) == ["hello", "from alice while deaf", "from bob while deaf"])
+                monitor.stop()
+                recorder.cancel()
+                await bob.shutdown()
+            }
+        }
+
+        @Test("without a fault, the periodic check never reconnects a healthy socket")
+        func healthySocketIsLeftAlone() async throws {
+            try await MessagingHarness.with { harness in
+                let alice = try await harness.register("alice")
+                let bob = try await harness.register("bob")
+                let dm = try await alice.openDirectMessage(with: bob.userID)
+                try await bob.sync()
+                let (states, recorder) = recordStates(bob)
+                let monitor = try await connect(bob, harness, Self.policy(check: .milliseconds(300), echo: .seconds(2), grace: .seconds(1)), watching: [dm.id])
+                for index in 0..<5 {
+                    try await send(["a\(index)"], from: alice, to: dm.id)
+                    try await send(["b\(index)"], from: bob, to: dm.id)
+                    try await Task.sleep(for: .milliseconds(300))
+                }
+                #expect(await monitor.waitForReadable([dm.id: 10], limit: .seconds(10)))
+                try await Task.sleep(for: .seconds(2))
+                #expect(!states.value.contains { if case .reconnecting = $0 { true } else { false } }, "states: \(states.value)")
+                monitor.stop()
+                recorder.cancel()
+                await bob.shutdown()
+            }
+        }
+    }
+}

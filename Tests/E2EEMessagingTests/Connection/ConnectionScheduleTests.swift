@@ -1,0 +1,92 @@
+@testable import E2EEMessaging
+import Testing
+
+/// Issue 21's schedule and cadence, through the pure machine in simulated time: how soon a
+/// returning server is reached, how soon and how often REST polls while the socket is down, and
+/// what a long outage costs in requests per minute.
+@Suite("Connection schedule")
+struct ConnectionScheduleTests {
+    private let policy = ConnectionPolicy.standard
+
+    @Test("a server back within the first six seconds is reached within 0.625 s, whatever the jitter draws",
+          arguments: [0.0, 0.5, 1.0])
+    func quickReconnect(draw: Double) {
+        for tenths in stride(from: 1, through: 60, by: 1) {
+            var sim = OutageSimulator(policy: policy, draw: draw)
+            sim.connect()
+            let lost = sim.now
+            let outage = Duration.milliseconds(100 * tenths)
+            sim.loseServer(for: outage, thenRunFor: .seconds(20))
+            guard let back = sim.connected(after: lost) else {
+                Issue.record("never reconnected after a \(outage) outage")
+                continue
+            }
+            let waited = back - (lost + outage)
+            #expect(waited >= .zero && waited <= .milliseconds(625), "outage \(outage): reconnected \(waited) after the server was back")
+        }
+    }
+
+    @Test("a server back after a longer outage is reached within the backoff step it came back in (at most the 30 s cap)")
+    func longerOutagesStayBounded() {
+        for seconds in [7, 10, 20, 45, 120, 600] {
+            var sim = OutageSimulator(policy: policy, draw: 1)
+            sim.connect()
+            let lost = sim.now
+            sim.loseServer(for: .seconds(seconds), thenRunFor: .seconds(seconds + 60))
+            guard let back = sim.connected(after: lost) else {
+                Issue.record("never reconnected after \(seconds) s")
+                continue
+            }
+            #expect(back - (lost + .seconds(seconds)) <= .milliseconds(30_000))
+        }
+    }
+
+    @Test("socket lost: the first REST poll within 5 s, then polls 2, 4, 8, 16, 30, 30 … s apart, stopped when the socket is back",
+          arguments: [0.0, 1.0])
+    func pollCadence(draw: Double) {
+        var sim = OutageSimulator(policy: policy, draw: draw)
+        sim.connect()
+        let lost = sim.now
+        sim.loseServer(for: .seconds(300), thenRunFor: .seconds(400))
+        let polls = sim.times(of: .poll)
+        guard let first = polls.first else {
+            Issue.record("no poll")
+            return
+        }
+        #expect(first - lost <= .seconds(5))
+        let gaps = zip(polls.dropFirst(), polls).map { $0 - $1 }
+        #expect(Array(gaps.prefix(6)) == [2, 4, 8, 16, 30, 30].map { Duration.seconds($0) })
+        #expect(gaps.allSatisfy { $0 <= .seconds(30) })
+        let back = sim.connected(after: lost) ?? .seconds(1_000_000)
+        #expect(polls.allSatisfy { $0 < back })
+        #expect(sim.states.contains { $0.state == .polling && $0.time - lost <= .seconds(5) })
+    }
+
+    @Test("a 10-minute outage: requests per minute stay far inside the reference limit of 300/min",
+          arguments: [0.0, 0.5, 1.0])
+    func tenMinuteOutageCost(draw: Double) {
+        var sim = OutageSimulator(policy: policy, draw: draw)
+        sim.connect()
+        let lost = sim.now
+        sim.loseServer(for: .seconds(600), thenRunFor: .seconds(600))
+        let attempts = sim.perMinute(.attempt, from: lost, minutes: 10)
+        let polls = sim.perMinute(.poll, from: lost, minutes: 10)
+        // An attempt is at most two requests (ticket, handshake); a poll of an account with three
+        // channels is four (the channel list, one page each). At most a quarter of the limit.
+        let requests = zip(attempts, polls).map { 2 * $0 + 4 * $1 }
+        #expect(requests.allSatisfy { $0 <= 75 }, "requests per minute: \(requests)")
+        #expect(requests.dropFirst().allSatisfy { $0 <= 14 }, "requests per minute: \(requests)")
+        #expect(attempts[0] <= 25 && attempts.dropFirst().allSatisfy { $0 <= 3 }, "attempts per minute: \(attempts)")
+        #expect(polls.dropFirst().allSatisfy { $0 <= 2 }, "polls per minute: \(polls)")
+    }
+
+    @Test("a connection that drops at once is retried on the schedule too: 503s keep probing at the cap")
+    func unavailableProbesAtTheCap() {
+        var m = ConnectionMachine(policy: policy, random: { 0.5 })
+        _ = m.handle(.start)
+        let effects = m.handle(.attemptFailed(id: 1, .unavailable))
+        #expect(m.polling)
+        #expect(effects.contains(.poll))
+        #expect(effects.contains { if case .startTimer(let t, let d) = $0 { t.kind == .retry && d == .seconds(30) } else { false } })
+    }
+}
