@@ -57,6 +57,16 @@ public enum ProtocolLimits {
     /// One-time prekeys made at bootstrap.
     public static let initialOneTimePrekeyCount = 50
 
+    // MARK: Stores at rest
+
+    /// Argon2id passes a store file may ask for: a file whose cost is outside this range is
+    /// refused before deriving (an edited `kdf_iterations` must not make opening run for
+    /// minutes). libsodium's "sensitive" profile uses 4; 10 leaves room for slower choices.
+    public static let storeKDFIterationsRange: ClosedRange<UInt64> = 1...10
+    /// Argon2id memory in KiB a store file may ask for: libsodium's minimum of 8 KiB up to
+    /// 1 GiB (libsodium's "sensitive" profile), so an edited file cannot demand more.
+    public static let storeKDFMemoryKiBRange: ClosedRange<UInt64> = 8...1_048_576
+
     // MARK: Safety numbers (§7)
 
     /// SHA-512 iterations of the safety-number fingerprint (1 initial + 5,199 repeats).
