@@ -35,6 +35,8 @@ public actor Account {
     let pipeline: ReceivePipeline
     /// Channel verified marks moved by socket events (see ``HistoryCursor``).
     nonisolated let verifiedMarks = VerifiedMarks()
+    /// The latest catch-up failure per channel (SYNC.md guarantee 10).
+    nonisolated let channelFailures = ChannelFailureLog()
     /// A sync engine over this account (catch-up, events); the connection keeps one in
     /// ``connectedEngine`` (it holds its delegate weakly).
     var syncEngine: SyncEngine { SyncEngine(account: self, pipeline: pipeline, history: HistoryCatchUp(api: api, store: store, limit: configuration.catchUpLimit)) }

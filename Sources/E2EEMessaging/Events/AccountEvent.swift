@@ -23,6 +23,10 @@ public enum AccountEvent: Sendable, Equatable {
     /// Input from the server was refused and skipped (a malformed frame, a forged message);
     /// `reason` is public text and never contains the input.
     case inputRefused(reason: String)
+    /// Catching up one channel (or the pending queue, or key maintenance) failed; it is
+    /// recorded (``Account/channelSyncFailures()``) and everything else went on (SYNC.md
+    /// guarantee 10).
+    case channelSyncFailed(ChannelSyncFailure)
 }
 
 /// A change in a channel's timeline.

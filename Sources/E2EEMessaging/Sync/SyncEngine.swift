@@ -25,7 +25,7 @@ final class SyncEngine: ConnectionDelegate, Sendable {
     func catchUp(reason: CatchUpReason) async throws {
         switch reason {
         case .subscribed(let channelID), .subscribedFollowUp(let channelID):
-            try await catchUp(channelID: channelID)
+            try await isolated(channelID: channelID) { try await self.catchUp(channelID: channelID) }
         default:
             try await catchUpAll()
         }
@@ -35,12 +35,33 @@ final class SyncEngine: ConnectionDelegate, Sendable {
         try await catchUpAll()
     }
 
-    /// Every channel: the list re-read, each channel paged back to the overlap, pending re-driven.
+    /// Every channel: the list re-read, each channel paged back to the overlap, pending re-driven,
+    /// keys maintained. A failure that belongs to one channel (a 403, a refused copy, an
+    /// undecodable page) is recorded and surfaced for it and the rest goes on (SYNC.md
+    /// guarantee 10); one that stops everything (no network, logged out) is thrown.
     func catchUpAll() async throws {
-        let channels = try await account.refreshChannels()
-        for channel in channels { try await catchUp(channel) }
-        _ = try await pipeline.redrivePending()
-        try await account.maintainKeysIfNeeded()
+        var channels: [ChatChannel]
+        do {
+            channels = try await account.refreshChannels()
+        } catch where SyncFailureScope(error) == .thisChannel {
+            await account.recordSyncFailure(channelID: nil, error)
+            channels = try await account.channels()
+        }
+        for channel in channels {
+            try await isolated(channelID: channel.id) { try await self.catchUp(channel) }
+        }
+        try await isolated(channelID: nil) { _ = try await self.pipeline.redrivePending() }
+        try await isolated(channelID: nil) { try await self.account.maintainKeysIfNeeded() }
+    }
+
+    /// Runs `work`; a failure of its channel alone is recorded and surfaced, not thrown.
+    private func isolated(channelID: String?, _ work: () async throws -> Void) async throws {
+        do {
+            try await work()
+            if let channelID { await account.channelFailures.clear(channelID) }
+        } catch where SyncFailureScope(error) == .thisChannel {
+            await account.recordSyncFailure(channelID: channelID, error)
+        }
     }
 
     private func catchUp(channelID: String) async throws {
