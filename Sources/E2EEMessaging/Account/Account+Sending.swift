@@ -51,6 +51,7 @@ extension Account {
             await directory.invalidate()
             try await channelDirectory.markMembersStale(channelID: entry.channelID)
             let channel = try await channelDirectory.channel(id: entry.channelID)
+            try await prepareToSend(channelID: channel.id)
             let queued = try await composer.queue(
                 .init(localID: localID, payload: entry.plaintext, kind: entry.kind, target: entry.targetMessageID, replacesDraft: true), in: channel)
             publishQueued(queued)
@@ -85,6 +86,7 @@ extension Account {
         let localID = UUID().uuidString.lowercased()
         let entry: OutboxMessage
         do {
+            try await prepareToSend(channelID: channel.id)
             entry = try await composer.queue(.init(localID: localID, payload: payload, kind: kind, target: target, replacesDraft: false), in: channel)
         } catch let error as KeyStoreError {
             throw error

@@ -37,6 +37,8 @@ public actor Account {
     nonisolated let verifiedMarks = VerifiedMarks()
     /// The latest catch-up failure per channel (SYNC.md guarantee 10).
     nonisolated let channelFailures = ChannelFailureLog()
+    /// Channels caught up by this process, and the renewal after a rollback (PROTOCOL.md §3).
+    nonisolated let rollbackGuard = RollbackGuard()
     /// A sync engine over this account (catch-up, events); the connection keeps one in
     /// ``connectedEngine`` (it holds its delegate weakly).
     var syncEngine: SyncEngine { SyncEngine(account: self, pipeline: pipeline, history: HistoryCatchUp(api: api, store: store, limit: configuration.catchUpLimit)) }

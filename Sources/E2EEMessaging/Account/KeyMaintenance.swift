@@ -115,7 +115,7 @@ struct KeyMaintenance: Sendable {
         }
     }
 
-    private func makeSignedPrekey() async throws -> E2EEKeyStore.SignedPrekey {
+    func makeSignedPrekey() async throws -> E2EEKeyStore.SignedPrekey {
         let retained = Set(try await store.signedPrekeys().map(\.id))
         let prekey = try E2EECrypto.SignedPrekey.generate(identity: identity, retainedIDs: retained, createdAt: now().microseconds / 1_000_000,
                                                           using: random)
@@ -125,7 +125,7 @@ struct KeyMaintenance: Sendable {
     }
 
     @discardableResult
-    private func generateOneTimePrekeys(count: Int) async throws -> [E2EEKeyStore.OneTimePrekey] {
+    func generateOneTimePrekeys(count: Int) async throws -> [E2EEKeyStore.OneTimePrekey] {
         let random = self.random
         return try await store.addOneTimePrekeys(count: count, now: now()) { id in
             let prekey = try E2EECrypto.OneTimePrekey(id: id, using: random)

@@ -80,9 +80,17 @@ final class SyncEngine: ConnectionDelegate, Sendable {
         }
         if !result.messages.isEmpty {
             try await account.noteOwnEchoes(result.messages)
+            try await account.detectRollback(in: result.messages, channelID: channel.id)
             _ = try await pipeline.ingest(result.messages, channel: ReceivingChannel(id: channel.id, encryption: encryption))
         }
         try await cursor.recordCatchUp(channelID: channel.id, result)
+        await account.rollbackGuard.markCaughtUp(channel.id)
+    }
+
+    /// Catches `channelID` up before this process first encrypts for it (PROTOCOL.md §3): a
+    /// failure is thrown to the sender, not recorded.
+    func catchUpBeforeSending(channelID: String) async throws {
+        try await catchUp(channelID: channelID)
     }
 
     func received(_ event: RealtimeEvent) async {
@@ -98,6 +106,7 @@ final class SyncEngine: ConnectionDelegate, Sendable {
         case .messageNew(let message):
             guard let channel = try await knownChannel(message.channelID), let encryption = channel.encryption else { return }
             try await account.noteOwnEchoes([message])
+            try await account.detectRollback(in: [message], channelID: channel.id)
             _ = try await pipeline.ingest([message], channel: ReceivingChannel(id: channel.id, encryption: encryption))
             account.historyCursor.socketDelivered(message)
         case .messageEdit(let edit):
