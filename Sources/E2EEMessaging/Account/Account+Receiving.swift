@@ -115,9 +115,11 @@ extension Account {
         await supervisor?.subscribe(channelID: adopted.id)
     }
 
-    /// Replenishes one-time prekeys when fewer than 10 are left locally, and rotates the signed
-    /// prekey when it is older than 7 days (SYNC.md "Keys at runtime").
+    /// Runs key retention (``KeyRetention``), replenishes one-time prekeys when fewer than 10 are
+    /// left locally, and rotates the signed prekey when it is older than 7 days (SYNC.md "Keys at
+    /// runtime").
     func maintainKeysIfNeeded() async throws {
+        try await KeyRetention(store: store, now: configuration.now).run()
         if try await keys.isLow() { try await replenishOneTimePrekeys() }
         try await rotateSignedPrekey()
     }

@@ -74,6 +74,8 @@ public actor Account {
     public static func open(server: any ChatServerAPI, store: KeyStore, configuration: AccountConfiguration = AccountConfiguration()) async throws -> Account {
         guard let account = try await store.loadAccount() else { throw MessagingError.noAccount }
         let opened = try await make(userID: account.userID, deviceID: account.deviceID, server: server, store: store, configuration: configuration)
+        // Retention runs on open (and with every key maintenance): PROTOCOL.md §1, §2, §4.
+        try await KeyRetention(store: store, now: configuration.now).run()
         try await opened.outbox.resumeAll()
         return opened
     }
