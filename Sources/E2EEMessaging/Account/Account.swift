@@ -39,6 +39,8 @@ public actor Account {
     nonisolated let channelFailures = ChannelFailureLog()
     /// Channels caught up by this process, and the renewal after a rollback (PROTOCOL.md §3).
     nonisolated let rollbackGuard = RollbackGuard()
+    /// Channel-list refreshes caused by events naming unknown channels, coalesced and spaced.
+    nonisolated let directoryRefreshes = DirectoryRefreshGate()
     /// A sync engine over this account (catch-up, events); the connection keeps one in
     /// ``connectedEngine`` (it holds its delegate weakly).
     var syncEngine: SyncEngine { SyncEngine(account: self, pipeline: pipeline, history: HistoryCatchUp(api: api, store: store, limit: configuration.catchUpLimit)) }

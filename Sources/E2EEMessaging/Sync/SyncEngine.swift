@@ -132,9 +132,14 @@ final class SyncEngine: ConnectionDelegate, Sendable {
     }
 
     /// Events arrive for channels we never asked for (API.md note 4): only our channels count.
+    /// An unknown id re-reads the channel list at most once per
+    /// ``DirectoryRefreshGate/minimumInterval`` (concurrent misses share it), so a flood of
+    /// events naming unknown channels cannot amplify into requests (issue 16, item 8).
     private func knownChannel(_ id: String) async throws -> ChatChannel? {
         if let channel = try await account.channels().first(where: { $0.id == id.lowercased() }) { return channel }
-        return try await account.refreshChannels().first { $0.id == id.lowercased() }
+        let account = self.account
+        guard let refreshed = try await account.directoryRefreshes.refreshIfDue({ try await account.refreshChannels() }) else { return nil }
+        return refreshed.first { $0.id == id.lowercased() }
     }
 
     func inputRefused(reason: String) async {
