@@ -56,6 +56,10 @@ public enum ProtocolLimits {
     public static let maxPublishedKeyBase64Length = 255
     /// One-time prekeys made at bootstrap.
     public static let initialOneTimePrekeyCount = 50
+    /// Most one-time prekey rows a device keeps, unconsumed and consumed-in-grace together:
+    /// others fetching bundles (or forged `keys.low_otp` frames) must not grow the local set
+    /// without bound. Past it, the oldest consumed keys are wiped before their grace ends.
+    public static let maxLocalOneTimePrekeys = 200
 
     // MARK: Stores at rest
 

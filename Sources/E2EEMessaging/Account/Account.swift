@@ -41,6 +41,8 @@ public actor Account {
     nonisolated let rollbackGuard = RollbackGuard()
     /// Channel-list refreshes caused by events naming unknown channels, coalesced and spaced.
     nonisolated let directoryRefreshes = DirectoryRefreshGate()
+    /// `keys.low_otp` frames acted on at most once per interval.
+    nonisolated let lowPrekeyReactions = ReactionThrottle(interval: .seconds(60))
     /// A sync engine over this account (catch-up, events); the connection keeps one in
     /// ``connectedEngine`` (it holds its delegate weakly).
     var syncEngine: SyncEngine { SyncEngine(account: self, pipeline: pipeline, history: HistoryCatchUp(api: api, store: store, limit: configuration.catchUpLimit)) }

@@ -120,7 +120,9 @@ final class SyncEngine: ConnectionDelegate, Sendable {
         case .channelNew(let channel):
             try await account.adoptAnnouncedChannel(channel)
         case .lowOneTimePreKeys(let deviceID, let remaining):
-            guard deviceID.lowercased() == account.deviceID else { return }
+            // The frame is untrusted (a malicious server can send any number): at most one is
+            // acted on per interval, and what it does is bounded (KeyMaintenance.replenish).
+            guard deviceID.lowercased() == account.deviceID, await account.lowPrekeyReactions.allow() else { return }
             try await account.replenishOneTimePrekeys(serverRemaining: remaining)
         case .senderKeyNew:
             return  // federated keys only; our keys travel in SKDs

@@ -10,7 +10,7 @@ import Testing
 struct UnknownChannelFloodTests {
     @Test("5,000 message.new events for unknown channels cost one channel-list read, not 5,000")
     func floodIsCoalescedAndRateLimited() async throws {
-        let server = ChannelListServer()
+        let server = CountingServer()
         let store = try KeyStore.inMemory()
         let device = LocalDevice(userID: newID(), deviceID: newID(), identity: E2EECrypto.IdentityKeyPair())
         let account = Account(device: device, server: server, store: store, configuration: AccountConfiguration())
@@ -51,57 +51,4 @@ struct UnknownChannelFloodTests {
         #expect(try await gate.refreshIfDue(refresh) != nil)
         #expect(reads.value == 2)
     }
-}
-
-/// Counts calls across tasks.
-final class Counter: @unchecked Sendable {
-    private let lock = NSLock()
-    private var count = 0
-    var value: Int { lock.withLock { count } }
-    func increment() { lock.withLock { count += 1 } }
-}
-
-/// A ``ChatServerAPI`` whose channel list is empty and counted; every other call fails.
-final class ChannelListServer: ChatServerAPI, @unchecked Sendable {
-    private let reads = Counter()
-    /// `GET /channels` calls made.
-    var listReads: Int { reads.value }
-
-    func channels() async throws -> [ServerChannel] {
-        reads.increment()
-        return []
-    }
-
-    private var unused: ServerError { .unexpectedStatus(501, body: "not used here") }
-
-    func webSocketTicket() async throws -> String { throw unused }
-    func register(username: String, password: String, deviceName: String) async throws -> TokenResponse { throw unused }
-    func login(username: String, password: String, deviceName: String) async throws -> TokenResponse { throw unused }
-    func logout() async throws { throw unused }
-    func logoutAll() async throws { throw unused }
-    func currentUser() async throws -> ServerUser { throw unused }
-    func user(id: String) async throws -> ServerUser { throw unused }
-    func searchUsers(query: String) async throws -> [ServerUser] { throw unused }
-    func lookupUser(identity: String) async throws -> ServerUser { throw unused }
-    func uploadKeys(_ upload: KeyBundleUpload) async throws { throw unused }
-    func addOneTimePreKeys(deviceID: String, keys: [String]) async throws -> Int { throw unused }
-    func bundles(userID: String) async throws -> [DeviceBundle] { throw unused }
-    func bundle(deviceID: String) async throws -> DeviceBundle { throw unused }
-    func uploadSenderKey(channelID: String, _ entry: SenderKeyEntry) async throws { throw unused }
-    func senderKeys(channelID: String) async throws -> [SenderKeyEntry] { throw unused }
-    func createChannel(name: String) async throws -> ServerChannel { throw unused }
-    func channel(id: String) async throws -> ServerChannel { throw unused }
-    func renameChannel(id: String, name: String) async throws -> ServerChannel { throw unused }
-    func deleteChannel(id: String) async throws { throw unused }
-    func joinChannel(id: String) async throws { throw unused }
-    func leaveChannel(id: String) async throws { throw unused }
-    func members(channelID: String) async throws -> [ChannelMember] { throw unused }
-    func addMember(channelID: String, userID: String) async throws { throw unused }
-    func openDirectMessage(userID: String) async throws -> ServerChannel { throw unused }
-    func messages(channelID: String, before: ServerTimestamp?, limit: Int) async throws -> MessagePage { throw unused }
-    func sendMessage(channelID: String, _ message: OutgoingMessage) async throws -> ServerMessage { throw unused }
-    func editMessage(id: String, content: String) async throws -> ServerMessage { throw unused }
-    func deleteMessage(id: String) async throws { throw unused }
-    func devices() async throws -> [ServerDevice] { throw unused }
-    func deleteDevice(id: String) async throws { throw unused }
 }
