@@ -11,14 +11,18 @@ actor DirectoryRefreshGate {
 
     /// Shortest time between two refreshes started here.
     let minimumInterval: Duration
-    private let clock = ContinuousClock()
-    private var lastStarted: ContinuousClock.Instant?
+    /// The time now, on a monotonic scale (tests pass a manual one).
+    private let now: @Sendable () -> Duration
+    private var lastStarted: Duration?
     private var inFlight: Task<[ChatChannel], any Error>?
     /// Refreshes actually started (for reports and tests).
     private(set) var refreshesStarted = 0
 
-    init(minimumInterval: Duration = DirectoryRefreshGate.defaultInterval) {
+    init(minimumInterval: Duration = DirectoryRefreshGate.defaultInterval, now: (@Sendable () -> Duration)? = nil) {
         self.minimumInterval = minimumInterval
+        let clock = ContinuousClock()
+        let origin = clock.now
+        self.now = now ?? { origin.duration(to: clock.now) }
     }
 
     /// The refreshed list when a refresh runs (or is running) now; `nil` when one ran less than
@@ -26,8 +30,8 @@ actor DirectoryRefreshGate {
     /// - Throws: what `refresh` throws.
     func refreshIfDue(_ refresh: @escaping @Sendable () async throws -> [ChatChannel]) async throws -> [ChatChannel]? {
         if let inFlight { return try await inFlight.value }
-        let now = clock.now
-        if let lastStarted, lastStarted.duration(to: now) < minimumInterval { return nil }
+        let now = now()
+        if let lastStarted, now - lastStarted < minimumInterval { return nil }
         lastStarted = now
         refreshesStarted += 1
         let task = Task { try await refresh() }
