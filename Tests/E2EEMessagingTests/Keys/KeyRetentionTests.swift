@@ -90,4 +90,18 @@ struct KeyRetentionTests {
         #expect(try await store.oneTimePrekeyCount(state: .consumed) == 0)
         #expect(try await store.oneTimePrekeyCount(state: .published) == 2)
     }
+
+    @Test("retention runs when an account is opened (after a restart)")
+    func runsOnOpen() async throws {
+        let clock = TestClock()
+        let store = try KeyStore.inMemory()
+        let local = try await LocalAccount.make(store: store, oneTimePrekeys: 2, now: clock.now)
+        try await store.storeAccount(AccountRecord(serverURL: "http://127.0.0.1:1", userID: local.device.userID, deviceID: local.device.deviceID,
+                                                   accessToken: nil, refreshToken: nil, updatedAt: clock.now))
+        try await store.consumeOneTimePrekey(id: local.oneTimePrekeys[0].id, at: clock.now)
+        clock.advance(seconds: 7 * Self.day + 1)
+        _ = try await Account.open(server: CountingServer(), store: store, configuration: AccountConfiguration(now: clock.closure))
+        #expect(try await store.oneTimePrekeyCount(state: .consumed) == 0)
+        #expect(try await store.oneTimePrekeyCount(state: .published) == 1)
+    }
 }
