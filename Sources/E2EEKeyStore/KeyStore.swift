@@ -30,9 +30,16 @@ public final class KeyStore: Sendable {
     /// anything else is read or written; pending migrations run only after that.
     /// - Throws: ``KeyStoreError/wrongKey`` (nothing touched),
     ///   ``KeyStoreError/keySourceMismatch(storeUses:)`` for a passphrase store,
-    ///   ``KeyStoreError/notAKeyStore``, ``KeyStoreError/schemaFromNewerVersion``, or GRDB's
-    ///   `DatabaseError` when the file cannot be opened.
+    ///   ``KeyStoreError/notAKeyStore``, ``KeyStoreError/schemaFromNewerVersion``,
+    ///   ``KeyStoreError/insecureFilePermissions(path:)`` when the files cannot be made
+    ///   owner-only, or GRDB's `DatabaseError` when the file cannot be opened.
+    ///
+    /// Every file SQLite makes for the store (the database, `-wal`, `-shm`) is owner-only
+    /// (`0600`) whatever the process umask: the main file is created with that mode before
+    /// SQLite opens it (SQLite gives its side files the main file's mode), and an existing
+    /// store's files that allow group or other access are tightened before opening.
     public static func open(at url: URL, key: StoreKey, random: any RandomSource = SystemRandom()) throws -> KeyStore {
+        try StoreFilePermissions.prepare(path: url.path)
         let pool = try DatabasePool(path: url.path, configuration: configuration())
         do {
             return try prepare(writer: pool, path: url.path, random: random) { metadata in
@@ -48,11 +55,15 @@ public final class KeyStore: Sendable {
     /// Opens (or creates) the store at `url` with a passphrase: the key is derived with
     /// Argon2id, using the salt and parameters kept in the file (or, for a new store, a random
     /// salt and `parameters`).
-    /// - Throws: as ``open(at:key:random:)``, plus `CryptoError` when Argon2id cannot run.
+    /// - Throws: as ``open(at:key:random:)``, plus
+    ///   ``KeyStoreError/kdfParametersOutOfBounds(iterations:memoryKiB:)`` when the file's (or,
+    ///   for a new store, the given) Argon2id cost is outside the store's bounds — checked before
+    ///   deriving — and `CryptoError` when Argon2id cannot run.
     public static func open(
         at url: URL, passphrase: SecretBytes, parameters: Argon2id.Parameters = .moderate,
         random: any RandomSource = SystemRandom()
     ) throws -> KeyStore {
+        try StoreFilePermissions.prepare(path: url.path)
         let pool = try DatabasePool(path: url.path, configuration: configuration())
         do {
             return try prepare(writer: pool, path: url.path, random: random) { metadata in
@@ -63,7 +74,8 @@ public final class KeyStore: Sendable {
                     return (try StoreKey.derive(passphrase: passphrase, salt: salt, parameters: stored), .passphrase, salt, stored)
                 }
                 let salt = random.bytes(count: Argon2id.saltLength)
-                return (try StoreKey.derive(passphrase: passphrase, salt: salt, parameters: parameters), .passphrase, salt, parameters)
+                let checked = try StoreMetadata.checkedKDF(parameters)
+                return (try StoreKey.derive(passphrase: passphrase, salt: salt, parameters: checked), .passphrase, salt, checked)
             }
         } catch {
             try? pool.close()

@@ -47,6 +47,12 @@ public enum KeyStoreError: Error, Sendable, Equatable {
     case invalidTransition(KeyStoreRecordKind, id: String, from: String, to: String)
     /// A caller-supplied value is outside what the store accepts (for instance a negative count).
     case invalidArgument(String)
+    /// The Argon2id cost a store file (or a caller creating one) asks for is outside
+    /// `ProtocolLimits.storeKDFIterationsRange` / `storeKDFMemoryKiBRange`; refused before
+    /// any derivation runs, nothing touched.
+    case kdfParametersOutOfBounds(iterations: UInt64, memoryKiB: UInt64)
+    /// The store's file could not be given owner-only permissions (`0600`).
+    case insecureFilePermissions(path: String)
 }
 
 /// How a store's key is obtained; recorded in the file's metadata.

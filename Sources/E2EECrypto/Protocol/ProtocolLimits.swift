@@ -56,6 +56,20 @@ public enum ProtocolLimits {
     public static let maxPublishedKeyBase64Length = 255
     /// One-time prekeys made at bootstrap.
     public static let initialOneTimePrekeyCount = 50
+    /// Most one-time prekey rows a device keeps, unconsumed and consumed-in-grace together:
+    /// others fetching bundles (or forged `keys.low_otp` frames) must not grow the local set
+    /// without bound. Past it, the oldest consumed keys are wiped before their grace ends.
+    public static let maxLocalOneTimePrekeys = 200
+
+    // MARK: Stores at rest
+
+    /// Argon2id passes a store file may ask for: a file whose cost is outside this range is
+    /// refused before deriving (an edited `kdf_iterations` must not make opening run for
+    /// minutes). libsodium's "sensitive" profile uses 4; 10 leaves room for slower choices.
+    public static let storeKDFIterationsRange: ClosedRange<UInt64> = 1...10
+    /// Argon2id memory in KiB a store file may ask for: libsodium's minimum of 8 KiB up to
+    /// 1 GiB (libsodium's "sensitive" profile), so an edited file cannot demand more.
+    public static let storeKDFMemoryKiBRange: ClosedRange<UInt64> = 8...1_048_576
 
     // MARK: Safety numbers (§7)
 

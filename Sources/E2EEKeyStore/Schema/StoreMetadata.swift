@@ -52,10 +52,20 @@ struct StoreMetadata: Sendable {
             let memory: Int64 = try row.decode("kdf_memory_kib", table: table)
             guard iterations > 0, memory > 0 else { throw KeyStoreError.corruptColumn(table: table, column: "kdf_iterations") }
             salt = [UInt8](saltData)
-            parameters = Argon2id.Parameters(iterations: UInt64(iterations), memoryKiB: UInt64(memory))
+            parameters = try Self.checkedKDF(Argon2id.Parameters(iterations: UInt64(iterations), memoryKiB: UInt64(memory)))
         }
         let check: Data = try row.decode("key_check", table: table)
         return .store(StoreMetadata(keySource: source, kdfSalt: salt, kdfParameters: parameters, keyCheck: check))
+    }
+
+    /// `parameters` when they are within the store's bounds (`ProtocolLimits`).
+    /// - Throws: ``KeyStoreError/kdfParametersOutOfBounds(iterations:memoryKiB:)``.
+    static func checkedKDF(_ parameters: Argon2id.Parameters) throws -> Argon2id.Parameters {
+        guard ProtocolLimits.storeKDFIterationsRange.contains(parameters.iterations),
+              ProtocolLimits.storeKDFMemoryKiBRange.contains(parameters.memoryKiB) else {
+            throw KeyStoreError.kdfParametersOutOfBounds(iterations: parameters.iterations, memoryKiB: parameters.memoryKiB)
+        }
+        return parameters
     }
 
     /// Checks that `sealer` opens the key-check value.

@@ -11,9 +11,10 @@ import GRDB
 /// - `v4`: the messaging layer's receiving side (``StoreSchema/createMessagingReceiveTables(_:)``).
 /// - `v5`: the envelope-hash lookup on an 8-byte prefix (``StoreSchema/narrowContentLookup(_:)``).
 /// - `v6`: who receives keys, per channel (``StoreSchema/createRecipientTables(_:)``).
+/// - `v7`: the rollback mark (``StoreSchema/recordRollbacks(_:)``).
 enum StoreSchema {
     /// Migration identifiers, oldest first.
-    static let versions = ["v1", "v2", "v3", "v4", "v5", "v6"]
+    static let versions = ["v1", "v2", "v3", "v4", "v5", "v6", "v7"]
 
     /// The migrator holding every migration.
     static var migrator: DatabaseMigrator {
@@ -24,6 +25,7 @@ enum StoreSchema {
         migrator.registerMigration("v4") { db in try createMessagingReceiveTables(db) }
         migrator.registerMigration("v5") { db in try narrowContentLookup(db) }
         migrator.registerMigration("v6") { db in try createRecipientTables(db) }
+        migrator.registerMigration("v7") { db in try recordRollbacks(db) }
         return migrator
     }
 

@@ -50,11 +50,18 @@ public struct ReceiverSenderKeyStore: Sendable {
                    [address.channelID, address.senderDeviceID, Int64(address.keyID)])
     }
 
-    /// Removes states not advanced since `cutoff` (with their skipped keys); returns how many.
+    /// Removes states not advanced since `cutoff` (with their skipped keys) for which a later
+    /// installed state of another `key_id` of the same (channel, sender device) exists (§4: the
+    /// newest state is never wiped); returns how many.
     /// - Throws: GRDB's `DatabaseError`.
     @discardableResult
     public func removeReceiverSenderKeys(notUpdatedSince cutoff: StoreTime, _ db: Database) throws -> Int {
-        try db.run("DELETE FROM receiver_sender_keys WHERE updated_at < ?", [cutoff.microseconds])
+        try db.run("""
+            DELETE FROM receiver_sender_keys AS r WHERE updated_at < ?
+              AND EXISTS (SELECT 1 FROM receiver_sender_keys o
+                          WHERE o.channel_id = r.channel_id AND o.sender_device_id = r.sender_device_id
+                            AND (o.created_at, o.key_id) > (r.created_at, r.key_id))
+            """, [cutoff.microseconds])
         return db.changesCount
     }
 

@@ -23,8 +23,10 @@ extension Account {
     /// Our own messages seen again (socket echo or REST page) are delivered (SYNC.md "Outbox"):
     /// the timeline already holds them since the 201, so the receive side's dedupe would skip
     /// them; the outbox looks at each one first.
+    /// Ours means our user *and* our device (T19): a copy someone else re-posts claiming our
+    /// device id is not ours.
     func noteOwnEchoes(_ messages: [ServerMessage]) async throws {
-        for message in messages where message.senderDeviceID?.lowercased() == deviceID {
+        for message in messages where message.isFrom(userID: userID, deviceID: deviceID) {
             _ = try await outbox.ownMessageSeen(message)
         }
     }
@@ -116,9 +118,11 @@ extension Account {
         await supervisor?.subscribe(channelID: adopted.id)
     }
 
-    /// Replenishes one-time prekeys when fewer than 10 are left locally, and rotates the signed
-    /// prekey when it is older than 7 days (SYNC.md "Keys at runtime").
+    /// Runs key retention (``KeyRetention``), replenishes one-time prekeys when fewer than 10 are
+    /// left locally, and rotates the signed prekey when it is older than 7 days (SYNC.md "Keys at
+    /// runtime").
     func maintainKeysIfNeeded() async throws {
+        try await KeyRetention(store: store, now: configuration.now).run()
         if try await keys.isLow() { try await replenishOneTimePrekeys() }
         try await rotateSignedPrekey()
     }

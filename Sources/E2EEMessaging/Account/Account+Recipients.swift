@@ -41,6 +41,8 @@ extension Account {
             let channel = try await channelDirectory.channel(id: row.channelID)
             guard channel.encryption == .senderKeys,
                   let remote = try await directory.recipientDevices(of: first.userID).first(where: { $0.deviceID == device }) else { continue }
+            // A distribution is a send: after a restore, the keys are renewed first (T18).
+            try await prepareToSend(channelID: channel.id)
             if try await composer.distributeCurrentKey(in: channel, to: remote) { await outbox.kick(channelID: channel.id) }
         }
         return approved.map(\.channelID)

@@ -51,6 +51,7 @@ extension Account {
             await directory.invalidate()
             try await channelDirectory.markMembersStale(channelID: entry.channelID)
             let channel = try await channelDirectory.channel(id: entry.channelID)
+            try await prepareToSend(channelID: channel.id)
             let queued = try await composer.queue(
                 .init(localID: localID, payload: entry.plaintext, kind: entry.kind, target: entry.targetMessageID, replacesDraft: true), in: channel)
             publishQueued(queued)
@@ -88,6 +89,7 @@ extension Account {
         let entry: OutboxMessage
         let changes: RecipientChanges
         do {
+            try await prepareToSend(channelID: channel.id)
             (entry, changes) = try await composer.queueReporting(
                 .init(localID: localID, payload: payload, kind: kind, target: target, replacesDraft: false), in: channel)
         } catch let error as KeyStoreError {

@@ -37,6 +37,14 @@ public actor Account {
     let pipeline: ReceivePipeline
     /// Channel verified marks moved by socket events (see ``HistoryCursor``).
     nonisolated let verifiedMarks = VerifiedMarks()
+    /// The latest catch-up failure per channel (SYNC.md guarantee 10).
+    nonisolated let channelFailures = ChannelFailureLog()
+    /// Channels caught up by this process, and the renewal after a rollback (PROTOCOL.md §3).
+    nonisolated let rollbackGuard = RollbackGuard()
+    /// Channel-list refreshes caused by events naming unknown channels, coalesced and spaced.
+    nonisolated let directoryRefreshes = DirectoryRefreshGate()
+    /// `keys.low_otp` frames acted on at most once per interval.
+    nonisolated let lowPrekeyReactions = ReactionThrottle(interval: .seconds(60))
     /// A sync engine over this account (catch-up, events); the connection keeps one in
     /// ``connectedEngine`` (it holds its delegate weakly).
     var syncEngine: SyncEngine { SyncEngine(account: self, pipeline: pipeline, history: HistoryCatchUp(api: api, store: store, limit: configuration.catchUpLimit)) }
@@ -72,6 +80,8 @@ public actor Account {
     public static func open(server: any ChatServerAPI, store: KeyStore, configuration: AccountConfiguration = AccountConfiguration()) async throws -> Account {
         guard let account = try await store.loadAccount() else { throw MessagingError.noAccount }
         let opened = try await make(userID: account.userID, deviceID: account.deviceID, server: server, store: store, configuration: configuration)
+        // Retention runs on open (and with every key maintenance): PROTOCOL.md §1, §2, §4.
+        try await KeyRetention(store: store, now: configuration.now).run()
         try await opened.outbox.resumeAll()
         return opened
     }

@@ -34,17 +34,22 @@ struct KeyMaintenance: Sendable {
         return .uploaded(oneTimePrekeys: try await uploadFullBundle())
     }
 
-    /// Tops the unconsumed one-time prekeys up to `target`: generated and stored as pending,
-    /// appended on the server, then marked published. `serverRemaining` (from `keys.low_otp`)
-    /// counts when it is lower than the local count (the server handed some out). Returns how
-    /// many were uploaded and the server's count after the upload.
+    /// Tops the unconsumed one-time prekeys up to `target`, replacing rather than adding: when
+    /// `serverRemaining` (from `keys.low_otp`) is lower than the local published count, the
+    /// oldest published keys count as handed out and start their grace window (§2); the new
+    /// keys then replace the server's whole list (so it offers only what is unconsumed here).
+    /// Otherwise the new keys are appended. Either way the local set stays within `target`
+    /// unconsumed and ``ProtocolLimits/maxLocalOneTimePrekeys`` rows. Returns how many were
+    /// uploaded and the server's count after the upload.
     func replenish(target: Int, serverRemaining: Int?) async throws -> (uploaded: Int, serverCount: Int?) {
         try await publishPending()
         let published = try await store.oneTimePrekeyCount(state: .published)
-        let available = min(published, serverRemaining ?? published)
-        let missing = target - available
+        let handedOut = try await store.retireOldestPublishedOneTimePrekeys(count: published - min(published, serverRemaining ?? published), at: now())
+        let missing = target - (published - handedOut)
         guard missing > 0 else { return (0, nil) }
         let made = try await generateOneTimePrekeys(count: missing)
+        try await store.trimOneTimePrekeys(keeping: ProtocolLimits.maxLocalOneTimePrekeys)
+        if handedOut > 0 { return (made.count, try await uploadFullBundle()) }
         let serverCount = try await api.addOneTimePreKeys(deviceID: deviceID, keys: try made.map { try StoredKeyConversions.published($0).base64 })
         try await store.markOneTimePrekeysPublished(ids: made.map(\.id))
         return (made.count, serverCount)
@@ -115,7 +120,7 @@ struct KeyMaintenance: Sendable {
         }
     }
 
-    private func makeSignedPrekey() async throws -> E2EEKeyStore.SignedPrekey {
+    func makeSignedPrekey() async throws -> E2EEKeyStore.SignedPrekey {
         let retained = Set(try await store.signedPrekeys().map(\.id))
         let prekey = try E2EECrypto.SignedPrekey.generate(identity: identity, retainedIDs: retained, createdAt: now().microseconds / 1_000_000,
                                                           using: random)
@@ -125,7 +130,7 @@ struct KeyMaintenance: Sendable {
     }
 
     @discardableResult
-    private func generateOneTimePrekeys(count: Int) async throws -> [E2EEKeyStore.OneTimePrekey] {
+    func generateOneTimePrekeys(count: Int) async throws -> [E2EEKeyStore.OneTimePrekey] {
         let random = self.random
         return try await store.addOneTimePrekeys(count: count, now: now()) { id in
             let prekey = try E2EECrypto.OneTimePrekey(id: id, using: random)

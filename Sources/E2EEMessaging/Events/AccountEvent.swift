@@ -23,6 +23,15 @@ public enum AccountEvent: Sendable, Equatable {
     /// Input from the server was refused and skipped (a malformed frame, a forged message);
     /// `reason` is public text and never contains the input.
     case inputRefused(reason: String)
+    /// Catching up one channel (or the pending queue, or key maintenance) failed; it is
+    /// recorded (``Account/channelSyncFailures()``) and everything else went on (SYNC.md
+    /// guarantee 10).
+    case channelSyncFailed(ChannelSyncFailure)
+    /// The server holds a message this device sent that the store does not know (or an own
+    /// group envelope at or beyond the current sending state): the store was restored or
+    /// copied (PROTOCOL.md §3, T18). Sessions, sender keys and prekeys are renewed before the
+    /// next send.
+    case rollbackDetected(channelID: String, messageID: String)
 }
 
 /// A change in a channel's timeline.

@@ -33,6 +33,8 @@ struct MessageProcessor: Sendable {
         let rowKind: TimelineRowKind = message.contentType == EnvelopeKind.senderKeyDistribution.contentType ? .control : .message
         do {
             if !message.isEdit, message.senderDeviceID == device.deviceID {
+                // Another user posting under our device id (a re-posted copy, T19) is refused.
+                guard message.senderUserID?.lowercased() == device.userID else { throw ReceiveRefusal(.senderMismatch) }
                 if let source = message.source, try await ownMessages.ownMessageSeen(source) {
                     return ProcessingStep(outcome: ReceiveOutcome(messageID: message.id, result: .own), write: nil, isNewRow: message.isNew,
                                           isTimelineRow: true, channelID: message.channelID)

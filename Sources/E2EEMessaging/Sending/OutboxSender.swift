@@ -171,7 +171,7 @@ actor OutboxSender: OwnMessageObserving {
     private func reconcile(_ entry: OutboxMessage) async throws -> Bool {
         let page = try await api.messages(channelID: entry.channelID, before: nil, limit: policy.reconcileWindow)
         let copies = page.messages
-            .filter { $0.senderDeviceID?.lowercased() == device.deviceID && ConstantTime.equals(SHA256.hash(Array($0.content.utf8)), entry.contentHash) }
+            .filter { $0.isFrom(userID: device.userID, deviceID: device.deviceID) && ConstantTime.equals(SHA256.hash(Array($0.content.utf8)), entry.contentHash) }
             .sorted(by: ServerMessage.timelineOrder)
         guard let first = copies.first else { return false }
         try await recordSent(entry, serverID: first.id, createdAt: first.createdAt)
@@ -207,6 +207,9 @@ actor OutboxSender: OwnMessageObserving {
 
     /// See ``OwnMessageObserving/ownMessageSeen(_:)``.
     func ownMessageSeen(_ message: ServerMessage) async throws -> Bool {
+        // Another user's message claiming our device id is never ours (T19): nothing to
+        // record, and no "duplicate" of ours to delete.
+        guard message.isFrom(userID: device.userID, deviceID: device.deviceID) else { return false }
         if let entry = try await loadEntry(serverID: message.id) {
             if entry.state == .sent, try await store.markDelivered(serverMessageID: message.id, at: now()) {
                 publish(entry, .delivered, serverID: message.id)

@@ -25,7 +25,7 @@ final class SyncEngine: ConnectionDelegate, Sendable {
     func catchUp(reason: CatchUpReason) async throws {
         switch reason {
         case .subscribed(let channelID), .subscribedFollowUp(let channelID):
-            try await catchUp(channelID: channelID)
+            try await isolated(channelID: channelID) { try await self.catchUp(channelID: channelID) }
         default:
             try await catchUpAll()
         }
@@ -35,12 +35,33 @@ final class SyncEngine: ConnectionDelegate, Sendable {
         try await catchUpAll()
     }
 
-    /// Every channel: the list re-read, each channel paged back to the overlap, pending re-driven.
+    /// Every channel: the list re-read, each channel paged back to the overlap, pending re-driven,
+    /// keys maintained. A failure that belongs to one channel (a 403, a refused copy, an
+    /// undecodable page) is recorded and surfaced for it and the rest goes on (SYNC.md
+    /// guarantee 10); one that stops everything (no network, logged out) is thrown.
     func catchUpAll() async throws {
-        let channels = try await account.refreshChannels()
-        for channel in channels { try await catchUp(channel) }
-        _ = try await pipeline.redrivePending()
-        try await account.maintainKeysIfNeeded()
+        var channels: [ChatChannel]
+        do {
+            channels = try await account.refreshChannels()
+        } catch where SyncFailureScope(error) == .thisChannel {
+            await account.recordSyncFailure(channelID: nil, error)
+            channels = try await account.channels()
+        }
+        for channel in channels {
+            try await isolated(channelID: channel.id) { try await self.catchUp(channel) }
+        }
+        try await isolated(channelID: nil) { _ = try await self.pipeline.redrivePending() }
+        try await isolated(channelID: nil) { try await self.account.maintainKeysIfNeeded() }
+    }
+
+    /// Runs `work`; a failure of its channel alone is recorded and surfaced, not thrown.
+    private func isolated(channelID: String?, _ work: () async throws -> Void) async throws {
+        do {
+            try await work()
+            if let channelID { await account.channelFailures.clear(channelID) }
+        } catch where SyncFailureScope(error) == .thisChannel {
+            await account.recordSyncFailure(channelID: channelID, error)
+        }
     }
 
     private func catchUp(channelID: String) async throws {
@@ -59,9 +80,17 @@ final class SyncEngine: ConnectionDelegate, Sendable {
         }
         if !result.messages.isEmpty {
             try await account.noteOwnEchoes(result.messages)
+            try await account.detectRollback(in: result.messages, channelID: channel.id)
             _ = try await pipeline.ingest(result.messages, channel: ReceivingChannel(id: channel.id, encryption: encryption))
         }
         try await cursor.recordCatchUp(channelID: channel.id, result)
+        await account.rollbackGuard.markCaughtUp(channel.id)
+    }
+
+    /// Catches `channelID` up before this process first encrypts for it (PROTOCOL.md §3): a
+    /// failure is thrown to the sender, not recorded.
+    func catchUpBeforeSending(channelID: String) async throws {
+        try await catchUp(channelID: channelID)
     }
 
     func received(_ event: RealtimeEvent) async {
@@ -77,6 +106,7 @@ final class SyncEngine: ConnectionDelegate, Sendable {
         case .messageNew(let message):
             guard let channel = try await knownChannel(message.channelID), let encryption = channel.encryption else { return }
             try await account.noteOwnEchoes([message])
+            try await account.detectRollback(in: [message], channelID: channel.id)
             _ = try await pipeline.ingest([message], channel: ReceivingChannel(id: channel.id, encryption: encryption))
             account.historyCursor.socketDelivered(message)
         case .messageEdit(let edit):
@@ -90,7 +120,9 @@ final class SyncEngine: ConnectionDelegate, Sendable {
         case .channelNew(let channel):
             try await account.adoptAnnouncedChannel(channel)
         case .lowOneTimePreKeys(let deviceID, let remaining):
-            guard deviceID.lowercased() == account.deviceID else { return }
+            // The frame is untrusted (a malicious server can send any number): at most one is
+            // acted on per interval, and what it does is bounded (KeyMaintenance.replenish).
+            guard deviceID.lowercased() == account.deviceID, await account.lowPrekeyReactions.allow() else { return }
             try await account.replenishOneTimePrekeys(serverRemaining: remaining)
         case .senderKeyNew:
             return  // federated keys only; our keys travel in SKDs
@@ -102,9 +134,14 @@ final class SyncEngine: ConnectionDelegate, Sendable {
     }
 
     /// Events arrive for channels we never asked for (API.md note 4): only our channels count.
+    /// An unknown id re-reads the channel list at most once per
+    /// ``DirectoryRefreshGate/minimumInterval`` (concurrent misses share it), so a flood of
+    /// events naming unknown channels cannot amplify into requests (issue 16, item 8).
     private func knownChannel(_ id: String) async throws -> ChatChannel? {
         if let channel = try await account.channels().first(where: { $0.id == id.lowercased() }) { return channel }
-        return try await account.refreshChannels().first { $0.id == id.lowercased() }
+        let account = self.account
+        guard let refreshed = try await account.directoryRefreshes.refreshIfDue({ try await account.refreshChannels() }) else { return nil }
+        return refreshed.first { $0.id == id.lowercased() }
     }
 
     func socketMissedMessages(connectedFor: Duration, grace: Duration) async throws -> Bool {

@@ -7,7 +7,7 @@ import NIOHTTP1
 /// One HTTP exchange with the server: builds the request, honours one 429 (waits `Retry-After`
 /// through the injected sleep, then retries once), retries once on another connection when the
 /// request got no answer and repeating it is safe (see ``TransportFailure``), and maps failures
-/// to ``ServerError``.
+/// to ``ServerError``. Each attempt, body included, has an overall deadline of `timeout`.
 struct HTTPRequester: Sendable {
     let client: HTTPClient
     let baseURL: String
@@ -26,7 +26,15 @@ struct HTTPRequester: Sendable {
         }
     }
 
+    /// One attempt (with its one repeat after an unanswered connection) within the overall
+    /// deadline `timeout` (``RequestDeadline``).
     private func attempt(_ method: HTTPMethod, _ path: String, body: [UInt8]?, token: String?, repeatable: Bool) async throws -> [UInt8] {
+        try await RequestDeadline.run(within: timeout) { [self] in
+            try await attemptWithoutDeadline(method, path, body: body, token: token, repeatable: repeatable)
+        }
+    }
+
+    private func attemptWithoutDeadline(_ method: HTTPMethod, _ path: String, body: [UInt8]?, token: String?, repeatable: Bool) async throws -> [UInt8] {
         do {
             return try await exchange(method, path, body: body, token: token)
         } catch let failure as TransportFailure where failure.allowsRetry(repeatable: repeatable) {

@@ -148,10 +148,13 @@ struct SenderKeyChainTests {
         let week = ProtocolLimits.senderKeyStateRetentionSeconds
         #expect(!receiver.isExpired(now: group.now + week * 10, newerKeyExists: false))
         #expect(!receiver.isExpired(now: group.now + week - 1, newerKeyExists: true))
-        #expect(receiver.isExpired(now: group.now + week, newerKeyExists: true))
+        // §4: kept until *after* 7 days — at exactly 7 days it is still kept.
+        #expect(!receiver.isExpired(now: group.now + week, newerKeyExists: true))
+        #expect(receiver.isExpired(now: group.now + week + 1, newerKeyExists: true))
         let used = try receiver.decrypt(try group.send(1)[0], channel: group.channel, now: group.now + week).state
         #expect(!used.isExpired(now: group.now + week + 1, newerKeyExists: true))
-        #expect(used.isExpired(now: group.now + 2 * week, newerKeyExists: true))
+        #expect(!used.isExpired(now: group.now + 2 * week, newerKeyExists: true))
+        #expect(used.isExpired(now: group.now + 2 * week + 1, newerKeyExists: true))
     }
 
     @Test("the public index entry holds SK_sig_pub and 0x01||key_id only")

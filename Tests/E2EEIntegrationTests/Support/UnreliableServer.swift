@@ -14,6 +14,7 @@ final class UnreliableServer: ChatServerAPI, @unchecked Sendable {
     private var hangAfterStoring = false
     private var historyHook: (runsFirst: Bool, hook: @Sendable () async throws -> Void)?
     private(set) var postsStored = 0
+    private var undecodableChannels: Set<String> = []
 
     init(_ base: any ChatServerAPI) { self.base = base }
 
@@ -44,7 +45,13 @@ final class UnreliableServer: ChatServerAPI, @unchecked Sendable {
         return sent
     }
 
+    /// Every history read of `channelID` fails as an undecodable page (one broken channel).
+    func breakHistory(of channelID: String) { lock.withLock { _ = undecodableChannels.insert(channelID.lowercased()) } }
+    /// History reads of `channelID` work again.
+    func repairHistory(of channelID: String) { lock.withLock { _ = undecodableChannels.remove(channelID.lowercased()) } }
+
     func messages(channelID: String, before: ServerTimestamp?, limit: Int) async throws -> MessagePage {
+        if lock.withLock({ undecodableChannels.contains(channelID.lowercased()) }) { throw ServerError.decoding("undecodable page") }
         let hide = lock.withLock { () -> Bool in
             defer { if hideRecentReads > 0 { hideRecentReads -= 1 } }
             return hideRecentReads > 0

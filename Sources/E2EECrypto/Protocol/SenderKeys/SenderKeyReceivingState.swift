@@ -60,11 +60,12 @@ public struct SenderKeyReceivingState: Sendable, CustomStringConvertible {
 
     /// `true` when retention (§4) says to wipe this state: another `key_id` of the same
     /// (channel, sender device) exists and ``ProtocolLimits/senderKeyStateRetentionSeconds``
-    /// have passed since the last decrypted message (or the install, if none).
+    /// have passed since the last decrypted message (or the install, if none). At exactly the
+    /// retention period the state is kept; after it, wiped.
     public func isExpired(now: Int64, newerKeyExists: Bool) -> Bool {
         guard newerKeyExists else { return false }
         let lastUse = lastDecryptedAt ?? installedAt
-        return now - lastUse >= ProtocolLimits.senderKeyStateRetentionSeconds
+        return now - lastUse > ProtocolLimits.senderKeyStateRetentionSeconds
     }
 
     /// A copy with other chain fields; used by decryption to build the committed state.

@@ -1,0 +1,27 @@
+/// What this process knows about rollbacks (PROTOCOL.md §3): the channels a catch-up of this
+/// process has read to the present (nothing is sent in a channel before), and the one renewal
+/// of keys running at a time after a rollback was detected.
+actor RollbackGuard {
+    private var caughtUp: Set<String> = []
+    private var renewal: Task<Void, any Error>?
+
+    /// Whether a catch-up of this process has read `channelID` to the present.
+    func isCaughtUp(_ channelID: String) -> Bool {
+        caughtUp.contains(channelID.lowercased())
+    }
+
+    /// A catch-up of this process read `channelID` to the present.
+    func markCaughtUp(_ channelID: String) {
+        caughtUp.insert(channelID.lowercased())
+    }
+
+    /// Runs `renew` unless a renewal is already running, in which case it waits for that one.
+    /// - Throws: what `renew` throws.
+    func renewOnce(_ renew: @escaping @Sendable () async throws -> Void) async throws {
+        if let renewal { return try await renewal.value }
+        let task = Task { try await renew() }
+        renewal = task
+        defer { renewal = nil }
+        try await task.value
+    }
+}
