@@ -10,7 +10,8 @@ extension KeyStore {
     public func queueOutgoingMessage(_ commit: OutgoingCommit) async throws -> OutboxMessage {
         try await writer.write { [self] db in
             if commit.replacingDraft {
-                guard let draft = try outboxStore.loadOutboxMessage(localID: commit.localID, db), draft.state == .failed, draft.content.isEmpty else {
+                guard let draft = try outboxStore.loadOutboxMessage(localID: commit.localID, db), draft.state == .failed || draft.state == .queued,
+                      draft.isDraft else {
                     throw KeyStoreError.invalidTransition(.outboxMessage, id: commit.localID, from: "not a failed draft", to: "queued")
                 }
                 try outboxStore.removeOutboxMessage(localID: commit.localID, db)
@@ -123,7 +124,7 @@ extension KeyStore {
     public func requeueFailed(localID: String, at time: StoreTime) async throws {
         try await writer.write { [self] db in
             try outboxStore.transition(localID: localID, from: [.failed], to: .queued, at: time, db)
-            try db.run("UPDATE outbox SET attempts = 0 WHERE local_id = ?", [localID])
+            try db.run("UPDATE outbox SET attempts = 0, answered_failures = 0 WHERE local_id = ?", [localID])
         }
     }
 

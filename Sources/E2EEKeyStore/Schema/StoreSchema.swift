@@ -10,9 +10,10 @@ import GRDB
 /// - `v3`: the messaging layer's sending side (``StoreSchema/createMessagingSendTables(_:)``).
 /// - `v4`: the messaging layer's receiving side (``StoreSchema/createMessagingReceiveTables(_:)``).
 /// - `v5`: the envelope-hash lookup on an 8-byte prefix (``StoreSchema/narrowContentLookup(_:)``).
+/// - `v8`: the outbox's count of answered failures (``StoreSchema/countAnsweredFailures(_:)``).
 enum StoreSchema {
     /// Migration identifiers, oldest first.
-    static let versions = ["v1", "v2", "v3", "v4", "v5"]
+    static let versions = ["v1", "v2", "v3", "v4", "v5", "v8"]
 
     /// The migrator holding every migration.
     static var migrator: DatabaseMigrator {
@@ -22,6 +23,7 @@ enum StoreSchema {
         migrator.registerMigration("v3") { db in try createMessagingSendTables(db) }
         migrator.registerMigration("v4") { db in try createMessagingReceiveTables(db) }
         migrator.registerMigration("v5") { db in try narrowContentLookup(db) }
+        migrator.registerMigration("v8") { db in try countAnsweredFailures(db) }
         return migrator
     }
 

@@ -85,9 +85,18 @@ extension Account {
         let localID = UUID().uuidString.lowercased()
         let entry: OutboxMessage
         do {
+            if try await store.hasWaitingDraft(channelID: channel.id) {
+                // Encrypted now, it would go out before the earlier message still waiting.
+                return try await queueWaitingDraft(localID: localID, payload: payload, channelID: channel.id, kind: kind, target: target,
+                                                   reason: "waiting behind an earlier message")
+            }
             entry = try await composer.queue(.init(localID: localID, payload: payload, kind: kind, target: target, replacesDraft: false), in: channel)
         } catch let error as KeyStoreError {
             throw error
+        } catch let error where SendFailure(error) == .unreachable {
+            // SYNC.md "Outbox": unreachable is not failed; encrypted once the server answers.
+            return try await queueWaitingDraft(localID: localID, payload: payload, channelID: channel.id, kind: kind, target: target,
+                                               reason: "unreachable: \(error)")
         } catch {
             // T12: never plaintext, never silently dropped.
             let draft = try await store.storeUnencryptableDraft(localID: localID, channelID: channel.id, plaintext: payload, kind: kind,

@@ -117,7 +117,7 @@ public actor Account {
             sessions: PairwiseSessions(store: store, identity: device.identity, random: random, now: configuration.now),
             directory: directory, channels: channels, locks: locks, random: random, now: configuration.now)
         self.outbox = OutboxSender(store: store, api: server, device: device, events: events, policy: configuration.outbox,
-                                   sleep: configuration.sleep, now: configuration.now)
+                                   drafts: DraftEncryptor(composer: composer, channels: channels), sleep: configuration.sleep, now: configuration.now)
         self.keys = KeyMaintenance(store: store, api: server, deviceID: device.deviceID, identity: device.identity, random: random,
                                    now: configuration.now)
         let consumed = ConsumedPrekeysRelay()

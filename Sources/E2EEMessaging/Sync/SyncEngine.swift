@@ -41,6 +41,7 @@ final class SyncEngine: ConnectionDelegate, Sendable {
         for channel in channels { try await catchUp(channel) }
         _ = try await pipeline.redrivePending()
         try await account.maintainKeysIfNeeded()
+        await account.outbox.serverAnswered()  // the server answers: entries waiting for it go out
     }
 
     private func catchUp(channelID: String) async throws {

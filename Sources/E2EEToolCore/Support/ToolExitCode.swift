@@ -25,6 +25,9 @@ public enum ToolExitCode: Int32, CaseIterable, Sendable, Codable {
     case notSent = 10
     /// `listen --count N --timeout S`: the time ran out before N messages arrived.
     case timedOut = 11
+    /// `send`: the server could not be reached; the message is queued in the outbox and goes
+    /// out with a later `send`, `history` or `listen` on the same store (SYNC.md "Outbox").
+    case queued = 13
 
     /// A short stable name (used in JSON output).
     public var name: String {
@@ -40,6 +43,7 @@ public enum ToolExitCode: Int32, CaseIterable, Sendable, Codable {
         case .verificationFailed: "verification_failed"
         case .notSent: "not_sent"
         case .timedOut: "timed_out"
+        case .queued: "queued"
         }
     }
 
@@ -57,6 +61,7 @@ public enum ToolExitCode: Int32, CaseIterable, Sendable, Codable {
         case .verificationFailed: "vectors verify: a vector failed or a file was unreadable"
         case .notSent: "send: the message was not sent (it stays in the outbox as failed)"
         case .timedOut: "listen --count: the timeout passed before that many messages arrived"
+        case .queued: "send: the message is queued (server unreachable), it will go out later"
         }
     }
 
