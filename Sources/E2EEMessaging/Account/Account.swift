@@ -35,6 +35,8 @@ public actor Account {
     let pipeline: ReceivePipeline
     /// Channel verified marks moved by socket events (see ``HistoryCursor``).
     nonisolated let verifiedMarks = VerifiedMarks()
+    /// Messages a catch-up no longer found, until a later read confirms them deleted.
+    nonisolated let deleteInference: DeleteInference
     /// A sync engine over this account (catch-up, events); the connection keeps one in
     /// ``connectedEngine`` (it holds its delegate weakly).
     var syncEngine: SyncEngine { SyncEngine(account: self, pipeline: pipeline, history: HistoryCatchUp(api: api, store: store, limit: configuration.catchUpLimit)) }
@@ -102,6 +104,7 @@ public actor Account {
         let directory = DeviceDirectory(api: server, store: store, events: events, cacheLifetime: configuration.deviceLifetime, now: configuration.now)
         let channels = ChannelDirectory(store: store, api: server, events: events, ownUserID: device.userID,
                                         memberLifetime: configuration.memberLifetime, now: configuration.now)
+        self.deleteInference = DeleteInference(now: configuration.now)
         self.userID = device.userID
         self.deviceID = device.deviceID
         self.store = store

@@ -63,6 +63,10 @@ final class SyncEngine: ConnectionDelegate, Sendable {
             _ = try await pipeline.ingest(result.messages, channel: ReceivingChannel(id: channel.id, encryption: encryption))
         }
         try await cursor.recordCatchUp(channelID: channel.id, result)
+        // SYNC.md guarantee 9: deletes that happened while we were away.
+        for messageID in try await account.deleteInference.confirmedDeletes(channelID: channel.id, read: result.messages, store: account.store) {
+            _ = try await pipeline.ingestDelete(messageID: messageID, channelID: channel.id)
+        }
     }
 
     func received(_ event: RealtimeEvent) async {
