@@ -36,10 +36,18 @@ extension KeyStore {
     @discardableResult
     public func storeWaitingDraft(localID: String, channelID: String, plaintext: SecretBytes, kind: OutboxKind, targetMessageID: String?,
                                   error: String, at time: StoreTime) async throws -> OutboxMessage {
+        try await storeDraft(localID: localID, channelID: channelID, plaintext: plaintext, kind: kind, targetMessageID: targetMessageID,
+                             state: .queued, error: error, at: time)
+    }
+
+    /// A draft (plaintext, no content) added to the outbox in `state` (`.queued` or `.failed`)
+    /// with `error` as its reason, in one transaction.
+    func storeDraft(localID: String, channelID: String, plaintext: SecretBytes, kind: OutboxKind, targetMessageID: String?,
+                    state: OutboxState, error: String, at time: StoreTime) async throws -> OutboxMessage {
         try await writer.write { [self] db in
             _ = try outboxStore.enqueue(localID: localID, channelID: channelID, content: "", plaintext: plaintext, at: time, kind: kind,
                                         targetMessageID: targetMessageID, db)
-            try db.run("UPDATE outbox SET last_error = ? WHERE local_id = ?", [error, localID])
+            try outboxStore.transition(localID: localID, from: [.queued], to: state, error: error, at: time, db)
             guard let stored = try outboxStore.loadOutboxMessage(localID: localID, db) else {
                 throw KeyStoreError.missingRecord(.outboxMessage, id: localID)
             }

@@ -108,15 +108,8 @@ extension KeyStore {
     @discardableResult
     public func storeUnencryptableDraft(localID: String, channelID: String, plaintext: SecretBytes, kind: OutboxKind, targetMessageID: String?,
                                         error: String, at time: StoreTime) async throws -> OutboxMessage {
-        try await writer.write { [self] db in
-            _ = try outboxStore.enqueue(localID: localID, channelID: channelID, content: "", plaintext: plaintext, at: time, kind: kind,
-                                        targetMessageID: targetMessageID, db)
-            try outboxStore.transition(localID: localID, from: [.queued], to: .failed, error: error, at: time, db)
-            guard let stored = try outboxStore.loadOutboxMessage(localID: localID, db) else {
-                throw KeyStoreError.missingRecord(.outboxMessage, id: localID)
-            }
-            return stored
-        }
+        try await storeDraft(localID: localID, channelID: channelID, plaintext: plaintext, kind: kind, targetMessageID: targetMessageID,
+                             state: .failed, error: error, at: time)
     }
 
     /// A manual retry: `.failed` → `.queued` with a fresh attempt budget.
