@@ -39,6 +39,7 @@ public enum DevServer {
         KeyRoutes(state: state).register(on: router)
         ChannelRoutes(state: state).register(on: router)
         DevAdminRoutes(state: state).register(on: router)
+        HealthRoutes().register(on: router)
         let webSocketRouter = Router(context: DevRequestContext.self)
         WebSocketRoutes(state: state).register(webSocketRouter: webSocketRouter, httpRouter: router)
 

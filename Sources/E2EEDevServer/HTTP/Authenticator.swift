@@ -9,13 +9,15 @@ struct Caller: Sendable {
 
 extension ServerState {
     /// Resolves the bearer token of `request`.
-    /// - Throws: ``APIError`` 401 (or the configured 403) `Not authenticated` without a bearer
-    ///   header; 401 `Could not validate credentials` for an unknown or expired token.
+    /// - Throws: ``APIError`` 401 with `WWW-Authenticate: Bearer` (or the configured 403)
+    ///   `Not authenticated` without a bearer header; 401 `Could not validate credentials` for an unknown or expired token.
     func authenticate(_ request: Request) async throws -> Caller {
         guard let header = request.headers[.authorization], header.lowercased().hasPrefix("bearer "),
               case let token = String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces), !token.isEmpty
         else {
-            throw APIError.detail(HTTPResponse.Status(code: configuration.missingBearerStatus), "Not authenticated")
+            var refusal = APIError.detail(HTTPResponse.Status(code: configuration.missingBearerStatus), "Not authenticated")
+            if configuration.missingBearerStatus == 401 { refusal.headers[.wwwAuthenticate] = "Bearer" }
+            throw refusal
         }
         let digest = Credentials.digest(token)
         let found = try await database.read { db -> (caller: Caller, issuedAt: Int64, expiresAt: Int64, banned: Bool)? in

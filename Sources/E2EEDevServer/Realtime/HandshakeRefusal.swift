@@ -6,7 +6,8 @@ import NIOCore
 import NIOHTTP1
 
 /// Gives a refused WebSocket handshake the status the reference server uses (403 for a bad
-/// ticket, 429 when rate limited, an injected status for faults) with a JSON `detail`.
+/// ticket, 429 when rate limited, an injected status for faults) with a JSON `detail`, or an
+/// empty body when the refusal has none (the reference server's bad-ticket 403).
 ///
 /// hummingbird-websocket answers every refused upgrade with a bare 400; this outbound handler
 /// sits before the HTTP encoder and rewrites that one response when the handshake check has
@@ -20,7 +21,8 @@ final class HandshakeRefusalWriter: ChannelOutboundHandler, RemovableChannelHand
 
     struct Refusal: Sendable {
         let status: Int
-        let detail: String
+        /// The JSON `detail`, or `nil` for an empty body.
+        let detail: String?
         let headers: [(String, String)]
     }
 
@@ -36,9 +38,13 @@ final class HandshakeRefusalWriter: ChannelOutboundHandler, RemovableChannelHand
             context.write(data, promise: promise)
             return
         }
-        let body = ByteBuffer(string: JSONValue.object(["detail": .string(refusal.detail)]).text)
+        let body = ByteBuffer(string: refusal.detail.map { JSONValue.object(["detail": .string($0)]).text } ?? "")
         head.status = HTTPResponseStatus(statusCode: refusal.status)
-        head.headers.replaceOrAdd(name: "Content-Type", value: "application/json")
+        if refusal.detail == nil {
+            head.headers.remove(name: "Content-Type")
+        } else {
+            head.headers.replaceOrAdd(name: "Content-Type", value: "application/json")
+        }
         head.headers.replaceOrAdd(name: "Content-Length", value: String(body.readableBytes))
         for (name, value) in refusal.headers { head.headers.replaceOrAdd(name: name, value: value) }
         context.write(wrapOutboundOut(.head(head)), promise: nil)
@@ -75,8 +81,8 @@ struct RefusalAwareUpgradeChannel: ServerChildChannel {
 }
 
 extension DevRequestContext {
-    /// Records a handshake refusal on this connection.
-    func refuseHandshake(status: Int, detail: String, headers: [(String, String)] = []) async {
+    /// Records a handshake refusal on this connection (`detail` `nil`: an empty body).
+    func refuseHandshake(status: Int, detail: String?, headers: [(String, String)] = []) async {
         guard let writer = try? await channel.pipeline.handler(type: HandshakeRefusalWriter.self).get() else { return }
         writer.refuse(.init(status: status, detail: detail, headers: headers))
     }

@@ -3,7 +3,8 @@ import Hummingbird
 import HummingbirdWebSocket
 
 /// `GET /ws?ticket=…`: the ticket is checked (and spent) during the handshake; a bad, expired or
-/// reused ticket fails the HTTP handshake with 403 (see ``HandshakeRefusalWriter``). Faults and
+/// reused ticket fails the HTTP handshake with 403 and an empty body (API.md "Verified" 14; see
+/// ``HandshakeRefusalWriter``). Faults and
 /// the rate limit are applied here too, since a handshake does not pass the HTTP middleware.
 struct WebSocketRoutes {
     let state: ServerState
@@ -18,7 +19,7 @@ struct WebSocketRoutes {
         }
         // A plain GET (no upgrade headers) reaches the HTTP router.
         httpRouter.get("ws") { _, _ -> Response in
-            throw APIError.detail(.forbidden, "Invalid or expired ticket")
+            Response(status: .forbidden, headers: [.contentLength: "0"])
         }
     }
 
@@ -46,7 +47,7 @@ struct WebSocketRoutes {
             return try String.fetchOne(db, sql: "SELECT user_id FROM ws_tickets WHERE ticket_hash = ?", arguments: [digest])
         }
         guard let userID else {
-            await context.refuseHandshake(status: 403, detail: "Invalid or expired ticket")
+            await context.refuseHandshake(status: 403, detail: nil)
             return .dontUpgrade
         }
         if !state.quirks.lateSubscribeAfterConnect {

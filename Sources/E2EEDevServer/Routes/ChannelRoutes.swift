@@ -29,7 +29,7 @@ struct ChannelRoutes {
         group.patch("{id}") { request, context in
             let caller = try await state.authenticate(request)
             let channelID = try context.uuidParameter("id")
-            let name = try BodyReader(body: try await request.jsonObject(context: context)).optionalString("name")
+            let name = try Self.checkedName(BodyReader(body: try await request.jsonObject(context: context)).optionalString("name"))
             let channel = try await state.database.write { db in
                 try state.requireMember(db, channelID: channelID, userID: caller.userID)
                 try db.execute(sql: "UPDATE channels SET name = ? WHERE id = ?", arguments: [name, channelID])
@@ -70,10 +70,20 @@ struct ChannelRoutes {
         MessageRoutes(state: state).register(on: group)
     }
 
+    /// Longest channel name the reference server accepts (API.md "Verified" 14).
+    static let nameLimit = 128
+
+    /// `name` when it is within ``nameLimit`` characters.
+    /// - Throws: ``APIError`` 422 `string_too_long`, as the reference server's validation.
+    static func checkedName(_ name: String?) throws -> String? {
+        guard let name, name.count > nameLimit else { return name }
+        throw APIError.validation(["body", "name"], "String should have at most \(nameLimit) characters", type: "string_too_long")
+    }
+
     private func create(_ request: Request, _ context: DevRequestContext) async throws -> Response {
         let caller = try await state.authenticate(request)
         let body = BodyReader(body: try await request.jsonObject(context: context))
-        let name = try body.optionalString("name")
+        let name = try Self.checkedName(body.optionalString("name"))
         let isDM = try body.optionalBool("is_dm") ?? false
         let encryptionType = try body.optionalString("encryption_type") ?? (isDM ? "x3dh" : "sender_keys")
         let (channelID, channel) = try await state.database.write { db -> (String, JSONValue) in

@@ -76,7 +76,8 @@ struct KeyRoutes {
     }
 
     /// One device's bundle with its first one-time prekey (popped unless the quirk is on), then
-    /// `keys.low_otp` to the owner when fewer than the threshold remain.
+    /// `keys.low_otp` to the owner when the list held the threshold (10) or fewer keys, with
+    /// `remaining` = list length − 1 whether or not the key was popped (API.md "Verified" 13).
     private func fetchBundle(_ deviceID: String) async throws -> JSONValue? {
         let pop = !state.quirks.oneTimePreKeyNeverPopped
         let result = try await state.database.write { db -> (JSONValue, String, Int)? in
@@ -85,19 +86,22 @@ struct KeyRoutes {
             if pop, let first {
                 try db.execute(sql: "DELETE FROM one_time_pre_keys WHERE seq = ?", arguments: [first["seq"] as Int64])
             }
-            let remaining = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM one_time_pre_keys WHERE device_id = ?", arguments: [deviceID]) ?? 0
+            let stored = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM one_time_pre_keys WHERE device_id = ?", arguments: [deviceID]) ?? 0
+            let listLength = pop && first != nil ? stored + 1 : stored
             let bundle: JSONValue = .object([
                 "device_id": .string(deviceID),
                 "identity_key": .string(row["identity_key"]),
                 "signed_pre_key": .string(row["signed_pre_key"]),
                 "signed_pre_key_signature": .string(row["signed_pre_key_signature"]),
                 "one_time_pre_key": .optional(first?["key"]),
-                "one_time_pre_key_count": .int(remaining),
+                "one_time_pre_key_count": .int(stored),
             ])
-            return (bundle, row["user_id"], remaining)
+            return (bundle, row["user_id"], listLength)
         }
-        guard let (bundle, ownerID, remaining) = result else { return nil }
-        if remaining < state.configuration.lowOneTimePreKeyThreshold {
+        guard let (bundle, ownerID, listLength) = result else { return nil }
+        if listLength <= state.configuration.lowOneTimePreKeyThreshold {
+            // The reference server counts after a pop it never makes; an empty list reports 0.
+            let remaining = max(0, listLength - 1)
             await state.hub.publish(toUser: ownerID, ServerEvent.lowOneTimePreKeys(deviceID: deviceID, remaining: remaining))
         }
         return bundle

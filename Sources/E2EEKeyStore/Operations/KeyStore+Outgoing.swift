@@ -10,7 +10,8 @@ extension KeyStore {
     public func queueOutgoingMessage(_ commit: OutgoingCommit) async throws -> OutboxMessage {
         try await writer.write { [self] db in
             if commit.replacingDraft {
-                guard let draft = try outboxStore.loadOutboxMessage(localID: commit.localID, db), draft.state == .failed, draft.content.isEmpty else {
+                guard let draft = try outboxStore.loadOutboxMessage(localID: commit.localID, db), draft.state == .failed || draft.state == .queued,
+                      draft.isDraft else {
                     throw KeyStoreError.invalidTransition(.outboxMessage, id: commit.localID, from: "not a failed draft", to: "queued")
                 }
                 try outboxStore.removeOutboxMessage(localID: commit.localID, db)
@@ -107,15 +108,8 @@ extension KeyStore {
     @discardableResult
     public func storeUnencryptableDraft(localID: String, channelID: String, plaintext: SecretBytes, kind: OutboxKind, targetMessageID: String?,
                                         error: String, at time: StoreTime) async throws -> OutboxMessage {
-        try await writer.write { [self] db in
-            _ = try outboxStore.enqueue(localID: localID, channelID: channelID, content: "", plaintext: plaintext, at: time, kind: kind,
-                                        targetMessageID: targetMessageID, db)
-            try outboxStore.transition(localID: localID, from: [.queued], to: .failed, error: error, at: time, db)
-            guard let stored = try outboxStore.loadOutboxMessage(localID: localID, db) else {
-                throw KeyStoreError.missingRecord(.outboxMessage, id: localID)
-            }
-            return stored
-        }
+        try await storeDraft(localID: localID, channelID: channelID, plaintext: plaintext, kind: kind, targetMessageID: targetMessageID,
+                             state: .failed, error: error, at: time)
     }
 
     /// A manual retry: `.failed` → `.queued` with a fresh attempt budget.
@@ -123,7 +117,7 @@ extension KeyStore {
     public func requeueFailed(localID: String, at time: StoreTime) async throws {
         try await writer.write { [self] db in
             try outboxStore.transition(localID: localID, from: [.failed], to: .queued, at: time, db)
-            try db.run("UPDATE outbox SET attempts = 0 WHERE local_id = ?", [localID])
+            try db.run("UPDATE outbox SET attempts = 0, answered_failures = 0 WHERE local_id = ?", [localID])
         }
     }
 

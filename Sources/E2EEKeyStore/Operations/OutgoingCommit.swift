@@ -29,8 +29,9 @@ public struct OutgoingCommit: Sendable {
     public var senderKeyShares: [SenderKeyShare]
     /// The own sender key the shares are of.
     public var senderKeyShareKeyID: UInt32?
-    /// Replace the failed draft stored under `localID` (a retry of a send that could not be
-    /// encrypted before): the draft goes and this entry takes its id, in one transaction.
+    /// Replace the draft stored under `localID` (failed: a retry of a send that could not be
+    /// encrypted before; queued: one stored while the server was unreachable): the draft goes
+    /// and this entry takes its id, in one transaction.
     public var replacingDraft: Bool
 
     /// Creates the value.

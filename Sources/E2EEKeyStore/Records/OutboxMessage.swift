@@ -10,7 +10,8 @@ public enum OutboxState: String, Sendable, Equatable, CaseIterable {
     case sent
     /// Our own echo (socket or REST page) showed the server id.
     case delivered
-    /// Gave up after the retries; a manual retry moves it back to `.queued`.
+    /// Refused, or gave up after the server answered the retries with errors; a manual retry
+    /// moves it back to `.queued`. (An unreachable server leaves a message `.queued`.)
     case failed
 }
 
@@ -46,4 +47,10 @@ public struct OutboxMessage: Sendable, Equatable {
     public var contentType: String = ""
     /// The server message an edit or delete applies to.
     public var targetMessageID: String?
+    /// Attempts the server answered with an error (giving up counts these, not `attempts`).
+    public var answeredFailures: Int = 0
+
+    /// A message still waiting to be encrypted: queued while the server could not be reached
+    /// for its recipients (or refused as unencryptable, when `.failed`). It has no content yet.
+    public var isDraft: Bool { content.isEmpty && kind != .delete }
 }

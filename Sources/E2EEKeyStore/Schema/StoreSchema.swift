@@ -12,9 +12,10 @@ import GRDB
 /// - `v5`: the envelope-hash lookup on an 8-byte prefix (``StoreSchema/narrowContentLookup(_:)``).
 /// - `v6`: who receives keys, per channel (``StoreSchema/createRecipientTables(_:)``).
 /// - `v7`: the rollback mark (``StoreSchema/recordRollbacks(_:)``).
+/// - `v8`: the outbox's count of answered failures (``StoreSchema/countAnsweredFailures(_:)``).
 enum StoreSchema {
     /// Migration identifiers, oldest first.
-    static let versions = ["v1", "v2", "v3", "v4", "v5", "v6", "v7"]
+    static let versions = ["v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8"]
 
     /// The migrator holding every migration.
     static var migrator: DatabaseMigrator {
@@ -26,6 +27,7 @@ enum StoreSchema {
         migrator.registerMigration("v5") { db in try narrowContentLookup(db) }
         migrator.registerMigration("v6") { db in try createRecipientTables(db) }
         migrator.registerMigration("v7") { db in try recordRollbacks(db) }
+        migrator.registerMigration("v8") { db in try countAnsweredFailures(db) }
         return migrator
     }
 

@@ -91,6 +91,7 @@ public struct OutboxStore: Sendable {
         let localID: String = try row.decode("local_id", table: t)
         let hash: Data = try row.decode("content_hash", table: t)
         let attempts: Int64 = try row.decode("attempts", table: t)
+        let answeredFailures: Int64 = try row.decode("answered_failures", table: t)
         return OutboxMessage(
             localID: localID, channelID: try row.decode("channel_id", table: t), sequence: try row.decode("sequence", table: t),
             content: try row.decode("content", table: t), contentHash: [UInt8](hash),
@@ -100,7 +101,8 @@ public struct OutboxStore: Sendable {
             createdAt: StoreTime(microseconds: try row.decode("created_at", table: t)),
             updatedAt: StoreTime(microseconds: try row.decode("updated_at", table: t)),
             kind: try row.decodeEnum("kind", table: t), contentType: try row.decode("content_type", table: t),
-            targetMessageID: try row.decodeIfPresent("target_message_id", table: t)
+            targetMessageID: try row.decodeIfPresent("target_message_id", table: t),
+            answeredFailures: Int(clamping: answeredFailures)
         )
     }
 }

@@ -89,11 +89,22 @@ extension Account {
         let entry: OutboxMessage
         let changes: RecipientChanges
         do {
+            if try await store.hasWaitingDraft(channelID: channel.id) {
+                // Encrypted now, it would go out before the earlier message still waiting.
+                let draft = try await queueWaitingDraft(localID: localID, payload: payload, channelID: channel.id, kind: kind, target: target,
+                                                        reason: "waiting behind an earlier message")
+                return SendReport(entry: draft, recipients: RecipientChanges())
+            }
             try await prepareToSend(channelID: channel.id)
             (entry, changes) = try await composer.queueReporting(
                 .init(localID: localID, payload: payload, kind: kind, target: target, replacesDraft: false), in: channel)
         } catch let error as KeyStoreError {
             throw error
+        } catch let error where SendFailure(error) == .unreachable {
+            // SYNC.md "Outbox": unreachable is not failed; encrypted once the server answers.
+            let draft = try await queueWaitingDraft(localID: localID, payload: payload, channelID: channel.id, kind: kind, target: target,
+                                                    reason: "unreachable: \(error)")
+            return SendReport(entry: draft, recipients: RecipientChanges())
         } catch {
             // T12: never plaintext, never silently dropped.
             let draft = try await store.storeUnencryptableDraft(localID: localID, channelID: channel.id, plaintext: payload, kind: kind,

@@ -45,6 +45,8 @@ public actor Account {
     nonisolated let directoryRefreshes = DirectoryRefreshGate()
     /// `keys.low_otp` frames acted on at most once per interval.
     nonisolated let lowPrekeyReactions = ReactionThrottle(interval: .seconds(60))
+    /// Messages a catch-up no longer found, until a later read confirms them deleted.
+    nonisolated let deleteInference: DeleteInference
     /// A sync engine over this account (catch-up, events); the connection keeps one in
     /// ``connectedEngine`` (it holds its delegate weakly).
     var syncEngine: SyncEngine { SyncEngine(account: self, pipeline: pipeline, history: HistoryCatchUp(api: api, store: store, limit: configuration.catchUpLimit)) }
@@ -114,6 +116,7 @@ public actor Account {
         let directory = DeviceDirectory(api: server, store: store, events: events, cacheLifetime: configuration.deviceLifetime, now: configuration.now)
         let channels = ChannelDirectory(store: store, api: server, events: events, ownUserID: device.userID,
                                         memberLifetime: configuration.memberLifetime, now: configuration.now)
+        self.deleteInference = DeleteInference(now: configuration.now)
         self.userID = device.userID
         self.deviceID = device.deviceID
         self.store = store
@@ -132,7 +135,7 @@ public actor Account {
             sessions: PairwiseSessions(store: store, identity: device.identity, random: random, now: configuration.now),
             directory: directory, channels: channels, gate: gate, locks: locks, random: random, now: configuration.now)
         self.outbox = OutboxSender(store: store, api: server, device: device, events: events, policy: configuration.outbox,
-                                   sleep: configuration.sleep, now: configuration.now)
+                                   drafts: DraftEncryptor(composer: composer, channels: channels, store: store, rollbackGuard: rollbackGuard), sleep: configuration.sleep, now: configuration.now)
         self.keys = KeyMaintenance(store: store, api: server, deviceID: device.deviceID, identity: device.identity, random: random,
                                    now: configuration.now)
         let consumed = ConsumedPrekeysRelay()

@@ -1,5 +1,9 @@
-/// How the outbox retries (SYNC.md "Outbox"): at most `maxAttempts` POSTs per entry, waiting
-/// `backoff[n-1]` seconds after the n-th failure, then `.failed` (manual retry).
+/// How the outbox retries (SYNC.md "Outbox"): at most `maxAttempts` attempts the server answers
+/// with an error, waiting `backoff[n-1]` seconds after the n-th, then `.failed` (manual retry).
+/// An unreachable server is not a failure: after `maxAttempts` unanswered tries in a row the
+/// channel's entries wait, `.queued`, until the server answers a catch-up (connect, poll,
+/// `sync`), a new message is queued in the channel, the app calls
+/// ``Account/resumeOutbox()``, or `unreachableRetryInterval` seconds pass.
 public struct OutboxPolicy: Sendable {
     /// POST attempts before an entry is failed.
     public var maxAttempts: Int
@@ -7,6 +11,9 @@ public struct OutboxPolicy: Sendable {
     public var backoff: [Double]
     /// How many recent messages are read to reconcile an unknown outcome.
     public var reconcileWindow: Int
+    /// Seconds (real time) between tries of entries waiting for an unreachable server while
+    /// nothing else wakes them.
+    public var unreachableRetryInterval: Double = 30
 
     /// The defaults: 3 attempts, 1 s then 4 s, 50 recent messages.
     public init(maxAttempts: Int = 3, backoff: [Double] = [1, 4], reconcileWindow: Int = 50) {

@@ -3,30 +3,40 @@ import E2EEKeyStore
 
 /// Sends the outbox (SYNC.md "Outbox and delivery states"): per channel, in sequence order,
 /// one entry at a time; `.queued → .sending → .sent` on the server's answer, `.delivered` when
-/// our own message shows up (``ownMessageSeen(_:)``), `.failed` after the policy's attempts. A
+/// our own message shows up (``ownMessageSeen(_:)``), `.failed` after the policy's attempts (an
+/// unreachable server leaves entries `.queued`: ``unreachable(_:reason:)``). A
 /// retry resends the stored bytes, never a re-encryption; before resending something the
 /// server may already have (an earlier attempt got no answer), it reconciles by content hash
 /// against the channel's recent messages, and deletes a copy the server stored twice.
 actor OutboxSender: OwnMessageObserving {
-    private let store: KeyStore
+    let store: KeyStore
     private let api: any ChatServerAPI
     private let device: LocalDevice
     private let events: EventBroadcaster
-    private let policy: OutboxPolicy
-    private let sleep: @Sendable (Double) async throws -> Void
-    private let now: @Sendable () -> StoreTime
+    let policy: OutboxPolicy
+    let sleep: @Sendable (Double) async throws -> Void
+    let now: @Sendable () -> StoreTime
+    /// Encrypts drafts queued while the server was unreachable.
+    let drafts: DraftEncryptor
     private var drains: [String: Task<Void, Never>] = [:]
     private var rerun: Set<String> = []
-    private var stopped = false
-    private var isShutDown = false
+    var stopped = false
+    private(set) var isShutDown = false
+    /// Unanswered tries in a row, per channel (``unreachable(_:reason:)``).
+    var unreachableStreaks: [String: Int] = [:]
+    /// Channels waiting for the server to answer again.
+    var parked: Set<String> = []
+    /// Wakes parked channels after the policy's interval.
+    var wakeUp: Task<Void, Never>?
 
-    init(store: KeyStore, api: any ChatServerAPI, device: LocalDevice, events: EventBroadcaster, policy: OutboxPolicy,
+    init(store: KeyStore, api: any ChatServerAPI, device: LocalDevice, events: EventBroadcaster, policy: OutboxPolicy, drafts: DraftEncryptor,
          sleep: @escaping @Sendable (Double) async throws -> Void, now: @escaping @Sendable () -> StoreTime) {
         self.store = store
         self.api = api
         self.device = device
         self.events = events
         self.policy = policy
+        self.drafts = drafts
         self.sleep = sleep
         self.now = now
     }
@@ -35,6 +45,7 @@ actor OutboxSender: OwnMessageObserving {
     func kick(channelID: String) {
         guard !isShutDown else { return }
         stopped = false
+        parked.remove(channelID)
         guard drains[channelID] == nil else {
             rerun.insert(channelID)
             return
@@ -54,6 +65,8 @@ actor OutboxSender: OwnMessageObserving {
         stopped = true
         for task in drains.values { task.cancel() }
         drains.removeAll()
+        wakeUp?.cancel()
+        wakeUp = nil
     }
 
     /// Stops for good: in-flight sends are abandoned where they are, nothing more is posted.
@@ -62,7 +75,8 @@ actor OutboxSender: OwnMessageObserving {
         stop()
     }
 
-    /// Waits until no channel is being sent (tests, `e2ee-tool send`).
+    /// Waits until no channel is being sent (tests, `e2ee-tool send`); channels waiting for an
+    /// unreachable server are not being sent.
     func waitUntilIdle() async {
         while let task = drains.values.first { await task.value }
     }
@@ -95,6 +109,7 @@ actor OutboxSender: OwnMessageObserving {
     /// One attempt at `entry`; returns `false` when sending must stop for now.
     private func send(_ entry: OutboxMessage) async -> Bool {
         let postsMessage = entry.kind == .message || entry.kind == .skd
+        if entry.isDraft, entry.state == .queued { return await encryptWaitingDraft(entry) }
         do {
             if entry.state == .sending {
                 // Left by a kill or an unanswered attempt: the server may hold it already.
@@ -106,6 +121,7 @@ actor OutboxSender: OwnMessageObserving {
             publish(entry, .sending, serverID: nil)
             if entry.attempts > 0, postsMessage, try await reconcile(entry) { return true }
             try await perform(entry)
+            unreachableStreaks[entry.channelID] = nil
             return true
         } catch {
             return await failed(entry, error)
@@ -139,7 +155,6 @@ actor OutboxSender: OwnMessageObserving {
         // Stopped mid-send (logout, shutdown): leave the entry as it is, like a kill would; the
         // next start reconciles a `.sending` entry before resending it.
         if error is CancellationError || Task.isCancelled { return false }
-        let attempts = entry.attempts + 1
         let reason = String(describing: error)
         switch SendFailure(error) {
         case .notAuthenticated:
@@ -150,15 +165,18 @@ actor OutboxSender: OwnMessageObserving {
             try? await store.markFailed(localID: entry.localID, error: reason, giveUp: true, at: now())
             publish(entry, .failed, serverID: nil)
             return true
+        case .unreachable:
+            try? await store.markUnreachable(localID: entry.localID, error: "unreachable: \(reason)", at: now())
+            return await unreachable(entry, reason: reason)
         case .unknownOutcome:
-            let giveUp = attempts >= policy.maxAttempts
-            try? await store.markFailed(localID: entry.localID, error: reason, giveUp: giveUp, at: now())
+            let answered = entry.answeredFailures + 1
+            let giveUp = (try? await store.markAnsweredFailure(localID: entry.localID, error: reason, limit: policy.maxAttempts, at: now())) ?? false
             if giveUp {
                 publish(entry, .failed, serverID: nil)
                 return true
             }
             do {
-                try await sleep(policy.delay(afterAttempt: attempts))
+                try await sleep(policy.delay(afterAttempt: answered))
             } catch {
                 return false
             }
@@ -251,7 +269,7 @@ actor OutboxSender: OwnMessageObserving {
         try await store.read { [store] db in try store.outboxStore.loadOutboxMessage(serverMessageID: serverID, db) }
     }
 
-    private func publish(_ entry: OutboxMessage, _ state: OutboxState, serverID: String?) {
+    func publish(_ entry: OutboxMessage, _ state: OutboxState, serverID: String?) {
         events.publish(.delivery(DeliveryChange(localID: entry.localID, channelID: entry.channelID, state: state, serverMessageID: serverID)))
     }
 }

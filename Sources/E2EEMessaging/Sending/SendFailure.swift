@@ -1,20 +1,27 @@
 /// How a failed POST, PATCH or DELETE is treated.
 enum SendFailure {
-    /// The server refused it for good (4xx): retrying the same bytes cannot help.
+    /// The server refused it for good (a 4xx other than 401, 408 and 429): retrying the same
+    /// bytes cannot help.
     case refused
     /// The session ended or was never there: stop sending until the app logs in again.
     case notAuthenticated
-    /// No answer or a server error: the server may or may not have stored it.
+    /// The server answered with an error (5xx, 408, 429): it may or may not have stored it;
+    /// counted toward giving up.
     case unknownOutcome
+    /// No answer at all (refused connection, dropped, timed out): the server is unreachable.
+    /// Not a failure (SYNC.md "Outbox"): the entry waits, queued, until the server answers.
+    case unreachable
 
     init(_ error: any Error) {
         switch error as? ServerError {
         case .badRequest?, .validation?, .forbidden?, .notFound?, .conflict?:
             self = .refused
-        case .unexpectedStatus(let status, _)? where (400..<500).contains(status):
+        case .unexpectedStatus(let status, _)? where (400..<500).contains(status) && status != 408:
             self = .refused
         case .sessionEnded?, .notLoggedIn?, .unauthenticated?:
             self = .notAuthenticated
+        case .transport?:
+            self = .unreachable
         default:
             self = .unknownOutcome
         }

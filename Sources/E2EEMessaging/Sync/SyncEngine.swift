@@ -52,6 +52,9 @@ final class SyncEngine: ConnectionDelegate, Sendable {
         }
         try await isolated(channelID: nil) { _ = try await self.pipeline.redrivePending() }
         try await isolated(channelID: nil) { try await self.account.maintainKeysIfNeeded() }
+        // Keys renewed after a detected rollback before any waiting draft is encrypted (PROTOCOL.md §3).
+        try await isolated(channelID: nil) { try await self.account.renewKeysIfRolledBack() }
+        await account.outbox.serverAnswered()  // the server answers: entries waiting for it go out
     }
 
     /// Runs `work`; a failure of its channel alone is recorded and surfaced, not thrown.
@@ -84,6 +87,10 @@ final class SyncEngine: ConnectionDelegate, Sendable {
             _ = try await pipeline.ingest(result.messages, channel: ReceivingChannel(id: channel.id, encryption: encryption))
         }
         try await cursor.recordCatchUp(channelID: channel.id, result)
+        // SYNC.md guarantee 9: deletes that happened while we were away.
+        for messageID in try await account.deleteInference.confirmedDeletes(channelID: channel.id, read: result.messages, store: account.store) {
+            _ = try await pipeline.ingestDelete(messageID: messageID, channelID: channel.id)
+        }
         await account.rollbackGuard.markCaughtUp(channel.id)
     }
 

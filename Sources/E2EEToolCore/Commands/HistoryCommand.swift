@@ -41,6 +41,7 @@ struct HistoryCommand: AsyncParsableCommand {
             let channel = try await account.channel(id: channelID)
             context.console.progress("catching up…")
             try await account.sync()
+            await account.waitForOutbox()  // messages queued while the server was down go out first
             return try await Self.newest(limit, in: channel.id, of: account)
         }
         context.logger.debug("history read", metadata: ["channel": "\(channelID)", "messages": "\(items.count)"])

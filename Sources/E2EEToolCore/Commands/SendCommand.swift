@@ -10,9 +10,11 @@ struct SendCommand: AsyncParsableCommand {
         discussion: """
             Waits until the outbox has nothing left to post. "sent" means the server accepted it; \
             "delivered" needs our own echo, which a later history or listen on this store sees. A \
-            message that could not be sent stays in the outbox as failed and the exit code is 10; when \
-            every recipient device is held by the recipient policy, nothing is sent and the exit code \
-            is 12. Recipients held, newly surfaced or removed are printed first (and under \
+            message the server refused stays in the outbox as failed and the exit code is 10. While \
+            the server cannot be reached the message stays queued (exit 13): a later send, history \
+            or listen on this store sends it, in order; see also the outbox command. When every \
+            recipient device is held by the recipient policy, nothing is sent and the exit code is \
+            12. Recipients held, newly surfaced or removed are printed first (and under \
             "recipients" with --json).
             """)
 
@@ -42,14 +44,18 @@ struct SendCommand: AsyncParsableCommand {
         let stateLine = switch entry.state {
         case .sent, .delivered: "\(entry.state.rawValue): message \(entry.serverMessageID ?? "?") (\(entry.contentType)) in channel \(entry.channelID)"
         case .failed: "failed: \(entry.lastError ?? "unknown reason") (local id \(entry.localID); it stays in the outbox)"
-        case .queued, .sending: "\(entry.state.rawValue): not posted yet (local id \(entry.localID); it stays in the outbox)"
+        case .queued: "queued: the server could not be reached; it goes out with a later send, history or listen on this store (local id \(entry.localID))"
+        case .sending: "sending: not confirmed yet (local id \(entry.localID); it stays in the outbox)"
         }
         let lines = (result.recipients?.lines ?? []) + [stateLine]
         try context.console.result(result) { lines.joined(separator: "\n") }
         if report.everyRecipientHeld {
             throw ToolError(.recipientsHeld, "every recipient device is held: nothing was sent", resultWritten: true)
         }
-        if entry.state == .failed || entry.state == .queued || entry.state == .sending {
+        if entry.state == .queued {
+            throw ToolError(.queued, "the message is queued: the server could not be reached", resultWritten: true)
+        }
+        if entry.state == .failed || entry.state == .sending {
             throw ToolError(.notSent, "the message was not sent (state \(entry.state.rawValue))", resultWritten: true)
         }
     }

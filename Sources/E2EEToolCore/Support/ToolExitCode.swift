@@ -28,6 +28,9 @@ public enum ToolExitCode: Int32, CaseIterable, Sendable, Codable {
     /// `send`: every recipient device of the send is held by the recipient policy; nothing was
     /// sent (it stays in the outbox as failed).
     case recipientsHeld = 12
+    /// `send`: the server could not be reached; the message is queued in the outbox and goes
+    /// out with a later `send`, `history` or `listen` on the same store (SYNC.md "Outbox").
+    case queued = 13
 
     /// A short stable name (used in JSON output).
     public var name: String {
@@ -44,6 +47,7 @@ public enum ToolExitCode: Int32, CaseIterable, Sendable, Codable {
         case .notSent: "not_sent"
         case .timedOut: "timed_out"
         case .recipientsHeld: "recipients_held"
+        case .queued: "queued"
         }
     }
 
@@ -62,6 +66,7 @@ public enum ToolExitCode: Int32, CaseIterable, Sendable, Codable {
         case .notSent: "send: the message was not sent (it stays in the outbox as failed)"
         case .timedOut: "listen --count: the timeout passed before that many messages arrived"
         case .recipientsHeld: "send: every recipient device is held (approve one with devices approve); nothing was sent"
+        case .queued: "send: the message is queued (server unreachable), it will go out later"
         }
     }
 

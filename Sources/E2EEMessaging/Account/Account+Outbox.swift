@@ -1,0 +1,36 @@
+import E2EECrypto
+import E2EEKeyStore
+
+extension Account {
+    /// Cancels an outbox entry that has not gone out (`.queued`, including one waiting for an
+    /// unreachable server, or `.failed`): it is removed with its plaintext and never posted.
+    /// Returns the removed entry.
+    /// - Throws: ``MessagingError/unknownOutboxEntry(_:)`` when there is no such entry, or it is
+    ///   being sent or already sent; key store errors.
+    @discardableResult
+    public func cancelOutboxEntry(_ localID: String) async throws -> OutboxMessage {
+        do {
+            return try await store.cancelOutboxEntry(localID: localID.lowercased())
+        } catch KeyStoreError.missingRecord, KeyStoreError.invalidTransition {
+            throw MessagingError.unknownOutboxEntry(localID)
+        }
+    }
+
+    /// Tries every entry waiting for an unreachable server now (the app learned the network is
+    /// back); the outbox also does this by itself after each catch-up the server answers.
+    /// - Throws: key store errors.
+    public func resumeOutbox() async throws {
+        await outbox.serverAnswered()
+        try await outbox.resumeAll()
+    }
+
+    /// A message queued unencrypted while its channel waits for the server (SYNC.md "Outbox").
+    func queueWaitingDraft(localID: String, payload: SecretBytes, channelID: String, kind: OutboxKind, target: String?,
+                           reason: String) async throws -> OutboxMessage {
+        let draft = try await store.storeWaitingDraft(localID: localID, channelID: channelID, plaintext: payload, kind: kind,
+                                                      targetMessageID: target, error: reason, at: configuration.now())
+        broadcaster.publish(.delivery(DeliveryChange(localID: localID, channelID: channelID, state: .queued, serverMessageID: nil)))
+        await outbox.kick(channelID: channelID)
+        return draft
+    }
+}

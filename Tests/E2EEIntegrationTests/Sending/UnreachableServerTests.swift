@@ -1,0 +1,153 @@
+import AsyncHTTPClient
+import E2EEDevServer
+import E2EEKeyStore
+@testable import E2EEMessaging
+import E2EETransport
+import Foundation
+import Testing
+
+extension IntegrationTests {
+    /// SYNC.md "Outbox" (issue 17 item 2): a message sent while the server is down is not
+    /// failed. It stays queued (even unencrypted, when the member list could not be read),
+    /// survives a restart of the sender, and goes out in order, once, when the server answers.
+    @Suite("Outbox while the server is unreachable")
+    struct UnreachableServerTests {
+        /// A dev server whose state lives in a file, so it can be stopped and started again on
+        /// the same port.
+        private struct RestartableServer {
+            let directory: URL
+            var configuration: DevServerConfiguration
+
+            init() throws {
+                directory = FileManager.default.temporaryDirectory.appendingPathComponent("e2ee-unreachable-\(UUID().uuidString)")
+                try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+                configuration = .testing()
+                configuration.databasePath = directory.appendingPathComponent("server.sqlite").path
+            }
+
+            mutating func start() async throws -> RunningDevServer {
+                let server = try await DevServer.start(configuration: configuration)
+                configuration.port = server.port
+                return server
+            }
+        }
+
+        /// A client that, like an app's offline check or the tool's, does not keep retrying a
+        /// refused connection until the request times out: a try against the stopped server
+        /// ends at once, unanswered.
+        private static let failFast: HTTPClient = {
+            var configuration = HTTPClient.Configuration()
+            configuration.connectionPool.retryConnectionEstablishment = false
+            configuration.timeout = HTTPClient.Configuration.Timeout(connect: .seconds(5), read: .seconds(10))
+            return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+        }()
+
+        private static func failFast(store: KeyStore, baseURL: String) -> any ChatServerAPI {
+            HTTPChatServer(baseURL: baseURL, session: AuthSession(keyStore: store, serverURL: baseURL), client: failFast, sleep: { _ in })
+        }
+
+        /// Members are re-read before every send (lifetime 0), so a send while the server is
+        /// down cannot even be encrypted: the draft path.
+        private static let configuration = AccountConfiguration(memberLifetime: 0, outbox: OutboxPolicy(maxAttempts: 3, backoff: [0, 0]),
+                                                                sleep: { _ in })
+
+        @Test("sent while down: queued (not failed), across a restart, then delivered in order exactly once")
+        func sendsWhileDownGoOutWhenTheServerIsBack() async throws {
+            var restartable = try RestartableServer()
+            defer { try? FileManager.default.removeItem(at: restartable.directory) }
+            var server = try await restartable.start()
+            let store = try KeyStore.open(at: restartable.directory.appendingPathComponent("alice.sqlite"), key: StoreKey.random())
+            let harness = MessagingHarness(server: server)
+            let alice = try await harness.register("alice", store: store, configuration: Self.configuration) { _ in
+                Self.failFast(store: store, baseURL: server.baseURL)
+            }
+            let bob = try await harness.register("bob")
+            let dm = try await alice.openDirectMessage(with: bob.userID)
+            try await alice.send(text: "before", to: dm.id)
+            await alice.waitForOutbox()
+            await bob.shutdown()
+            await server.shutdown()
+
+            let texts = ["one", "two", "three"]
+            var localIDs: [String] = []
+            for text in texts {
+                let entry = try await alice.send(text: text, to: dm.id)
+                #expect(entry.state == .queued, "\(text) is queued, not failed")
+                localIDs.append(entry.localID)
+            }
+            await alice.waitForOutbox()
+            let waiting = try await alice.outboxEntries()
+            #expect(waiting.map(\.localID) == localIDs)
+            #expect(waiting.allSatisfy { $0.state == .queued && $0.answeredFailures == 0 }, "\(waiting.map(\.state))")
+            #expect(waiting.first?.lastError?.contains("unreachable") == true)
+            await alice.shutdown()  // the sender "restarts" while the server is still down
+
+            server = try await restartable.start()
+            defer { Task { [server] in await server.shutdown() } }
+            let back = MessagingHarness(server: server)
+            let reopened = try await Account.open(server: HTTPChatServer(baseURL: server.baseURL, session: try await AuthSession.restored(from: store),
+                                                                         client: Self.failFast, sleep: { _ in }),
+                                                  store: store, configuration: Self.configuration)
+            await reopened.waitForOutbox()
+            let sent = try await reopened.outboxEntries(states: [.sent, .delivered])
+            #expect(Set(localIDs).isSubset(of: Set(sent.map(\.localID))))
+            #expect(try await reopened.outboxEntries().isEmpty)
+
+            let onServer = try await back.serverMessages(dm.id, as: try await back.reader(of: reopened))
+            let bobAgain = try await Account.open(server: try await back.client(restoring: bob.store), store: bob.store,
+                                                  configuration: MessagingHarness.testConfiguration)
+            try await bobAgain.sync()
+            let read = try await bobAgain.timeline(channelID: dm.id, limit: 50).map(\.text)
+            #expect(onServer.count == 4, "each message posted once")
+            #expect(read == ["before"] + texts)
+            await reopened.shutdown()
+            await bobAgain.shutdown()
+        }
+
+        @Test("a server that answers with errors still fails the entry after 3 answered attempts")
+        func answeredErrorsStillFail() async throws {
+            try await MessagingHarness.with { harness in
+                let alice = try await harness.register("alice")
+                let bob = try await harness.register("bob")
+                let dm = try await alice.openDirectMessage(with: bob.userID)
+                try await alice.send(text: "warm-up", to: dm.id)
+                await alice.waitForOutbox()
+                await harness.server.faults.failNextRequests(20, status: 503, plainText: true)
+                let entry = try await alice.send(text: "refused", to: dm.id)
+                await alice.waitForOutbox()
+                let failed = try await alice.outboxEntries(states: [.failed])
+                #expect(failed.map(\.localID) == [entry.localID])
+                #expect(failed.first?.answeredFailures == 3)
+            }
+        }
+
+        @Test("cancel removes a waiting entry; it is never posted")
+        func cancelledEntryIsNeverPosted() async throws {
+            var restartable = try RestartableServer()
+            defer { try? FileManager.default.removeItem(at: restartable.directory) }
+            var server = try await restartable.start()
+            let harness = MessagingHarness(server: server)
+            let aliceStore = try KeyStore.inMemory()
+            let alice = try await harness.register("alice", store: aliceStore, configuration: Self.configuration) { _ in
+                Self.failFast(store: aliceStore, baseURL: server.baseURL)
+            }
+            let bob = try await harness.register("bob")
+            let dm = try await alice.openDirectMessage(with: bob.userID)
+            await server.shutdown()
+            let kept = try await alice.send(text: "kept", to: dm.id)
+            let dropped = try await alice.send(text: "dropped", to: dm.id)
+            await alice.waitForOutbox()
+            try await alice.cancelOutboxEntry(dropped.localID)
+            await #expect(throws: MessagingError.unknownOutboxEntry(dropped.localID)) { try await alice.cancelOutboxEntry(dropped.localID) }
+            server = try await restartable.start()
+            try await alice.resumeOutbox()
+            await alice.waitForOutbox()
+            #expect(try await alice.outboxEntries(states: [.sent]).map(\.localID) == [kept.localID])
+            let onServer = try await harness.serverMessages(dm.id, as: try await harness.reader(of: bob))
+            #expect(onServer.count == 1)
+            await alice.shutdown()
+            await bob.shutdown()
+            await server.shutdown()
+        }
+    }
+}
