@@ -1,0 +1,65 @@
+@testable import E2EECrypto
+import Foundation
+import FuzzSupport
+
+/// Differential: the strict payload parser (`StrictJSONParser`, internal: `@testable import`)
+/// against Foundation's `JSONSerialization` on every input both accept. They must read the
+/// same value: same kinds, same strings (by code point), same numbers, same members.
+/// Foundation folds canonically equivalent keys into one; such objects are not compared.
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzJSONDifferential(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
+    let bytes = FuzzInput.bytes(data, size)
+    guard let strict = try? StrictJSONParser.parse(bytes),
+          let foundation = try? JSONSerialization.jsonObject(with: Data(bytes), options: [.fragmentsAllowed])
+    else { return 0 }
+    PropertyCheck.require(JSONAgreement.same(strict, foundation), "the strict parser and Foundation read different values")
+    return 0
+}
+
+/// Whether a strict value and a Foundation value are the same JSON value.
+enum JSONAgreement {
+    static func same(_ strict: StrictJSON, _ other: Any) -> Bool {
+        switch strict {
+        case .null:
+            return other is NSNull
+        case .bool(let value):
+            guard let number = other as? NSNumber, isBoolean(number) else { return false }
+            return number.boolValue == value
+        case .string(let value):
+            guard let string = other as? String else { return false }
+            return value.unicodeScalars.elementsEqual(string.unicodeScalars)
+        case .number(let text):
+            guard let number = other as? NSNumber, !isBoolean(number), let expected = Double(text) else { return false }
+            // Beyond Double's range the two may round differently (or to infinity): not compared.
+            guard expected.isFinite, abs(expected) < 1e300 else { return true }
+            if let decimal = other as? NSDecimalNumber { return sameNumber(expected, decimal.doubleValue) }
+            return sameNumber(expected, number.doubleValue)
+        case .array(let elements):
+            guard let array = other as? [Any], array.count == elements.count else { return false }
+            return zip(elements, array).allSatisfy { same($0, $1) }
+        case .object(let members):
+            guard let object = other as? [String: Any] else { return false }
+            guard Set(members.map(\.key)).count == members.count else { return true }
+            guard object.count == members.count else { return false }
+            return members.allSatisfy { member in object[member.key].map { same(member.value, $0) } ?? false }
+        }
+    }
+
+    private static func sameNumber(_ lhs: Double, _ rhs: Double) -> Bool {
+        lhs == rhs || abs(lhs - rhs) <= abs(lhs) * 1e-15
+    }
+
+    private static func isBoolean(_ number: NSNumber) -> Bool {
+        #if canImport(Darwin)
+        return CFGetTypeID(number) == CFBooleanGetTypeID()
+        #else
+        return number === NSNumber(value: true) || number === NSNumber(value: false) || String(cString: number.objCType) == "c"
+        #endif
+    }
+}
+
+/// The program's entry (see `FuzzDriver`).
+@_cdecl("fuzz_json_differential_main")
+public func fuzzJSONDifferentialMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
+    FuzzDriver.run(argc: argc, argv: argv, fuzzJSONDifferential)
+}
