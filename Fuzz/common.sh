@@ -1,6 +1,8 @@
 # Shared by run.sh, smoke.sh and seed.sh (sourced, not run).
 FUZZ_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-FUZZ_BIN="$FUZZ_DIR/.build/debug"
+# The build folder (FUZZ_BUILD_DIR overrides it, e.g. for a clean build elsewhere).
+FUZZ_BUILD_DIR="${FUZZ_BUILD_DIR:-$FUZZ_DIR/.build}"
+FUZZ_BIN="$FUZZ_BUILD_DIR/debug"
 FUZZ_TARGETS=(
     fuzz-envelope fuzz-recipient-entries fuzz-pairwise-message fuzz-pairwise-plaintext
     fuzz-published-keys fuzz-prekey-bundle fuzz-payload-json fuzz-json-differential fuzz-base64
@@ -29,7 +31,7 @@ fuzz_dictionary() {
 fuzz_build() {
     local target
     for target in "$@"; do
-        (cd "$FUZZ_DIR" && swift build --product "$target" -Xswiftc -sanitize=fuzzer,address 2>&1 \
+        (cd "$FUZZ_DIR" && swift build --scratch-path "$FUZZ_BUILD_DIR" --product "$target" -Xswiftc -sanitize=fuzzer,address 2>&1 \
             | grep -v "warning: Cannot export local symbol\|found 1 file(s) which are unhandled"; exit "${PIPESTATUS[0]}") \
             || { echo "build of $target failed" >&2; return 1; }
     done
