@@ -5,7 +5,8 @@ import FuzzSupport
 /// Differential: the strict payload parser (`StrictJSONParser`, internal: `@testable import`)
 /// against Foundation's `JSONSerialization` on every input both accept. They must read the
 /// same value: same kinds, same strings (by code point), same numbers, same members.
-/// Foundation folds canonically equivalent keys into one; such objects are not compared.
+/// Foundation folds canonically equivalent keys into one; such objects are not compared, and it
+/// drops some raw U+FEFF characters inside strings, which are compared without them.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzJSONDifferential(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let bytes = FuzzInput.bytes(data, size)
@@ -27,7 +28,11 @@ enum JSONAgreement {
             return number.boolValue == value
         case .string(let value):
             guard let string = other as? String else { return false }
-            return value.unicodeScalars.elementsEqual(string.unicodeScalars)
+            if value.unicodeScalars.elementsEqual(string.unicodeScalars) { return true }
+            // Foundation on Linux drops a raw U+FEFF that starts a string or follows an escape
+            // (first campaign; the strict parser, like RFC 8259, keeps it): not compared further.
+            let withoutBOM = { (text: String) in text.unicodeScalars.filter { $0 != "\u{FEFF}" } }
+            return value.unicodeScalars.contains("\u{FEFF}") && withoutBOM(value).elementsEqual(withoutBOM(string))
         case .number(let text):
             guard let number = other as? NSNumber, !isBoolean(number), let expected = Double(text) else { return false }
             // Beyond Double's range the two may round differently (or to infinity): not compared.
