@@ -31,8 +31,7 @@ enum JSONAgreement {
             if value.unicodeScalars.elementsEqual(string.unicodeScalars) { return true }
             // Foundation on Linux drops a raw U+FEFF that starts a string or follows an escape
             // (first campaign; the strict parser, like RFC 8259, keeps it): not compared further.
-            let withoutBOM = { (text: String) in text.unicodeScalars.filter { $0 != "\u{FEFF}" } }
-            return value.unicodeScalars.contains("\u{FEFF}") && withoutBOM(value).elementsEqual(withoutBOM(string))
+            return value.unicodeScalars.contains("\u{FEFF}") && withoutBOM(value) == withoutBOM(string)
         case .number(let text):
             guard let number = other as? NSNumber, !isBoolean(number), let expected = Double(text) else { return false }
             // Beyond Double's range the two may round differently (or to infinity): not compared.
@@ -44,10 +43,19 @@ enum JSONAgreement {
             return zip(elements, array).allSatisfy { same($0, $1) }
         case .object(let members):
             guard let object = other as? [String: Any] else { return false }
-            guard Set(members.map(\.key)).count == members.count else { return true }
+            // Keys are compared without U+FEFF too (Foundation drops it there as well).
+            let keys = members.map { withoutBOM($0.key) }
+            // Canonically equivalent keys are one key to Foundation: such objects are skipped.
+            guard Set(keys.map { String(String.UnicodeScalarView($0)) }).count == members.count else { return true }
             guard object.count == members.count else { return false }
-            return members.allSatisfy { member in object[member.key].map { same(member.value, $0) } ?? false }
+            let foundation = Dictionary(object.map { (withoutBOM($0.key), $0.value) }, uniquingKeysWith: { first, _ in first })
+            return zip(keys, members).allSatisfy { key, member in foundation[key].map { same(member.value, $0) } ?? false }
         }
+    }
+
+    /// The text without U+FEFF, compared by code points (a `String` compares canonically).
+    private static func withoutBOM(_ text: String) -> [Unicode.Scalar] {
+        text.unicodeScalars.filter { $0 != "\u{FEFF}" }
     }
 
     private static func sameNumber(_ lhs: Double, _ rhs: Double) -> Bool {
