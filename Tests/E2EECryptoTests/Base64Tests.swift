@@ -38,6 +38,15 @@ struct Base64Tests {
         #expect(throws: Base64Error.self) { try Base64.decode(text, maxEncodedLength: 100) }
     }
 
+    // Found by Fuzz/fuzz-base64: libsodium 1.0.18 reads most bytes above 0x7F as base64 digits,
+    // so a `content` with non-ASCII characters decoded as if it were another, canonical string.
+    @Test("non-ASCII characters are refused even when the length is a multiple of 4",
+          arguments: ["AA\u{00e9}", "QUJD\u{00e9}AA", "Zm9v\u{00e9}Zg", "\u{00ef}\u{00bf}", "A\u{fffd}"])
+    func nonASCII(_ text: String) {
+        #expect(text.utf8.count % 4 == 0)
+        #expect(throws: Base64Error.invalidCharacters) { try Base64.decode(text, maxEncodedLength: 100) }
+    }
+
     @Test("the length limit is checked before decoding")
     func lengthLimit() {
         let text = String(repeating: "A", count: 16)

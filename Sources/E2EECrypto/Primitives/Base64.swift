@@ -37,8 +37,12 @@ public enum Base64 {
         let length = string.utf8.count
         guard length <= maxEncodedLength else { throw .tooLong(length: length, limit: maxEncodedLength) }
         guard length % 4 == 0 else { throw .invalidLength(length) }
-        // libsodium's decoder (original variant, nothing ignored) refuses every non-canonical
-        // string itself: padding required, no stray characters, non-zero padding bits.
+        // libsodium 1.0.18 reads most bytes above 0x7F as digits (found by Fuzz/fuzz-base64):
+        // outside ASCII nothing is base64, so refuse it before decoding.
+        guard string.utf8.allSatisfy({ $0 < 0x80 }) else { throw .invalidCharacters }
+        // libsodium's decoder (original variant, nothing ignored) refuses every other
+        // non-canonical ASCII string itself: padding required, no stray characters, non-zero
+        // padding bits.
         var text = string
         let decoded: [UInt8]? = text.withUTF8 { input in
             var decodedLength = 0
