@@ -4,8 +4,12 @@
 #  1. the independent check of our protocol vectors: a Python implementation of docs/spec/protocol.md on
 #     the `cryptography` package (OpenSSL) recomputes TestVectors/protocol/ byte for byte, and
 #     its own self-test (known answers, mutation detection);
-#  2. every Swift test target: unit, conformance (published and protocol vectors, including
-#     byte equality with our generator), key store, integration.
+#  2. the fuzz smoke (Fuzz/smoke.sh, docs/testing.md "Fuzzing"): every libFuzzer target built
+#     with AddressSanitizer replays its committed corpus and fuzzes 5 s more;
+#  3. the API reference (Scripts/docs.sh): DocC for every public library, warnings as errors;
+#  4. every Swift test target: unit, conformance (published and protocol vectors, including
+#     byte equality with our generator), key store, integration. It runs last so that its
+#     summary closes the output.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -20,7 +24,11 @@ fi
 "$venv/bin/python" Scripts/interop/verify_protocol_vectors.py TestVectors/protocol
 "$venv/bin/python" Scripts/interop/test_interop.py
 
+bash Fuzz/smoke.sh 5
+
 swift build --build-tests
+bash Scripts/docs.sh
+
 # The whole suite takes about 45 s. Two causes of slow and hung runs were found and fixed
 # (see docs/testing.md): the conformance suite starved the 2-thread pool for minutes, and a
 # development server's shutdown could wait forever on a connection that ignored cancellation.

@@ -195,7 +195,7 @@ def drive(url):
         tool(user, "devices", ids["bob" if user == "alice" else "alice"])
 
 
-# The events the session above does not provoke, in the shapes API.md gives.
+# The events the session above does not provoke, in the shapes docs/spec/server-api.md gives.
 HANDWRITTEN_EVENTS = [
     {"type": "message.edit", "message": {"id": "1f3a2e4e-d5b6-4de5-9111-825cce5810b7", "channel_id": "4bde6aca-2b79-46b5-a4cb-7f3e2fca21c6",
                                          "content": "AwI=", "edited_at": "2026-11-25T10:54:46.000001+00:00"}},

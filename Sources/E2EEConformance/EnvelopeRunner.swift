@@ -1,6 +1,6 @@
 import E2EECrypto
 
-/// `E2EE-ENVELOPE` (PROTOCOL.md §4-§5): DM, group and SKD envelopes parsed and checked against
+/// `E2EE-ENVELOPE` (docs/spec/protocol.md §4-§5): DM, group and SKD envelopes parsed and checked against
 /// their parts, then opened as a receiver would; malformed contents and every invalid case must
 /// be refused with the `failure` the case names.
 struct EnvelopeRunner: AlgorithmRunner {

@@ -1,6 +1,6 @@
 import E2EECrypto
 
-/// `E2EE-DOUBLE-RATCHET` (PROTOCOL.md §3): a conversation replayed event by event between Alice
+/// `E2EE-DOUBLE-RATCHET` (docs/spec/protocol.md §3): a conversation replayed event by event between Alice
 /// (who initiates from the file's keys) and Bob. Every send must produce the file's message in
 /// the right form; every valid receive must open to the send's plaintext drawing exactly the
 /// file's new ratchet key; every invalid receive must be refused with its `failure`. A refusal

@@ -1,6 +1,6 @@
 import E2EECrypto
 
-/// `E2EE-X3DH` (PROTOCOL.md §1-§2): Alice initiates from the file's keys and must reproduce the
+/// `E2EE-X3DH` (docs/spec/protocol.md §1-§2): Alice initiates from the file's keys and must reproduce the
 /// published values, the ephemeral key and `AD`; `SK` is recomputed from §2 with the
 /// primitives, and Bob's side must open Alice's first message. An invalid case's bundle must
 /// be refused with the `failure` it names.

@@ -11,7 +11,7 @@ public enum DevServerError: Error, Sendable, Equatable {
     case failedToBind(host: String, port: Int)
 }
 
-/// The development server: an in-process stand-in for the reference chat backend of API.md,
+/// The development server: an in-process stand-in for the reference chat backend of docs/spec/server-api.md,
 /// quirks included, for integration tests and for a person (`swift run e2ee-devserver`).
 public enum DevServer {
     /// Starts a server and returns once it is listening.

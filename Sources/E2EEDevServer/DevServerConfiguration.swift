@@ -38,7 +38,7 @@ public struct DevServerConfiguration: Sendable {
     /// The interval between protocol pings on each socket.
     public var pingInterval: Duration
     /// A bundle fetch of a list this long or shorter sends `keys.low_otp` to the owner, with
-    /// `remaining` = list length − 1 (API.md "Verified" 13; reference: 10).
+    /// `remaining` = list length − 1 (docs/spec/server-api.md §13; reference: 10).
     public var lowOneTimePreKeyThreshold: Int
     /// When `false`, `POST /auth/register` answers 403 (a closed or invite-only server).
     public var registrationOpen: Bool

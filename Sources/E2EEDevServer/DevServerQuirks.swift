@@ -1,5 +1,5 @@
 /// The reference server's known defects, each behind its own switch so that client tests can run
-/// with and without them (API.md). ``reference`` turns every one on; ``none`` turns them all off.
+/// with and without them (docs/spec/server-api.md). ``reference`` turns every one on; ``none`` turns them all off.
 public struct DevServerQuirks: Sendable, Equatable {
     /// A bundle fetch hands out the first one-time prekey without removing it: the same prekey
     /// comes back on every fetch and `one_time_pre_key_count` never falls. Off: the fetch pops it.
@@ -23,7 +23,7 @@ public struct DevServerQuirks: Sendable, Equatable {
     public var socketTimestampsWithOffset: Bool
     /// Consecutive messages of a channel share `created_at` in runs of ``tieRunLength``, so a
     /// page boundary falls inside a tie (and a later message can reuse an older message's time).
-    /// Not the reference server's behaviour (its times are distinct and increasing, API.md
+    /// Not the reference server's behaviour (its times are distinct and increasing, docs/spec/server-api.md
     /// "Verified"): an opt-in stress fault, off by default and in ``reference``. Off: every
     /// message gets a distinct, increasing time.
     public var tiedTimestamps: Bool
@@ -31,14 +31,14 @@ public struct DevServerQuirks: Sendable, Equatable {
     public var tieRunLength: Int
     /// A refresh answers before its rotation is committed: the new refresh token is refused with
     /// 401 (and stays valid) when it is used within ``refreshTokenCommitDelay`` of being issued
-    /// (API.md "verified" 1). Tokens from register and login are not affected. Off: a rotated
+    /// (docs/spec/server-api.md §1). Tokens from register and login are not affected. Off: a rotated
     /// token works at once.
     public var refreshTokenCommitLag: Bool
     /// How long a rotated refresh token is refused when ``refreshTokenCommitLag`` is on
     /// (measured on the server's clock, so a manual clock controls it).
     public var refreshTokenCommitDelay: Duration
     /// After the server refuses a rotated token for ``refreshTokenCommitLag``, the next request
-    /// on the same keep-alive connection is closed without an answer, unprocessed (API.md
+    /// on the same keep-alive connection is closed without an answer, unprocessed (docs/spec/server-api.md
     /// "verified" 1: "a request after such a failure can find its keep-alive connection closed
     /// unanswered"). Off: the connection keeps working.
     public var closeConnectionAfterCommitLag: Bool

@@ -106,7 +106,7 @@ public actor FaultInjector {
     }
 
     /// Kills the event fan-out, as a Redis restart kills the reference server's pub/sub
-    /// listener (API.md "Verified" 12): open sockets stay open and answer pings but receive no
+    /// listener (docs/spec/server-api.md §12): open sockets stay open and answer pings but receive no
     /// events, until some new socket connects (any user's), which heals it.
     public func killPubSub() async { await hub?.killPubSub() }
 

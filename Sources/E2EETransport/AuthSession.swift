@@ -7,7 +7,7 @@ import E2EEMessaging
 /// session cleanly (tokens wiped, keys kept) when a refresh is refused.
 ///
 /// The reference server answers a refresh before its rotation is committed, so a refresh token
-/// used right after it was issued is sometimes refused (API.md "verified" 1). A 401 on a
+/// used right after it was issued is sometimes refused (docs/spec/server-api.md §1). A 401 on a
 /// refresh that starts within ``RefreshRetry/window`` of the last successful one is therefore
 /// retried once after ``RefreshRetry/pause``; only a second refusal ends the session.
 public actor AuthSession {

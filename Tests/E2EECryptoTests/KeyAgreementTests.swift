@@ -11,7 +11,7 @@ struct X25519Tests {
         #expect(try alice.sharedSecret(with: bob.publicKey) == bob.sharedSecret(with: alice.publicKey))
     }
 
-    /// Low-order points (RFC 7748 §6.1 / PROTOCOL.md §0) give an all-zero output: a typed error.
+    /// Low-order points (RFC 7748 §6.1 / docs/spec/protocol.md §0) give an all-zero output: a typed error.
     @Test("low-order peer keys give a typed all-zero error", arguments: [
         "0000000000000000000000000000000000000000000000000000000000000000",
         "0100000000000000000000000000000000000000000000000000000000000000",

@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 extension DevServerTests {
-    /// API.md "verified" 1 on the server side: rotated refresh tokens that are not committed yet,
+    /// docs/spec/server-api.md §1 on the server side: rotated refresh tokens that are not committed yet,
     /// and keep-alive connections closed unanswered.
     @Suite("DevServer commit lag and dropped requests")
     struct ConnectionQuirkTests {

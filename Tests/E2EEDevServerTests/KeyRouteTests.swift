@@ -116,7 +116,7 @@ extension DevServerTests {
                     _ = try await harness.call(.GET, "/api/v1/keys/\(alice.userID)/bundles", token: bob.accessToken)
                     let event = await socket.next(type: "keys.low_otp")
                     #expect(event?["device_id"]?.stringValue == alice.deviceID)
-                    #expect(event?["remaining"]?.intValue == 2) // list length − 1 (API.md "Verified" 13)
+                    #expect(event?["remaining"]?.intValue == 2) // list length − 1 (docs/spec/server-api.md §13)
                 }
                 await socket.close()
             }

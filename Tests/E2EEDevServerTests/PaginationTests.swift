@@ -106,7 +106,7 @@ extension DevServerTests {
                 let channel = try await harness.createChannel(alice)
                 var sent: [String] = []
                 for index in 0..<10 { sent.append(try #require(try await harness.send(alice, channel, "m\(index)")["id"]?.stringValue)) }
-                // The client strategy of API.md: re-request just after the boundary, dedupe, and widen
+                // The client strategy of docs/spec/server-api.md: re-request just after the boundary, dedupe, and widen
                 // the page when it brings nothing new.
                 var seen = Set<String>()
                 var before: String?

@@ -2,7 +2,7 @@ import E2EEDevServer
 import Testing
 
 extension DevServerTests {
-    /// The "pub/sub dies" fault (API.md "Verified" 12, issue 17): open sockets stay open and get
+    /// The "pub/sub dies" fault (docs/spec/server-api.md §12, issue 17): open sockets stay open and get
     /// no events until a new socket connects, which heals the fan-out for everyone.
     @Suite("DevServer pub/sub fault")
     struct PubSubFaultTests {

@@ -2,7 +2,7 @@
 import Testing
 
 extension DevServerTests {
-    /// The dev server behaves like the reference server by default (issue 17, API.md "Verified"
+    /// The dev server behaves like the reference server by default (issue 17, docs/spec/server-api.md "Verified"
     /// 13 and 14): one conformance test per item the side-by-side comparison found.
     @Suite("DevServer reference fidelity")
     struct ReferenceFidelityTests {

@@ -12,7 +12,7 @@ extension DevServerTests {
                 let socket = try await SocketProbe.connect(url: harness.server.webSocketURL + "?ticket=" + ticket)
                 let reused = try await harness.handshake(ticket: ticket)
                 #expect(reused.status == 403)
-                #expect(reused.text.isEmpty) // the reference server's bare 403 (API.md "Verified" 14)
+                #expect(reused.text.isEmpty) // the reference server's bare 403 (docs/spec/server-api.md §14)
                 await #expect(throws: HarnessError.self) {
                     _ = try await SocketProbe.connect(url: harness.server.webSocketURL + "?ticket=" + ticket)
                 }

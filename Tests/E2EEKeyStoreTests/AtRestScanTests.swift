@@ -5,7 +5,7 @@ import Foundation
 import GRDB
 import Testing
 
-/// THREATS.md T13: someone with the device's files must find no key, token or plaintext in the
+/// docs/spec/threats.md T13: someone with the device's files must find no key, token or plaintext in the
 /// database, its WAL or its shared-memory file.
 @Suite struct AtRestScanTests {
     /// A distinctive secret: random bytes, so a match cannot be a coincidence.

@@ -4,7 +4,7 @@ import Testing
 
 extension ToolTests {
     /// `send`'s recipient report, `devices pending|approve|decline`, `channels policy` and exit
-    /// code 12 (PROTOCOL.md §5), as processes over real stores against the dev server.
+    /// code 12 (docs/spec/protocol.md §5), as processes over real stores against the dev server.
     @Suite("recipients")
     struct RecipientCommandTests {
         /// Logs `username` in through the tool into a new store, with keys.

@@ -4,7 +4,7 @@ import E2EETransport
 import Testing
 
 extension TransportTests {
-    /// `GET /devices` and `DELETE /devices/{id}` (API.md "verified" 10).
+    /// `GET /devices` and `DELETE /devices/{id}` (docs/spec/server-api.md §10).
     @Suite("Device routes")
     struct DeviceRouteTests {
         @Test func listsTheAccountsDevices() async throws {

@@ -4,7 +4,7 @@ import E2EETransport
 import Testing
 
 extension TransportTests {
-    /// SYNC.md's keepalive with short intervals: a dead peer whose TCP connection stays open is
+    /// docs/spec/sync.md's keepalive with short intervals: a dead peer whose TCP connection stays open is
     /// detected, a live one is not.
     @Suite("WebSocket keepalive")
     struct KeepaliveTests {

@@ -10,7 +10,7 @@ actor PauseLog {
 }
 
 extension TransportTests {
-    /// API.md "verified" 1: a rotated refresh token refused right after its rotation, and a
+    /// docs/spec/server-api.md §1: a rotated refresh token refused right after its rotation, and a
     /// keep-alive connection closed unanswered.
     @Suite("Reference server retries")
     struct ReferenceRetryTests {

@@ -61,7 +61,7 @@ public struct VectorFileBuilder: Sendable {
         root.set("header", .array(header.map { .string($0) }))
         root.set("notes", .object(notes.map { ($0.0, .string($0.1)) }))
         var source = JSONObjectBuilder()
-        source.set("document", "PROTOCOL.md version 1 (../shared/spec/PROTOCOL.md)")
+        source.set("document", "PROTOCOL.md version 1 (docs/spec/protocol.md)")
         source.set("package", "E2EECore (Tests/ProtocolVectorGenerator, seeded DeterministicRandom)")
         source.set("file", "TestVectors/protocol/" + fileName)
         source.set("verifiedWith", "Scripts/interop/verify_protocol_vectors.py (Python, cryptography/OpenSSL)")

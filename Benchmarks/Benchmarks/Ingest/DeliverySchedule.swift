@@ -10,7 +10,7 @@ struct Delivery {
 }
 
 /// How the traffic reaches the device, simulated the way `SyncEngine` and `HistoryCatchUp`
-/// deliver it (SYNC.md guarantee 6): the device is offline while a stretch of rows is posted,
+/// deliver it (docs/spec/sync.md guarantee 6): the device is offline while a stretch of rows is posted,
 /// reconnects (the socket opens and buffers), catches every channel up over REST — pages of 50
 /// from the newest back to the first page holding a row the store knows, ingested as one batch
 /// per channel, overlap included — then drains the buffered frames (rows posted during the

@@ -70,7 +70,7 @@ enum SodiumFloor {
     }
 }
 
-/// Named byte strings the protocol uses as HKDF info and as labels (PROTOCOL.md §2–§4).
+/// Named byte strings the protocol uses as HKDF info and as labels (docs/spec/protocol.md §2–§4).
 enum Labels {
     static let x3dhInfo = Array("e2ee-x3dh-v1".utf8)
     static let ratchetInfo = Array("e2ee-ratchet-v1".utf8)

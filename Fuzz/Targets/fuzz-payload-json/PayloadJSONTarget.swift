@@ -1,7 +1,7 @@
 import E2EECrypto
 import FuzzSupport
 
-/// The strict payload JSON (PROTOCOL.md §6) inside every decrypted message. Property: an
+/// The strict payload JSON (docs/spec/protocol.md §6) inside every decrypted message. Property: an
 /// accepted payload survives a round trip through its own encoder (when the encoding fits the
 /// payload limit; above it, the typed limit error).
 @_cdecl("LLVMFuzzerTestOneInput")

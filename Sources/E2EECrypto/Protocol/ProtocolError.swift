@@ -6,7 +6,7 @@ public enum WireLocation: String, Sendable, Equatable {
     case pairwiseMessage, keyState, sessionRecord
 }
 
-/// Every protocol outcome that is not success (PROTOCOL.md §9). Each leaves all state unchanged.
+/// Every protocol outcome that is not success (docs/spec/protocol.md §9). Each leaves all state unchanged.
 public enum ProtocolError: Error, Sendable, Equatable {
     /// The bytes do not parse: `reason` says what, `location` where.
     case malformed(WireLocation, reason: String)

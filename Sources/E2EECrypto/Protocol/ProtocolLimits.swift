@@ -1,4 +1,4 @@
-/// Every limit of the protocol in one place (PROTOCOL.md §2–§8), each with its reason.
+/// Every limit of the protocol in one place (docs/spec/protocol.md §2–§8), each with its reason.
 /// Code checks these *before* allocating or moving any state.
 public enum ProtocolLimits {
     // MARK: Envelopes (§8)
@@ -52,7 +52,7 @@ public enum ProtocolLimits {
     public static let senderKeyStateRetentionSeconds: Int64 = 7 * 24 * 3600
     /// Longest published key string (`identity_key`, `signed_pre_key`, signature, one-time
     /// prekey) accepted from a bundle, in base64 characters, checked before decoding: the server
-    /// stores at most 255 characters per key field (API.md).
+    /// stores at most 255 characters per key field (docs/spec/server-api.md).
     public static let maxPublishedKeyBase64Length = 255
     /// One-time prekeys made at bootstrap.
     public static let initialOneTimePrekeyCount = 50

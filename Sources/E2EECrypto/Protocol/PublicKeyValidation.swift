@@ -1,4 +1,4 @@
-/// The checks PROTOCOL.md §0 requires of every public key received from anyone.
+/// The checks docs/spec/protocol.md §0 requires of every public key received from anyone.
 extension X25519.PublicKey {
     /// The low-order points of Curve25519 in canonical encoding: 0, 1, p−1 (2^255−20), and the
     /// two points of order 8.

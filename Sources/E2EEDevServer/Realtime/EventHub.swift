@@ -19,7 +19,7 @@ enum SocketItem: Sendable {
 }
 
 /// The open sockets and the per-user subscriptions. Subscriptions belong to the user, not the
-/// socket (API.md 4): they have no membership check, survive `leave`, and end only when the
+/// socket (docs/spec/server-api.md 4): they have no membership check, survive `leave`, and end only when the
 /// user's last socket closes.
 actor EventHub {
     private struct Socket {
@@ -32,7 +32,7 @@ actor EventHub {
     private let autoSubscribeLaterChannels: Bool
     /// Set by ``closeAll()``: the server is shutting down and accepts no new sockets.
     private var isClosed = false
-    /// The "pub/sub dies" fault (API.md "Verified" 12): events reach no socket until a new
+    /// The "pub/sub dies" fault (docs/spec/server-api.md §12): events reach no socket until a new
     /// socket registers, which heals it, as the reference server resubscribes to Redis then.
     private(set) var pubSubDead = false
 

@@ -1,4 +1,4 @@
-/// The server → client WebSocket events of API.md.
+/// The server → client WebSocket events of docs/spec/server-api.md.
 enum ServerEvent {
     /// `message.new` with the full message (socket timestamp format).
     static func messageNew(_ message: JSONValue) -> JSONValue {

@@ -3,7 +3,7 @@ import Hummingbird
 import HummingbirdWebSocket
 
 /// `GET /ws?ticket=…`: the ticket is checked (and spent) during the handshake; a bad, expired or
-/// reused ticket fails the HTTP handshake with 403 and an empty body (API.md "Verified" 14; see
+/// reused ticket fails the HTTP handshake with 403 and an empty body (docs/spec/server-api.md §14; see
 /// ``HandshakeRefusalWriter``). Faults and
 /// the rate limit are applied here too, since a handshake does not pass the HTTP middleware.
 struct WebSocketRoutes {

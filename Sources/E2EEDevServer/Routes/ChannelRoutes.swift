@@ -70,7 +70,7 @@ struct ChannelRoutes {
         MessageRoutes(state: state).register(on: group)
     }
 
-    /// Longest channel name the reference server accepts (API.md "Verified" 14).
+    /// Longest channel name the reference server accepts (docs/spec/server-api.md §14).
     static let nameLimit = 128
 
     /// `name` when it is within ``nameLimit`` characters.

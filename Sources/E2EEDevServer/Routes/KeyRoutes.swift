@@ -77,7 +77,7 @@ struct KeyRoutes {
 
     /// One device's bundle with its first one-time prekey (popped unless the quirk is on), then
     /// `keys.low_otp` to the owner when the list held the threshold (10) or fewer keys, with
-    /// `remaining` = list length − 1 whether or not the key was popped (API.md "Verified" 13).
+    /// `remaining` = list length − 1 whether or not the key was popped (docs/spec/server-api.md §13).
     private func fetchBundle(_ deviceID: String) async throws -> JSONValue? {
         let pop = !state.quirks.oneTimePreKeyNeverPopped
         let result = try await state.database.write { db -> (JSONValue, String, Int)? in

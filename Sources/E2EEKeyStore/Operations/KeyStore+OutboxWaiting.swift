@@ -3,7 +3,7 @@ import GRDB
 
 extension KeyStore {
     /// A POST got no answer (the server is unreachable): `.sending` → `.queued`, the error text
-    /// kept, nothing counted toward giving up (SYNC.md "Outbox": unreachable is not failed).
+    /// kept, nothing counted toward giving up (docs/spec/sync.md "Outbox": unreachable is not failed).
     /// The attempt stays counted in `attempts`, so the next one reconciles first.
     /// - Throws: ``KeyStoreError/missingRecord(_:id:)``, ``KeyStoreError/invalidTransition(_:id:from:to:)``.
     public func markUnreachable(localID: String, error: String, at time: StoreTime) async throws {

@@ -1,7 +1,7 @@
 import E2EECrypto
 import GRDB
 
-/// What a retention run wiped (PROTOCOL.md §1, §2, §4).
+/// What a retention run wiped (docs/spec/protocol.md §1, §2, §4).
 public struct RetentionWipe: Sendable, Equatable {
     /// Replaced signed prekeys wiped (with the ephemeral keys accepted under them).
     public var signedPrekeys: Int

@@ -19,7 +19,7 @@ public struct RollbackRetirement: Sendable, Equatable {
     }
 }
 
-/// The store's side of a rollback (PROTOCOL.md §3, "Nonce safety" and "Detecting a rollback").
+/// The store's side of a rollback (docs/spec/protocol.md §3, "Nonce safety" and "Detecting a rollback").
 extension KeyStore {
     /// When a rollback was detected and the keys are not renewed yet (`nil` otherwise).
     /// - Throws: GRDB's `DatabaseError`.

@@ -3,7 +3,7 @@ import GRDB
 extension KeyStore {
     /// The ids of `channelID`'s messages not marked deleted whose server time lies in
     /// `(after, through]`: what a contiguous REST read of that range must return again
-    /// (SYNC.md guarantee 9).
+    /// (docs/spec/sync.md guarantee 9).
     /// - Throws: GRDB's `DatabaseError`.
     public func undeletedMessageIDs(channelID: String, after: StoreTime, through: StoreTime) async throws -> [String] {
         try await writer.read { db in

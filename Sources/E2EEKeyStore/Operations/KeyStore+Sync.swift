@@ -3,7 +3,7 @@ import GRDB
 extension KeyStore {
     /// Which of `ids` the store already knows: a timeline row (any state) or one of our own
     /// outbox entries the server acknowledged. The catch-up stops paging back at the first page
-    /// holding one of them (SYNC.md guarantee 6).
+    /// holding one of them (docs/spec/sync.md guarantee 6).
     /// - Throws: GRDB's `DatabaseError`.
     public func knownMessageIDs(_ ids: [String]) async throws -> Set<String> {
         guard !ids.isEmpty else { return [] }

@@ -10,7 +10,7 @@ public enum RecipientState: String, Sendable, Equatable, CaseIterable {
     case removed
 }
 
-/// How a channel treats a member or device that was not sent keys before (PROTOCOL.md §5).
+/// How a channel treats a member or device that was not sent keys before (docs/spec/protocol.md §5).
 public enum RecipientPolicy: String, Sendable, Equatable, CaseIterable, Codable {
     /// Keys are withheld until the app approves each new recipient.
     case hold

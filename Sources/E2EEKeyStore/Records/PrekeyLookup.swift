@@ -1,4 +1,4 @@
-/// What a prekey message names, looked up for the responder (PROTOCOL.md §2 steps 2 and 4).
+/// What a prekey message names, looked up for the responder (docs/spec/protocol.md §2 steps 2 and 4).
 public struct PrekeyLookup: Sendable {
     /// The signed prekey with the message's `spk_id`, if retained.
     public var signedPrekey: SignedPrekey?

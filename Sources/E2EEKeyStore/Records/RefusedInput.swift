@@ -1,4 +1,4 @@
-/// An edit or delete from the server that was refused (PROTOCOL.md §5 "For an edit"); the
+/// An edit or delete from the server that was refused (docs/spec/protocol.md §5 "For an edit"); the
 /// message stays as it was. Public facts only.
 public struct RefusedInput: Sendable, Equatable {
     /// What was refused.

@@ -9,7 +9,7 @@ extension StoreSchema {
     ///   dedupe set but never appear in pages.
     /// - `timeline.edited_at`: when the sender last edited the message (µs), or NULL.
     /// - `timeline.duplicate_of`: for a `duplicate` row, the server id of the first copy.
-    /// - `timeline.payload_id`: the payload's client message id (PROTOCOL.md §6); a used
+    /// - `timeline.payload_id`: the payload's client message id (docs/spec/protocol.md §6); a used
     ///   (sender user, payload id) makes a later message a duplicate, enforced by a unique index.
     /// - `timeline_by_content`: per-channel lookup by content hash (same envelope bytes under
     ///   another server id; canonical base64 makes equal strings exactly equal bytes); replaced

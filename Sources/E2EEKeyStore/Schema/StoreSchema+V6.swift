@@ -1,7 +1,7 @@
 import GRDB
 
 extension StoreSchema {
-    /// `v6`: who receives keys (PROTOCOL.md §5 "Who receives keys", THREATS T11). Public data
+    /// `v6`: who receives keys (docs/spec/protocol.md §5 "Who receives keys", THREATS T11). Public data
     /// only (ids and states), stored in clear.
     ///
     /// - `channel_recipients`: per channel, every device this device sent keys to (`recipient`),

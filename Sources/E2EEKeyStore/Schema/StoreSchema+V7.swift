@@ -1,7 +1,7 @@
 import GRDB
 
 extension StoreSchema {
-    /// `v7`: when a catch-up found that this store was rolled back (PROTOCOL.md §3, "Detecting a
+    /// `v7`: when a catch-up found that this store was rolled back (docs/spec/protocol.md §3, "Detecting a
     /// rollback"), until the keys are renewed. Kept in the file so a kill between detection and
     /// renewal still renews before the next send.
     static func recordRollbacks(_ db: Database) throws {

@@ -1,10 +1,10 @@
 import E2EEKeyStore
 
-/// The account's half of the deaf-socket detection (SYNC.md "Connection"): the light check the
+/// The account's half of the deaf-socket detection (docs/spec/sync.md "Connection"): the light check the
 /// supervisor asks for, and the 201s it must see echoed.
 extension Account {
     /// Messages the light check reads from the most recently active channel: only the newest,
-    /// so that the check costs one small request (SYNC.md "Connection": within the idle
+    /// so that the check costs one small request (docs/spec/sync.md "Connection": within the idle
     /// budget). A deaf socket that missed several messages is noticed by the newest one; one
     /// still inside the grace is looked at by the next check.
     static let deafCheckPageSize = 1

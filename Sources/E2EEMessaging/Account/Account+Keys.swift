@@ -15,7 +15,7 @@ extension Account {
         return result
     }
 
-    /// Tops the one-time prekeys up to `target` (SYNC.md: on `keys.low_otp` for this device, or
+    /// Tops the one-time prekeys up to `target` (docs/spec/sync.md: on `keys.low_otp` for this device, or
     /// when fewer than 10 are left locally). Returns how many were uploaded.
     /// - Throws: ``ServerError``, key store errors.
     @discardableResult
@@ -55,9 +55,9 @@ extension Account {
         return status
     }
 
-    /// The safety number between us and `otherUserID` (PROTOCOL.md §7): over every trusted
+    /// The safety number between us and `otherUserID` (docs/spec/protocol.md §7): over every trusted
     /// device of both users as the server lists them now, except devices this device does not
-    /// send to (held or declined everywhere, PROTOCOL.md §5). Compare digits only.
+    /// send to (held or declined everywhere, docs/spec/protocol.md §5). Compare digits only.
     /// - Throws: ``ServerError``, `ProtocolError`.
     public func safetyNumber(with otherUserID: String) async throws -> String {
         let ours = try await withoutHeldDevices(try await directory.devices(of: userID, refresh: true)).map(\.identity.bytes)
@@ -73,7 +73,7 @@ extension Account {
         try await directory.devices(of: userID.lowercased(), refresh: true)
     }
 
-    /// Identity changes recorded for `userID` (PROTOCOL.md §7), oldest first.
+    /// Identity changes recorded for `userID` (docs/spec/protocol.md §7), oldest first.
     /// - Throws: key store errors.
     public func identityChanges(of userID: String) async throws -> [IdentityChange] {
         try await store.read { [store] db in try store.remoteIdentityStore.loadIdentityChanges(userID: userID.lowercased(), db) }

@@ -24,7 +24,7 @@ extension Account {
         try await outbox.resumeAll()
     }
 
-    /// A message queued unencrypted while its channel waits for the server (SYNC.md "Outbox").
+    /// A message queued unencrypted while its channel waits for the server (docs/spec/sync.md "Outbox").
     func queueWaitingDraft(localID: String, payload: SecretBytes, channelID: String, kind: OutboxKind, target: String?,
                            reason: String) async throws -> OutboxMessage {
         let draft = try await store.storeWaitingDraft(localID: localID, channelID: channelID, plaintext: payload, kind: kind,

@@ -20,7 +20,7 @@ extension Account {
         return try await pipeline.ingest(messages, channel: ReceivingChannel(id: channel.id, encryption: encryption))
     }
 
-    /// Our own messages seen again (socket echo or REST page) are delivered (SYNC.md "Outbox"):
+    /// Our own messages seen again (socket echo or REST page) are delivered (docs/spec/sync.md "Outbox"):
     /// the timeline already holds them since the 201, so the receive side's dedupe would skip
     /// them; the outbox looks at each one first.
     /// Ours means our user *and* our device (T19): a copy someone else re-posts claiming our
@@ -119,7 +119,7 @@ extension Account {
     }
 
     /// Runs key retention (``KeyRetention``), replenishes one-time prekeys when fewer than 10 are
-    /// left locally, and rotates the signed prekey when it is older than 7 days (SYNC.md "Keys at
+    /// left locally, and rotates the signed prekey when it is older than 7 days (docs/spec/sync.md "Keys at
     /// runtime").
     func maintainKeysIfNeeded() async throws {
         try await KeyRetention(store: store, now: configuration.now).run()
@@ -127,7 +127,7 @@ extension Account {
         try await rotateSignedPrekey()
     }
 
-    /// Prekey messages consumed one-time prekeys: republish the remaining list (PROTOCOL.md §2).
+    /// Prekey messages consumed one-time prekeys: republish the remaining list (docs/spec/protocol.md §2).
     nonisolated func oneTimePrekeysConsumed() {
         Task { try? await self.republishKeys() }
     }

@@ -2,7 +2,7 @@ import E2EEKeyStore
 
 extension Account {
     /// As ``send(text:to:replyTo:)``, and reports the recipients the send surfaced, held or saw
-    /// removed (PROTOCOL.md §5). When every recipient device is held, nothing is sent: the entry
+    /// removed (docs/spec/protocol.md §5). When every recipient device is held, nothing is sent: the entry
     /// is `.failed` and ``SendReport/everyRecipientHeld`` is set.
     /// - Throws: as ``send(text:to:replyTo:)``.
     public func sendReporting(text: String, to channelID: String, replyTo: String? = nil) async throws -> SendReport {
@@ -78,7 +78,7 @@ extension Account {
     }
 
     /// The policy a channel follows now: its own, else the account's, else the configured one,
-    /// else `nil` (PROTOCOL.md §5's defaults: `hold` for new devices in DMs and of our own
+    /// else `nil` (docs/spec/protocol.md §5's defaults: `hold` for new devices in DMs and of our own
     /// user, `surface` for groups).
     /// - Throws: key store errors.
     public func recipientPolicy(channelID: String? = nil) async throws -> RecipientPolicy? {
@@ -90,7 +90,7 @@ extension Account {
     }
 
     /// Records our user's devices listed now as trusted on first use (after bootstrap: the
-    /// devices listed when this device registers, PROTOCOL.md §5). Best effort: when it
+    /// devices listed when this device registers, docs/spec/protocol.md §5). Best effort: when it
     /// cannot run, they are trusted at the first send instead.
     func rememberOwnDevicesAtRegistration() async {
         // A failure leaves our user without known devices: the first send then trusts the
@@ -100,7 +100,7 @@ extension Account {
 
 
     /// `devices` without those this device does not send to: held or declined in a channel and
-    /// a recipient in none (the safety number covers the devices keys go to, PROTOCOL.md §5).
+    /// a recipient in none (the safety number covers the devices keys go to, docs/spec/protocol.md §5).
     /// - Throws: key store errors.
     func withoutHeldDevices(_ devices: [RemoteDevice]) async throws -> [RemoteDevice] {
         let ids = devices.map(\.deviceID)

@@ -2,7 +2,7 @@ import E2EECrypto
 import E2EEKeyStore
 
 extension Account {
-    /// Before anything is encrypted for `channelID` (PROTOCOL.md §3, "Detecting a rollback"):
+    /// Before anything is encrypted for `channelID` (docs/spec/protocol.md §3, "Detecting a rollback"):
     /// the channel is caught up once by this process (a restored store learns here what a later
     /// copy of it sent), and when a rollback was detected anywhere, sessions, sender keys and
     /// prekeys are renewed first.

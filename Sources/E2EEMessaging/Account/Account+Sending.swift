@@ -82,7 +82,7 @@ extension Account {
     }
 
     /// Encrypts and queues a payload; returns the entry (a failed draft when it cannot be
-    /// encrypted) and what the recipient check surfaced (PROTOCOL.md §5).
+    /// encrypted) and what the recipient check surfaced (docs/spec/protocol.md §5).
     func queueReporting(payload: SecretBytes, channelID: String, kind: OutboxKind, target: String?) async throws -> SendReport {
         let channel = try await channelDirectory.channel(id: channelID)
         let localID = UUID().uuidString.lowercased()
@@ -101,7 +101,7 @@ extension Account {
         } catch let error as KeyStoreError {
             throw error
         } catch let error where SendFailure(error) == .unreachable {
-            // SYNC.md "Outbox": unreachable is not failed; encrypted once the server answers.
+            // docs/spec/sync.md "Outbox": unreachable is not failed; encrypted once the server answers.
             let draft = try await queueWaitingDraft(localID: localID, payload: payload, channelID: channel.id, kind: kind, target: target,
                                                     reason: "unreachable: \(error)")
             return SendReport(entry: draft, recipients: RecipientChanges())

@@ -1,7 +1,7 @@
 import E2EEKeyStore
 
 extension Account {
-    /// The channels whose last catch-up failed, with why (SYNC.md guarantee 10): each failure
+    /// The channels whose last catch-up failed, with why (docs/spec/sync.md guarantee 10): each failure
     /// stayed with its channel while the others, the pending queue and key maintenance went on.
     /// A channel leaves the list when it catches up again.
     public func channelSyncFailures() async -> [ChannelSyncFailure] {

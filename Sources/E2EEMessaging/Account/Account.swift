@@ -3,7 +3,7 @@ import E2EEKeyStore
 import Foundation
 
 /// One account on one server: an app holds one per (server, user), each with its own store,
-/// and any number can run at once. Register or log in (a new device each time, API.md), then
+/// and any number can run at once. Register or log in (a new device each time, docs/spec/server-api.md), then
 /// ``bootstrapKeys(oneTimePrekeys:)``; after that the account sends — DMs over pairwise
 /// sessions to every device of both users, groups with a sender key distributed over those
 /// sessions — through a durable outbox, and reports everything on ``events()``.
@@ -27,7 +27,7 @@ public actor Account {
     let configuration: AccountConfiguration
     let channelDirectory: ChannelDirectory
     let composer: OutgoingComposer
-    /// Who receives keys (PROTOCOL.md §5).
+    /// Who receives keys (docs/spec/protocol.md §5).
     let recipientGate: RecipientGate
     let outbox: OutboxSender
     let keys: KeyMaintenance
@@ -37,10 +37,12 @@ public actor Account {
     let pipeline: ReceivePipeline
     /// Channel verified marks moved by socket events (see ``HistoryCursor``).
     nonisolated let verifiedMarks = VerifiedMarks()
-    /// The latest catch-up failure per channel (SYNC.md guarantee 10).
+    /// The latest catch-up failure per channel (docs/spec/sync.md guarantee 10).
     nonisolated let channelFailures = ChannelFailureLog()
-    /// Channels caught up by this process, and the renewal after a rollback (PROTOCOL.md §3).
+    /// Channels caught up by this process, and the renewal after a rollback (docs/spec/protocol.md §3).
     nonisolated let rollbackGuard = RollbackGuard()
+    /// The pre-send check, for the parts that encrypt without going through the account.
+    nonisolated let sendPreparation = SendPreparation()
     /// Channel-list refreshes caused by events naming unknown channels, coalesced and spaced.
     nonisolated let directoryRefreshes = DirectoryRefreshGate()
     /// `keys.low_otp` frames acted on at most once per interval.
@@ -82,7 +84,7 @@ public actor Account {
     public static func open(server: any ChatServerAPI, store: KeyStore, configuration: AccountConfiguration = AccountConfiguration()) async throws -> Account {
         guard let account = try await store.loadAccount() else { throw MessagingError.noAccount }
         let opened = try await make(userID: account.userID, deviceID: account.deviceID, server: server, store: store, configuration: configuration)
-        // Retention runs on open (and with every key maintenance): PROTOCOL.md §1, §2, §4.
+        // Retention runs on open (and with every key maintenance): docs/spec/protocol.md §1, §2, §4.
         try await KeyRetention(store: store, now: configuration.now).run()
         try await opened.outbox.resumeAll()
         return opened
@@ -105,8 +107,13 @@ public actor Account {
             identity = E2EECrypto.IdentityKeyPair(using: configuration.random)
             try await store.storeIdentityKeyPair(StoredKeyConversions.record(identity, createdAt: configuration.now()))
         }
-        return Account(device: LocalDevice(userID: userID.lowercased(), deviceID: deviceID.lowercased(), identity: identity),
-                       server: server, store: store, configuration: configuration)
+        let account = Account(device: LocalDevice(userID: userID.lowercased(), deviceID: deviceID.lowercased(), identity: identity),
+                              server: server, store: store, configuration: configuration)
+        await account.sendPreparation.install { [weak account] channelID in
+            guard let account else { throw CancellationError() }
+            try await account.prepareToSend(channelID: channelID)
+        }
+        return account
     }
 
     init(device: LocalDevice, server: any ChatServerAPI, store: KeyStore, configuration: AccountConfiguration) {
@@ -135,7 +142,7 @@ public actor Account {
             sessions: PairwiseSessions(store: store, identity: device.identity, random: random, now: configuration.now),
             directory: directory, channels: channels, gate: gate, locks: locks, random: random, now: configuration.now)
         self.outbox = OutboxSender(store: store, api: server, device: device, events: events, policy: configuration.outbox,
-                                   drafts: DraftEncryptor(composer: composer, channels: channels, store: store, rollbackGuard: rollbackGuard), sleep: configuration.sleep, now: configuration.now)
+                                   drafts: DraftEncryptor(composer: composer, channels: channels, preparation: sendPreparation), sleep: configuration.sleep, now: configuration.now)
         self.keys = KeyMaintenance(store: store, api: server, deviceID: device.deviceID, identity: device.identity, random: random,
                                    now: configuration.now)
         let consumed = ConsumedPrekeysRelay()
@@ -145,7 +152,7 @@ public actor Account {
         consumed.target = { [weak self] in self?.oneTimePrekeysConsumed() }
     }
 
-    /// A new subscription to the account's events (SYNC.md "Events to the app").
+    /// A new subscription to the account's events (docs/spec/sync.md "Events to the app").
     public nonisolated func events() -> AsyncStream<AccountEvent> {
         broadcaster.events()
     }

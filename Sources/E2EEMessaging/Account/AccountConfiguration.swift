@@ -1,13 +1,13 @@
 import E2EECrypto
 import E2EEKeyStore
 
-/// How an ``Account`` behaves; the defaults are SYNC.md's. Tests inject time, randomness and
+/// How an ``Account`` behaves; the defaults are docs/spec/sync.md's. Tests inject time, randomness and
 /// sleeping so nothing waits real seconds.
 public struct AccountConfiguration: Sendable {
     /// One-time prekeys offered after bootstrap and replenishment.
     public var oneTimePrekeyTarget: Int
     /// Seconds a channel's member list is trusted before a send re-reads it. Membership is
-    /// never pushed (API.md), so this bounds how long a member who left can still be sent keys;
+    /// never pushed (docs/spec/server-api.md), so this bounds how long a member who left can still be sent keys;
     /// the default re-reads before nearly every send.
     public var memberLifetime: Int64
     /// Seconds the devices of a user are trusted before a send re-reads them.
@@ -28,7 +28,7 @@ public struct AccountConfiguration: Sendable {
     /// committed after their event and events lost where a socket opened or dropped.
     public var catchUpOverlap: Duration
     /// The recipient policy for channels with none set in the store (``Account/setRecipientPolicy(_:channelID:)``);
-    /// `nil`: PROTOCOL.md §5's defaults (`hold` for new devices in DMs and of our own user,
+    /// `nil`: docs/spec/protocol.md §5's defaults (`hold` for new devices in DMs and of our own user,
     /// `surface` for groups).
     public var recipientPolicy: RecipientPolicy? = nil
 

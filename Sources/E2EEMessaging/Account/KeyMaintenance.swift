@@ -1,7 +1,7 @@
 import E2EECrypto
 import E2EEKeyStore
 
-/// This device's own keys against the server (PROTOCOL.md §1, SYNC.md "Keys at runtime"):
+/// This device's own keys against the server (docs/spec/protocol.md §1, docs/spec/sync.md "Keys at runtime"):
 /// bootstrap, one-time-prekey replenishment and signed-prekey rotation. Private keys are always
 /// stored (one-time prekeys as pending) before anything is uploaded, and marked published after
 /// the server accepted them, so a crash in between loses nothing.

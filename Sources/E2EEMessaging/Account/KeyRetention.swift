@@ -1,7 +1,7 @@
 import E2EECrypto
 import E2EEKeyStore
 
-/// Runs the retention rules forward secrecy depends on, exactly as PROTOCOL.md states them, on
+/// Runs the retention rules forward secrecy depends on, exactly as docs/spec/protocol.md states them, on
 /// open and with every key maintenance run:
 /// - a replaced signed prekey is kept 30 days after it was replaced, then wiped (§1), and with
 ///   it the ephemeral keys accepted under it (§2);

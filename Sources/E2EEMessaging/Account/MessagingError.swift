@@ -22,12 +22,12 @@ public enum MessagingError: Error, Sendable, Equatable {
     case unknownOutboxEntry(String)
     /// The text is over the payload limit or otherwise refused by the protocol.
     case invalidMessage(String)
-    /// Every device the message would go to is held by the recipient policy (PROTOCOL.md §5):
+    /// Every device the message would go to is held by the recipient policy (docs/spec/protocol.md §5):
     /// nothing was sent; approve a device (``Account/approveDevice(_:)``) and retry. `changes`
     /// is what the recipient check surfaced (the held devices among them).
     case allRecipientsHeld(channelID: String, changes: RecipientChanges)
     /// The DM's two participants are not known yet and its member list names more than two
-    /// users: nothing is sent until they are (PROTOCOL.md §5).
+    /// users: nothing is sent until they are (docs/spec/protocol.md §5).
     case participantsUnknown(channelID: String)
     /// A user's device list held a bundle that does not parse or verify: nothing is sent to
     /// a list the core could not read.

@@ -1,4 +1,4 @@
-/// Why the supervisor asks the delegate to catch up over REST (SYNC.md guarantee 6). Every
+/// Why the supervisor asks the delegate to catch up over REST (docs/spec/sync.md guarantee 6). Every
 /// catch-up is the same operation — page back from newest until the store overlaps, merge,
 /// dedupe — the reason only says what triggered it.
 public enum CatchUpReason: Sendable, Equatable {
@@ -6,7 +6,7 @@ public enum CatchUpReason: Sendable, Equatable {
     /// that socket are handed over only after this catch-up returns.
     case connected
     /// The second pass, ``ConnectionPolicy/followUpCatchUp`` after the socket opened: the server
-    /// subscribes a moment after the handshake and gives no ready signal (API.md §6).
+    /// subscribes a moment after the handshake and gives no ready signal (docs/spec/server-api.md §6).
     case connectedFollowUp
     /// A channel was subscribed at runtime (``ConnectionSupervisor/subscribe(channelID:)``).
     case subscribed(channelID: String)

@@ -15,7 +15,7 @@ public protocol ConnectionDelegate: AnyObject, Sendable {
     ///   other error is the delegate's to report, and the supervisor carries on.
     func catchUp(reason: CatchUpReason) async throws
 
-    /// One event from the socket, in arrival order. Events are hints (API.md): dedupe by id.
+    /// One event from the socket, in arrival order. Events are hints (docs/spec/server-api.md): dedupe by id.
     func received(_ event: RealtimeEvent) async
 
     /// One REST poll while the socket is down (every ``ConnectionPolicy/pollInterval``).
@@ -24,7 +24,7 @@ public protocol ConnectionDelegate: AnyObject, Sendable {
     func poll() async throws
 
     /// The light deaf-socket check (every ``ConnectionPolicy/deafCheckInterval`` while
-    /// connected, SYNC.md "Connection"): one REST read — a page of the most recently active
+    /// connected, docs/spec/sync.md "Connection"): one REST read — a page of the most recently active
     /// channel — and whether it holds a message the socket should have delivered and did not:
     /// one the store lacks, created more than `grace` after the socket opened (`connectedFor`
     /// ago) and more than `grace` before now. `true` closes the socket and reconnects (with the

@@ -1,5 +1,5 @@
 /// The machine's answers to a socket that is gone or deaf: REST polling with a cadence that
-/// starts short and relaxes, and the deaf-socket checks (SYNC.md "Connection").
+/// starts short and relaxes, and the deaf-socket checks (docs/spec/sync.md "Connection").
 extension ConnectionMachine {
     // MARK: - Polling
 

@@ -14,7 +14,7 @@
 /// closes before ``ConnectionPolicy/stableConnection`` counts as a failed attempt; one that
 /// lasted clears the count.
 ///
-/// An open socket can be deaf (SYNC.md "Connection"): an echo of ours missing
+/// An open socket can be deaf (docs/spec/sync.md "Connection"): an echo of ours missing
 /// ``ConnectionPolicy/echoTimeout`` after its 201, or the delegate's light check (every
 /// ``ConnectionPolicy/deafCheckInterval``) finding a message the socket should have delivered,
 /// closes it and reconnects at once; the new socket's catch-up reads what it missed.

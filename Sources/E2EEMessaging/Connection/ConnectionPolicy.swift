@@ -1,5 +1,5 @@
-/// Every duration and count of the connection supervisor in one documented place (SYNC.md
-/// "Connection", API.md §6 and §9). The defaults are the spec's; tests shrink them.
+/// Every duration and count of the connection supervisor in one documented place (docs/spec/sync.md
+/// "Connection", docs/spec/server-api.md §6 and §9). The defaults are the spec's; tests shrink them.
 ///
 /// The delay functions are pure: the random draw for the jitter is passed in as `unit`
 /// (0…1, 0.5 meaning "no jitter"), so a test with a fixed draw gets exact figures.
@@ -31,7 +31,7 @@ public struct ConnectionPolicy: Sendable, Equatable {
     /// at once after ``failuresBeforePolling`` failures or a 503. `nil`: only those.
     public var pollingStart: Duration?
     /// How long after the 201 of a message of ours its echo may take on an open socket (10 s):
-    /// a later echo means the socket is deaf (SYNC.md "Connection").
+    /// a later echo means the socket is deaf (docs/spec/sync.md "Connection").
     public var echoTimeout: Duration
     /// How often an open socket is checked with one light REST read (5 min): a message there
     /// that the socket should have delivered means it is deaf. `nil` turns the check off.
@@ -50,7 +50,7 @@ public struct ConnectionPolicy: Sendable, Equatable {
     /// How long `networkChanged()` waits for the network to settle before reconnecting (2 s).
     public var networkSettle: Duration
     /// When the second catch-up runs after a socket opens or a channel is subscribed (2 s): the
-    /// server gives no ready signal and subscribes a moment after the handshake (API.md §6).
+    /// server gives no ready signal and subscribes a moment after the handshake (docs/spec/server-api.md §6).
     public var followUpCatchUp: Duration
     /// How long one attempt (ticket, then handshake) may take before it counts as failed (30 s,
     /// the ticket's own lifetime), so a connect that never answers cannot stall the supervisor.
@@ -140,7 +140,7 @@ public struct ConnectionPolicy: Sendable, Equatable {
 
     /// The wait after the `refusals`-th 429 in a row (1, 2, …): what `Retry-After` asked the
     /// first time (``defaultRetryAfter`` without it), then doubling up to ``rateLimitCap`` —
-    /// never less than the server asked, since its window is often longer than it says (API.md §9).
+    /// never less than the server asked, since its window is often longer than it says (docs/spec/server-api.md §9).
     public func rateLimitDelay(retryAfter: Int?, refusals: Int) -> Duration {
         let asked = retryAfter.map { Duration.seconds(max(0, $0)) } ?? defaultRetryAfter
         guard refusals > 1 else { return asked }

@@ -1,4 +1,4 @@
-/// The realtime connection's state (SYNC.md "Connection"), observable as an `AsyncSequence`.
+/// The realtime connection's state (docs/spec/sync.md "Connection"), observable as an `AsyncSequence`.
 public enum ConnectionState: Sendable, Equatable {
     /// Not connected and not trying (stopped, backgrounded, or logged out).
     case disconnected

@@ -1,4 +1,4 @@
-/// The own-echo rule of the deaf-socket detection (SYNC.md "Connection"): a message of ours
+/// The own-echo rule of the deaf-socket detection (docs/spec/sync.md "Connection"): a message of ours
 /// posted while the socket is open must come back on it within ``ConnectionPolicy/echoTimeout``.
 extension ConnectionSupervisor {
     /// A message of ours was posted (its 201 arrived): unless the socket delivered it already,

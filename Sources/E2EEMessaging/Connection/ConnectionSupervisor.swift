@@ -1,11 +1,11 @@
-/// Keeps one account's realtime connection alive (SYNC.md "Connection"): at most one socket,
+/// Keeps one account's realtime connection alive (docs/spec/sync.md "Connection"): at most one socket,
 /// a fresh ticket for every attempt, backoff with jitter, REST polling when the socket keeps
 /// failing, and the app's lifecycle hooks. The decisions are `ConnectionMachine`'s; this actor
 /// runs its effects (tickets, sockets, timers) and feeds the outcomes back.
 ///
 /// The delegate is called one call at a time, in order: when a socket opens, its channels are
 /// subscribed and a catch-up (`.connected`) runs before any of its events is handed over, and a
-/// second catch-up follows ``ConnectionPolicy/followUpCatchUp`` later (API.md §6). A malformed
+/// second catch-up follows ``ConnectionPolicy/followUpCatchUp`` later (docs/spec/server-api.md §6). A malformed
 /// frame is reported through ``ConnectionDelegate/inputRefused(reason:)`` and never ends the
 /// stream. Keepalive is the transport's: a dead socket ends with `connectionLost`, handled
 /// like any lost connection.

@@ -1,7 +1,7 @@
 import E2EEKeyStore
 
 /// The account's channels and their members, cached in the store. Membership comes only from
-/// `GET …/members` (API.md: changes are never pushed); a member list older than
+/// `GET …/members` (docs/spec/server-api.md: changes are never pushed); a member list older than
 /// `memberLifetime` seconds, or marked stale (after `channel.new`, a reconnect or a send
 /// failure), is re-read before a group send.
 struct ChannelDirectory: Sendable {
@@ -58,7 +58,7 @@ struct ChannelDirectory: Sendable {
 
     /// The channel's members, re-read from the server when stale or when `refresh` is set.
     /// A DM member who is not one of its two participants is surfaced by ``RecipientGate``
-    /// before the next send (API.md note 5, PROTOCOL.md §5).
+    /// before the next send (docs/spec/server-api.md note 5, docs/spec/protocol.md §5).
     func members(of channel: ChatChannel, refresh: Bool = false) async throws -> [ChannelMemberRecord] {
         let cached = try await store.read { [store] db in
             (try store.channelStore.loadChannel(id: channel.id, db), try store.channelStore.loadMembers(channelID: channel.id, db))

@@ -39,7 +39,7 @@ public actor DeviceDirectory: ListedIdentityProviding {
         try await entry(for: userID, refresh: refresh).devices
     }
 
-    /// The identity blob listed for every device of `userID`, trusted or not (PROTOCOL.md §2
+    /// The identity blob listed for every device of `userID`, trusted or not (docs/spec/protocol.md §2
     /// step 3 and §5 compare against these).
     /// - Throws: ``ServerError`` when the server could not be asked.
     public func listedIdentities(userID: String, refresh: Bool) async throws -> [String: IdentityBlob] {
@@ -48,7 +48,7 @@ public actor DeviceDirectory: ListedIdentityProviding {
 
     /// The trusted devices of `userID` for a send: like ``devices(of:refresh:)``, but a list
     /// holding any bundle that did not parse or verify is refused whole (nothing is sent to a
-    /// list the core could not read, PROTOCOL.md §5).
+    /// list the core could not read, docs/spec/protocol.md §5).
     /// - Throws: ``MessagingError/unreadableDeviceList(userID:)``, ``ServerError``.
     public func recipientDevices(of userID: String, refresh: Bool = false) async throws -> [RemoteDevice] {
         let entry = try await entry(for: userID, refresh: refresh)

@@ -1,7 +1,7 @@
 import E2EEKeyStore
 
 /// Everything an account reports to the app, in order, on ``EventBroadcaster/events()``
-/// (SYNC.md "Events to the app"). Only public data: ids, states and reasons, never plaintexts
+/// (docs/spec/sync.md "Events to the app"). Only public data: ids, states and reasons, never plaintexts
 /// or keys (the app reads plaintexts from the timeline API).
 public enum AccountEvent: Sendable, Equatable {
     /// A channel's timeline changed.
@@ -24,12 +24,12 @@ public enum AccountEvent: Sendable, Equatable {
     /// `reason` is public text and never contains the input.
     case inputRefused(reason: String)
     /// Catching up one channel (or the pending queue, or key maintenance) failed; it is
-    /// recorded (``Account/channelSyncFailures()``) and everything else went on (SYNC.md
+    /// recorded (``Account/channelSyncFailures()``) and everything else went on (docs/spec/sync.md
     /// guarantee 10).
     case channelSyncFailed(ChannelSyncFailure)
     /// The server holds a message this device sent that the store does not know (or an own
     /// group envelope at or beyond the current sending state): the store was restored or
-    /// copied (PROTOCOL.md §3, T18). Sessions, sender keys and prekeys are renewed before the
+    /// copied (docs/spec/protocol.md §3, T18). Sessions, sender keys and prekeys are renewed before the
     /// next send.
     case rollbackDetected(channelID: String, messageID: String)
 }
@@ -87,14 +87,14 @@ public struct DeliveryChange: Sendable, Equatable {
     }
 }
 
-/// Something about a remote identity the user should see (PROTOCOL.md §5, §7).
+/// Something about a remote identity the user should see (docs/spec/protocol.md §5, §7).
 public enum IdentityEvent: Sendable, Equatable {
     /// A device not seen before for this user (pinned now, trust on first use).
     case newDevice(userID: String, deviceID: String)
     /// A pinned device presented a different identity: refused, recorded, never trusted silently.
     case identityChanged(userID: String, deviceID: String)
     /// A device the user had disappeared from the server's list (its user is still listed;
-    /// seen when a send compares recipients, PROTOCOL.md §5 — once per channel that sent to
+    /// seen when a send compares recipients, docs/spec/protocol.md §5 — once per channel that sent to
     /// it; a device left out because its identity changed counts as gone).
     case deviceRemoved(userID: String, deviceID: String)
     /// A member the user did not expect is in a channel (e.g. someone joined a DM).

@@ -1,7 +1,7 @@
 import E2EEKeyStore
 
 extension MessageProcessor {
-    /// A DM message must come from one of the DM's two fixed participants (PROTOCOL.md §5, §9):
+    /// A DM message must come from one of the DM's two fixed participants (docs/spec/protocol.md §5, §9):
     /// checked before any key is used, so a refusal changes no state. A DM whose participants
     /// are not fixed yet accepts its users as the server lists them.
     /// - Throws: ``ReceiveRefusal`` (`notAParticipant`), key store errors.

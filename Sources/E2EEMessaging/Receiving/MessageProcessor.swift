@@ -1,8 +1,8 @@
 import E2EECrypto
 import E2EEKeyStore
 
-/// Turns one message into exactly one outcome and the write that stores it (PROTOCOL.md §2–§6,
-/// SYNC.md 3 and 8). It reads keys through the lane's state and never writes: the lane commits
+/// Turns one message into exactly one outcome and the write that stores it (docs/spec/protocol.md §2–§6,
+/// docs/spec/sync.md 3 and 8). It reads keys through the lane's state and never writes: the lane commits
 /// the writes of a chunk in one transaction. Bad input is an outcome; only store errors (and
 /// the outbox's, from ``OwnMessageObserving``) are thrown.
 struct MessageProcessor: Sendable {
@@ -74,7 +74,7 @@ struct MessageProcessor: Sendable {
     /// Unix seconds now (the protocol's clock).
     var nowSeconds: Int64 { clock().microseconds / 1_000_000 }
 
-    /// The sender (user, device) whose keys authenticate the envelope (PROTOCOL.md §5, T16):
+    /// The sender (user, device) whose keys authenticate the envelope (docs/spec/protocol.md §5, T16):
     /// the envelope's device must be the message's `sender_device_id` of the `sender_id`
     /// user; for an edit, a device of the original sender (checked against pins and sender-key
     /// owners by the caller). Nil for an edit made on this device (the sending side's).
@@ -119,7 +119,7 @@ struct MessageProcessor: Sendable {
         return message.editedAt ?? (message.isEdit ? clock() : message.createdAt)
     }
 
-    /// `protocol_version` 1: stored flagged unencrypted with its text (SYNC.md 8); never opened.
+    /// `protocol_version` 1: stored flagged unencrypted with its text (docs/spec/sync.md 8); never opened.
     private func unencryptedStep(_ message: IncomingMessage) throws -> ProcessingStep {
         let length = message.content.utf8.count
         guard length <= ProtocolLimits.maxContentBase64Length else { throw ReceiveRefusal(.limitExceeded) }
@@ -139,7 +139,7 @@ struct MessageProcessor: Sendable {
                               isTimelineRow: true, channelID: message.channelID)
     }
 
-    /// Content that is not our envelope (SYNC.md 8): stored as unsupported format.
+    /// Content that is not our envelope (docs/spec/sync.md 8): stored as unsupported format.
     private func unsupportedStep(_ message: IncomingMessage, rowKind: TimelineRowKind) -> ProcessingStep {
         var step = refusalStep(message, ReceiveRefusal(.unsupportedFormat), rowKind: rowKind)
         if !message.isEdit { step.outcome = ReceiveOutcome(messageID: message.id, result: .unsupportedFormat) }
@@ -155,7 +155,7 @@ struct MessageProcessor: Sendable {
                                   write: ReceiveWrite(action: .refused(input), facts: ReceivedFacts(kind: .message), identityChange: refusal.identityChange),
                                   isNewRow: false, isTimelineRow: true, channelID: message.channelID)
         }
-        // A third user's DM message is refused input, never a timeline message (PROTOCOL.md §5).
+        // A third user's DM message is refused input, never a timeline message (docs/spec/protocol.md §5).
         let kind: TimelineRowKind = refusal.reason == .notAParticipant ? .control : rowKind
         let row = message.row(state: .undecryptable(reason: refusal.reason.rawValue))
         return ProcessingStep(outcome: ReceiveOutcome(messageID: message.id, result: .undecryptable(refusal.reason)),

@@ -1,7 +1,7 @@
 import E2EEKeyStore
 
 /// One serial lane: the messages of one sender device, decrypted strictly one at a time in
-/// the order given (SYNC.md 3), their writes committed in chunks, each all or nothing (SYNC.md
+/// the order given (docs/spec/sync.md 3), their writes committed in chunks, each all or nothing (docs/spec/sync.md
 /// 4; chunks of several lanes may share a transaction, ``GroupCommit``), in order, while the
 /// lane decrypts on; events published after each commit. When a message installs a session or a
 /// sender key, the pending rows waiting for it are re-driven at once, in `(created_at, id)`

@@ -1,7 +1,7 @@
 import E2EECrypto
 import E2EEKeyStore
 
-/// The receive pipeline of one account (SYNC.md guarantees 1–4 and 8, PROTOCOL.md §2–§6):
+/// The receive pipeline of one account (docs/spec/sync.md guarantees 1–4 and 8, docs/spec/protocol.md §2–§6):
 /// posted messages from the socket or REST pages go in, exactly one outcome per message comes
 /// out, the store holds the result, and the app hears of it on the ``EventBroadcaster``.
 ///
@@ -42,7 +42,7 @@ public actor ReceivePipeline {
     ///   - clock: the current time (prekey grace window, sender-key retention, record times).
     ///   - random: the ratchet's randomness (new ratchet key pairs when a peer's ratchet turns).
     ///   - oneTimePrekeysConsumed: told, after each commit, the one-time prekey ids prekey
-    ///     messages consumed (the account republishes its remaining list, PROTOCOL.md §2).
+    ///     messages consumed (the account republishes its remaining list, docs/spec/protocol.md §2).
     ///   - locks: the account's protocol-state locks shared with the sending side: a lane holds
     ///     its device's session lock while it runs, so a send never advances the same session
     ///     from a state the lane is also advancing.

@@ -1,9 +1,9 @@
 import E2EECrypto
 
-/// Why a message cannot be shown as an encrypted message (PROTOCOL.md §9), as stored in the
+/// Why a message cannot be shown as an encrypted message (docs/spec/protocol.md §9), as stored in the
 /// timeline's `failure_reason` and shown to the app. Public, stable codes; never content.
 public enum UndecryptableReason: String, Sendable, Equatable, CaseIterable {
-    /// `protocol_version` 2 content that is not our envelope, or an unknown version (SYNC.md 8).
+    /// `protocol_version` 2 content that is not our envelope, or an unknown version (docs/spec/sync.md 8).
     case unsupportedFormat = "unsupported_format"
     /// The envelope or a structure inside it does not parse.
     case malformed
@@ -57,7 +57,7 @@ public enum UndecryptableReason: String, Sendable, Equatable, CaseIterable {
     case keyUnavailable = "key_unavailable"
     /// A cryptographic primitive failed.
     case cryptoFailure = "crypto_failure"
-    /// A message in a DM from a user who is not one of its two participants (PROTOCOL.md §5,
+    /// A message in a DM from a user who is not one of its two participants (docs/spec/protocol.md §5,
     /// §9): refused and kept out of the timeline.
     case notAParticipant = "not_a_participant"
     /// A second copy of a message already shown (stored only on hidden duplicate rows).

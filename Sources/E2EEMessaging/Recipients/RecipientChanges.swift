@@ -1,4 +1,4 @@
-/// What one send found about its channel's recipients (PROTOCOL.md §5), surfaced before any
+/// What one send found about its channel's recipients (docs/spec/protocol.md §5), surfaced before any
 /// key went out: the app shows it, `e2ee-tool send` prints it.
 public struct RecipientChanges: Sendable, Equatable {
     /// Members or devices not sent keys before, surfaced by this send: those in ``held`` got

@@ -1,6 +1,6 @@
 import E2EEKeyStore
 
-/// The pure rule of PROTOCOL.md §5 "Who receives keys": the members and devices the server
+/// The pure rule of docs/spec/protocol.md §5 "Who receives keys": the members and devices the server
 /// lists now against what this device last sent keys to in the channel, the devices it knows,
 /// and the channel's policy. No I/O; ``RecipientGate`` loads the input and applies the plan.
 enum RecipientDecision {

@@ -1,4 +1,4 @@
-/// A device of a user, as a recipient of a channel's keys (PROTOCOL.md §5).
+/// A device of a user, as a recipient of a channel's keys (docs/spec/protocol.md §5).
 public struct RecipientDevice: Sendable, Equatable, Hashable, Codable {
     /// The user.
     public var userID: String

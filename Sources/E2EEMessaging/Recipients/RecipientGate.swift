@@ -1,6 +1,6 @@
 import E2EEKeyStore
 
-/// Decides, before each send, who gets keys (PROTOCOL.md §5, THREATS T11): reads the members and
+/// Decides, before each send, who gets keys (docs/spec/protocol.md §5, THREATS T11): reads the members and
 /// their verified devices, compares them with the channel's stored recipients through
 /// ``RecipientDecision``, stores the new standings, and publishes what changed — all before the
 /// composer encrypts anything. Standings are stored before the send commits, so a held device
@@ -67,7 +67,7 @@ struct RecipientGate: Sendable {
         }
     }
 
-    /// Fixes a DM's participants if they are not fixed yet (PROTOCOL.md §5): the two users
+    /// Fixes a DM's participants if they are not fixed yet (docs/spec/protocol.md §5): the two users
     /// named when this device opened it or learned of it.
     /// - Throws: key store errors.
     func fixParticipants(channelID: String, otherUser: String) async throws {

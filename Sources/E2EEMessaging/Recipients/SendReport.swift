@@ -1,7 +1,7 @@
 import E2EEKeyStore
 
 /// What ``Account/sendReporting(text:to:replyTo:)`` did: the outbox entry and what the
-/// recipient check surfaced (PROTOCOL.md §5).
+/// recipient check surfaced (docs/spec/protocol.md §5).
 public struct SendReport: Sendable, Equatable {
     /// The queued entry (`.failed`, nothing sent, when it could not be encrypted — for
     /// instance because every recipient device is held).

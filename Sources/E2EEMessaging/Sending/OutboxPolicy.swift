@@ -1,4 +1,4 @@
-/// How the outbox retries (SYNC.md "Outbox"): at most `maxAttempts` attempts the server answers
+/// How the outbox retries (docs/spec/sync.md "Outbox"): at most `maxAttempts` attempts the server answers
 /// with an error, waiting `backoff[n-1]` seconds after the n-th, then `.failed` (manual retry).
 /// An unreachable server is not a failure: after `maxAttempts` unanswered tries in a row the
 /// channel's entries wait, `.queued`, until the server answers a catch-up (connect, poll,

@@ -1,6 +1,6 @@
 import E2EEKeyStore
 
-/// The unreachable server (SYNC.md "Outbox"): a try without an answer is not a failure. The
+/// The unreachable server (docs/spec/sync.md "Outbox"): a try without an answer is not a failure. The
 /// channel retries after the policy's backoff, and after `maxAttempts` unanswered tries in a row
 /// its entries wait, `.queued` (and in order), until something shows the server answers again.
 extension OutboxSender {

@@ -1,7 +1,7 @@
 import E2EECrypto
 import E2EEKeyStore
 
-/// Sends the outbox (SYNC.md "Outbox and delivery states"): per channel, in sequence order,
+/// Sends the outbox (docs/spec/sync.md "Outbox and delivery states"): per channel, in sequence order,
 /// one entry at a time; `.queued → .sending → .sent` on the server's answer, `.delivered` when
 /// our own message shows up (``ownMessageSeen(_:)``), `.failed` after the policy's attempts (an
 /// unreachable server leaves entries `.queued`: ``unreachable(_:reason:)``). A

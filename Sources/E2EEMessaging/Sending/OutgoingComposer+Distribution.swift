@@ -22,7 +22,7 @@ extension OutgoingComposer {
             senderKeyShares: devices.map { SenderKeyShare(userID: $0.userID, deviceID: $0.deviceID) }, senderKeyShareKeyID: state.keyID))
     }
 
-    /// Sends a newly approved device our current sender key state in `channel` (PROTOCOL.md §5:
+    /// Sends a newly approved device our current sender key state in `channel` (docs/spec/protocol.md §5:
     /// approval sends the current state, never earlier keys). Returns whether an SKD was
     /// queued: not when the channel has no sender key yet (the next message distributes it) or
     /// the device already holds it.

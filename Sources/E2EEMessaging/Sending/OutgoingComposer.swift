@@ -2,7 +2,7 @@ import E2EECrypto
 import E2EEKeyStore
 import Foundation
 
-/// Turns a payload into outbox entries (PROTOCOL.md §4, §5; SYNC.md "Outbox"): asks
+/// Turns a payload into outbox entries (docs/spec/protocol.md §4, §5; docs/spec/sync.md "Outbox"): asks
 /// ``RecipientGate`` for the recipients (the approved devices of the members, never this one),
 /// encrypts — a DM envelope over
 /// pairwise sessions, or a group envelope with our sender key after distributing that key to
@@ -42,7 +42,7 @@ struct OutgoingComposer: Sendable {
     }
 
     /// Encrypts and queues `request` in `channel` for the recipients ``RecipientGate`` approves
-    /// (PROTOCOL.md §5); returns the queued entry and what the gate surfaced.
+    /// (docs/spec/protocol.md §5); returns the queued entry and what the gate surfaced.
     /// - Throws: ``MessagingError`` (unsupported channel, no recipients, every recipient held,
     ///   participants unknown, unreadable device list, encryption failed), ``ServerError`` from
     ///   reading members and bundles, key store errors.

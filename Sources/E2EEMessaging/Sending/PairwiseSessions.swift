@@ -1,7 +1,7 @@
 import E2EECrypto
 import E2EEKeyStore
 
-/// This device's current pairwise sessions with the devices it sends to (PROTOCOL.md §2, §3):
+/// This device's current pairwise sessions with the devices it sends to (docs/spec/protocol.md §2, §3):
 /// loads each device's current session, or starts one with X3DH from the device's verified
 /// bundle (always with its one-time prekey when the bundle has one, T4) and installs it, then
 /// encrypts pairwise plaintexts and hands back the advanced states for the caller to commit

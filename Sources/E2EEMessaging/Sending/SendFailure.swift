@@ -9,7 +9,7 @@ enum SendFailure {
     /// counted toward giving up.
     case unknownOutcome
     /// No answer at all (refused connection, dropped, timed out): the server is unreachable.
-    /// Not a failure (SYNC.md "Outbox"): the entry waits, queued, until the server answers.
+    /// Not a failure (docs/spec/sync.md "Outbox"): the entry waits, queued, until the server answers.
     case unreachable
 
     init(_ error: any Error) {

@@ -1,4 +1,4 @@
-/// The REST API of the chat server (shared/spec/API.md), one async method per call, as the
+/// The REST API of the chat server (docs/spec/server-api.md), one async method per call, as the
 /// messaging layer sees it. Implementations handle authentication themselves: auth calls
 /// adopt the tokens they return, and every other call is made with the current session.
 ///

@@ -1,7 +1,7 @@
 import E2EEKeyStore
 import Foundation
 
-/// A failure while catching up one channel (SYNC.md guarantee 10): recorded for that channel
+/// A failure while catching up one channel (docs/spec/sync.md guarantee 10): recorded for that channel
 /// and surfaced as ``AccountEvent/channelSyncFailed(_:)``; every other channel, the pending
 /// queue and key maintenance went on. `reason` is public text (an error's type and case, ids),
 /// never a plaintext or a key.

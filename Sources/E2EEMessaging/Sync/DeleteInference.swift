@@ -1,7 +1,7 @@
 import E2EEKeyStore
 
-/// SYNC.md guarantee 9: the reference server hard-deletes and its REST pages keep no record
-/// (API.md "Verified" 15), so a device away during a `message.delete` infers it. A stored
+/// docs/spec/sync.md guarantee 9: the reference server hard-deletes and its REST pages keep no record
+/// (docs/spec/server-api.md §15), so a device away during a `message.delete` infers it. A stored
 /// message inside the time range a catch-up read contiguously that the read did not return is
 /// a *candidate*; still absent from a read at least ``confirmAfter`` later (rows can be briefly
 /// missing before their commit), it is deleted, exactly as if the event had come. A candidate

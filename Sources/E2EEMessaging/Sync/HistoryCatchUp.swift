@@ -1,6 +1,6 @@
 import E2EEKeyStore
 
-/// The REST half of SYNC.md guarantee 6: pages a channel back from its newest message, never
+/// The REST half of docs/spec/sync.md guarantee 6: pages a channel back from its newest message, never
 /// skipping rows tied at a page boundary (guarantee 7, through ``MessageHistoryPager``), until
 /// it has everything newer than the channel's verified mark (``HistoryCursor``) — or, without a
 /// mark, until a page overlaps what the store has — or the history ends, or the limit.

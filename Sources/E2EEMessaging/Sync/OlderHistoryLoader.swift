@@ -1,7 +1,7 @@
 import E2EEKeyStore
 
 /// Pages a channel's history older than what the store holds, for an app scrolling up: from
-/// the saved position (or the oldest stored message) back with the tie-safe pager (SYNC.md
+/// the saved position (or the oldest stored message) back with the tie-safe pager (docs/spec/sync.md
 /// guarantee 7: rows tied at a boundary are overlapped and deduped, never skipped), each page
 /// merged through the receive pipeline (so a key distribution or session start found further
 /// back re-drives the pending messages that waited for it), the position saved after each page.

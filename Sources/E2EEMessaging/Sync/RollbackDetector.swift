@@ -2,7 +2,7 @@ import E2EECrypto
 import E2EEKeyStore
 
 /// Finds, among messages the server holds, the signs that this store was rolled back
-/// (PROTOCOL.md §3, "Detecting a rollback"): every send is recorded in the store before it is
+/// (docs/spec/protocol.md §3, "Detecting a rollback"): every send is recorded in the store before it is
 /// posted, so a message under our own `sender_id` and this device's `sender_device_id` that the
 /// store holds neither as sent nor as received was sent by a later copy of the store; so was an
 /// own group envelope at or beyond the channel's current sending `(key_id, iteration)`.

@@ -1,4 +1,4 @@
-/// What this process knows about rollbacks (PROTOCOL.md §3): the channels a catch-up of this
+/// What this process knows about rollbacks (docs/spec/protocol.md §3): the channels a catch-up of this
 /// process has read to the present (nothing is sent in a channel before), and the one renewal
 /// of keys running at a time after a rollback was detected.
 actor RollbackGuard {

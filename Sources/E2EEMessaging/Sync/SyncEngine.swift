@@ -3,7 +3,7 @@ import E2EEKeyStore
 
 /// The account's side of the connection (``ConnectionDelegate``): socket events go to the
 /// receive pipeline (and move the channel's verified mark), catch-up and polling page REST back
-/// to the verified mark (SYNC.md guarantee 6, ``HistoryCatchUp``), `channel.new` adds and
+/// to the verified mark (docs/spec/sync.md guarantee 6, ``HistoryCatchUp``), `channel.new` adds and
 /// subscribes channels, `keys.low_otp` for this device replenishes one-time prekeys. The
 /// supervisor calls it one method at a time, in order; events of a socket reach it only after
 /// that socket's first catch-up (the supervisor buffers them).
@@ -37,7 +37,7 @@ final class SyncEngine: ConnectionDelegate, Sendable {
 
     /// Every channel: the list re-read, each channel paged back to the overlap, pending re-driven,
     /// keys maintained. A failure that belongs to one channel (a 403, a refused copy, an
-    /// undecodable page) is recorded and surfaced for it and the rest goes on (SYNC.md
+    /// undecodable page) is recorded and surfaced for it and the rest goes on (docs/spec/sync.md
     /// guarantee 10); one that stops everything (no network, logged out) is thrown.
     func catchUpAll() async throws {
         var channels: [ChatChannel]
@@ -52,7 +52,7 @@ final class SyncEngine: ConnectionDelegate, Sendable {
         }
         try await isolated(channelID: nil) { _ = try await self.pipeline.redrivePending() }
         try await isolated(channelID: nil) { try await self.account.maintainKeysIfNeeded() }
-        // Keys renewed after a detected rollback before any waiting draft is encrypted (PROTOCOL.md §3).
+        // Keys renewed after a detected rollback before any waiting draft is encrypted (docs/spec/protocol.md §3).
         try await isolated(channelID: nil) { try await self.account.renewKeysIfRolledBack() }
         await account.outbox.serverAnswered()  // the server answers: entries waiting for it go out
     }
@@ -87,14 +87,14 @@ final class SyncEngine: ConnectionDelegate, Sendable {
             _ = try await pipeline.ingest(result.messages, channel: ReceivingChannel(id: channel.id, encryption: encryption))
         }
         try await cursor.recordCatchUp(channelID: channel.id, result)
-        // SYNC.md guarantee 9: deletes that happened while we were away.
+        // docs/spec/sync.md guarantee 9: deletes that happened while we were away.
         for messageID in try await account.deleteInference.confirmedDeletes(channelID: channel.id, read: result.messages, store: account.store) {
             _ = try await pipeline.ingestDelete(messageID: messageID, channelID: channel.id)
         }
         await account.rollbackGuard.markCaughtUp(channel.id)
     }
 
-    /// Catches `channelID` up before this process first encrypts for it (PROTOCOL.md §3): a
+    /// Catches `channelID` up before this process first encrypts for it (docs/spec/protocol.md §3): a
     /// failure is thrown to the sender, not recorded.
     func catchUpBeforeSending(channelID: String) async throws {
         try await catchUp(channelID: channelID)
@@ -140,7 +140,7 @@ final class SyncEngine: ConnectionDelegate, Sendable {
         }
     }
 
-    /// Events arrive for channels we never asked for (API.md note 4): only our channels count.
+    /// Events arrive for channels we never asked for (docs/spec/server-api.md note 4): only our channels count.
     /// An unknown id re-reads the channel list at most once per
     /// ``DirectoryRefreshGate/minimumInterval`` (concurrent misses share it), so a flood of
     /// events naming unknown channels cannot amplify into requests (issue 16, item 8).

@@ -9,7 +9,7 @@ public struct TimelineItem: Sendable, Equatable {
         case pending
         /// Refused, for this reason.
         case undecryptable(UndecryptableReason)
-        /// `protocol_version` 2 content that is not our envelope (SYNC.md 8).
+        /// `protocol_version` 2 content that is not our envelope (docs/spec/sync.md 8).
         case unsupportedFormat
         /// Plaintext from another client (`protocol_version` 1): never presented as encrypted.
         case unencrypted

@@ -4,7 +4,7 @@ import E2EEMessaging
 
 extension RecipientPolicy: ExpressibleByArgument {}
 
-/// `e2ee-tool channels policy <channel-id> hold|surface` (PROTOCOL.md §5).
+/// `e2ee-tool channels policy <channel-id> hold|surface` (docs/spec/protocol.md §5).
 struct ChannelPolicyCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "policy",

@@ -2,7 +2,7 @@ import ArgumentParser
 import E2EEMessaging
 
 /// `e2ee-tool devices [list] <user-id>`, `devices pending`, `devices approve <device-id>`,
-/// `devices decline <device-id>` (PROTOCOL.md §5 "Who receives keys").
+/// `devices decline <device-id>` (docs/spec/protocol.md §5 "Who receives keys").
 struct DevicesCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "devices",

@@ -70,7 +70,7 @@ struct SendResult: Encodable {
     let contentType: String
     let attempts: Int
     let lastError: String?
-    /// What the recipient check surfaced (PROTOCOL.md §5).
+    /// What the recipient check surfaced (docs/spec/protocol.md §5).
     var recipients: RecipientOutput?
 
     init(_ entry: OutboxMessage) {

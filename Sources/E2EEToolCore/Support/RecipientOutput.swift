@@ -1,6 +1,6 @@
 import E2EEMessaging
 
-/// What a send surfaced about recipients (PROTOCOL.md §5), as JSON and as text lines.
+/// What a send surfaced about recipients (docs/spec/protocol.md §5), as JSON and as text lines.
 struct RecipientOutput: Encodable {
     let surfaced: [RecipientEntry]
     let held: [RecipientEntry]

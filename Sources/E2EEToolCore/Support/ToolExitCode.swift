@@ -29,7 +29,7 @@ public enum ToolExitCode: Int32, CaseIterable, Sendable, Codable {
     /// sent (it stays in the outbox as failed).
     case recipientsHeld = 12
     /// `send`: the server could not be reached; the message is queued in the outbox and goes
-    /// out with a later `send`, `history` or `listen` on the same store (SYNC.md "Outbox").
+    /// out with a later `send`, `history` or `listen` on the same store (docs/spec/sync.md "Outbox").
     case queued = 13
 
     /// A short stable name (used in JSON output).

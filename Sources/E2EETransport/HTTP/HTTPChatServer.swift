@@ -9,7 +9,7 @@ import NIOHTTP1
 /// refresh — and the call is retried once; a second refusal ends the session
 /// (`ServerError.sessionEnded`). A 429 waits `Retry-After` seconds and retries once.
 ///
-/// A request whose connection closed before any answer (API.md "verified" 1: a keep-alive
+/// A request whose connection closed before any answer (docs/spec/server-api.md §1: a keep-alive
 /// connection closed unanswered) is sent once more on another connection when it was never sent
 /// or when repeating it is harmless: GET, PUT, DELETE and PATCH, the POSTs that are upserts or
 /// no-ops when repeated (logout, logout-all, ws-ticket, key upload, sender-key upload, open DM,
@@ -17,7 +17,7 @@ import NIOHTTP1
 /// repeated). Other POSTs (register, login, one-time prekeys, create channel, add member, send
 /// message) are not repeated: the server has no idempotency keys, so a repeat could create a
 /// duplicate; they surface `ServerError.transport(_:)` with an unknown outcome, which the
-/// caller reconciles (SYNC.md, outbox). A repeated DELETE whose first attempt was processed
+/// caller reconciles (docs/spec/sync.md, outbox). A repeated DELETE whose first attempt was processed
 /// answers 404.
 public struct HTTPChatServer: ChatServerAPI {
     /// The session whose tokens this client uses.

@@ -1,6 +1,6 @@
 /// How a WebSocket connection keeps itself alive and how much it accepts from the server.
 ///
-/// The keepalive follows SYNC.md: the client answers the server's pings, pings every
+/// The keepalive follows docs/spec/sync.md: the client answers the server's pings, pings every
 /// ``pingInterval`` itself — unless a server ping arrived within the last ``pingInterval``
 /// (the reference server pings every 20 s, so then only its keepalive runs) — and declares the connection dead when ``missedPongLimit`` pings in a
 /// row went unanswered (checked when the next ping is due) or when no frame at all arrived for
@@ -26,7 +26,7 @@ public struct RealtimeConnectionOptions: Sendable, Equatable {
     /// connection is dropped.
     public var closeTimeout: Duration
 
-    /// Creates options; the defaults are SYNC.md's (ping every 30 s, dead after 2 missed pongs
+    /// Creates options; the defaults are docs/spec/sync.md's (ping every 30 s, dead after 2 missed pongs
     /// or 90 s without a frame), messages up to 1 MiB, frames up to 16 MiB.
     public init(
         pingInterval: Duration? = .seconds(30),
@@ -46,6 +46,6 @@ public struct RealtimeConnectionOptions: Sendable, Equatable {
         self.closeTimeout = closeTimeout
     }
 
-    /// SYNC.md's keepalive and the default limits.
+    /// docs/spec/sync.md's keepalive and the default limits.
     public static let standard = RealtimeConnectionOptions()
 }

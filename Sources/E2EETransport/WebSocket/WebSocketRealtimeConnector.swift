@@ -6,7 +6,7 @@ import NIOSSL
 ///
 /// It does not use swift-websocket's client: that client reports every refused upgrade as one
 /// error without its status (so a 429 could not be told from a 403), hides pings and pongs from
-/// its user, and its auto-ping closes after a single missed pong; SYNC.md's keepalive needs
+/// its user, and its auto-ping closes after a single missed pong; docs/spec/sync.md's keepalive needs
 /// all three.
 public struct WebSocketRealtimeConnector: RealtimeConnecting {
     private let url: Result<WebSocketURL, ServerError>
@@ -16,7 +16,7 @@ public struct WebSocketRealtimeConnector: RealtimeConnecting {
     /// A connector for `webSocketURL` (`ws://host:port/ws` or `wss://…`).
     /// - Parameters:
     ///   - webSocketURL: the realtime endpoint, `ws://host:port/ws` or `wss://…`.
-    ///   - options: keepalive and limits (SYNC.md's by default).
+    ///   - options: keepalive and limits (docs/spec/sync.md's by default).
     public init(webSocketURL: String, options: RealtimeConnectionOptions = .standard) {
         let url: Result<WebSocketURL, ServerError> = Result {
             try WebSocketURL(webSocketURL)

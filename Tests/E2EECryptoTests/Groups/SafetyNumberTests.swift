@@ -8,7 +8,7 @@ struct SafetyNumberTests {
     static let blobsA: [[UInt8]] = [[0x01] + [UInt8](repeating: 0x11, count: 64), [0x01] + [UInt8](repeating: 0x22, count: 64)]
     static let blobsB: [[UInt8]] = [[0x01] + (0..<64).map { UInt8($0) }]
 
-    @Test("known answer, computed independently (Python hashlib) from PROTOCOL.md §7")
+    @Test("known answer, computed independently (Python hashlib) from docs/spec/protocol.md §7")
     func knownAnswer() throws {
         #expect(try SafetyNumber.fingerprint(userID: Self.userA, identityBlobs: Self.blobsA) == "085329639061904722923519485938")
         #expect(try SafetyNumber.fingerprint(userID: Self.userB, identityBlobs: Self.blobsB) == "421151559365171414881552781470")

@@ -2,7 +2,7 @@
 import E2EETestSupport
 import Testing
 
-@Suite("Sessions: THREATS.md T3, T5, T15 at the crypto level")
+@Suite("Sessions: docs/spec/threats.md T3, T5, T15 at the crypto level")
 struct SessionThreatTests {
     // Prekey message layout: type(1) || blob(65) || EK_A(32) || spk_id(4) || opk_id(4) || normal.
     static let baseKeyRange = 66..<98

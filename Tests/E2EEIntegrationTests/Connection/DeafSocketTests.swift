@@ -5,11 +5,11 @@ import E2EETransport
 import Testing
 
 extension IntegrationTests {
-    /// Issue 17 item 1 through whole accounts: the dev server's "pub/sub dies" fault (API.md
+    /// Issue 17 item 1 through whole accounts: the dev server's "pub/sub dies" fault (docs/spec/server-api.md
     /// "Verified" 12) leaves the socket open, answering pings, and deaf. The account notices —
     /// by its light periodic check, or by its own echo missing after the 201 — reconnects (which
     /// heals the server's fan-out) and catches up: every message arrives, within
-    /// `deafCheckInterval + deafGrace` plus a reconnect and a catch-up (SYNC.md "Connection";
+    /// `deafCheckInterval + deafGrace` plus a reconnect and a catch-up (docs/spec/sync.md "Connection";
     /// with the defaults 5 min + 10 s, and 10 s after a send of ours).
     @Suite("Deaf socket")
     struct DeafSocketTests {

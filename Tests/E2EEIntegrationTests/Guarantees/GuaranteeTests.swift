@@ -4,7 +4,7 @@ import E2EETransport
 import Testing
 
 extension IntegrationTests {
-    /// SYNC.md's guarantees 1–7, each through whole accounts (the real HTTP client, the real
+    /// docs/spec/sync.md's guarantees 1–7, each through whole accounts (the real HTTP client, the real
     /// realtime connection where a socket matters) and the development server; the tests are in
     /// the files of this folder, one guarantee each.
     @Suite("Guarantees")

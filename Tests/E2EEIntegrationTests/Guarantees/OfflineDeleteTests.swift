@@ -5,7 +5,7 @@ import Foundation
 import Testing
 
 extension IntegrationTests {
-    /// SYNC.md guarantee 9 (issue 17 item 3): a device away during a `message.delete` learns of
+    /// docs/spec/sync.md guarantee 9 (issue 17 item 3): a device away during a `message.delete` learns of
     /// it from its catch-up reads — missing from a contiguous read, confirmed by a second read
     /// a few seconds later — and never from a single read that merely missed a row.
     @Suite("9. Deletes reach devices that were away")

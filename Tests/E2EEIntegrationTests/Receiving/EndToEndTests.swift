@@ -66,7 +66,7 @@ extension IntegrationTests {
                 try await alice.send(text: "carol is gone, dave is here", to: group.id)
                 await alice.waitForOutbox()
 
-                // Carol re-joins (anyone can, API.md) to read the ciphertext: no key reached her.
+                // Carol re-joins (anyone can, docs/spec/server-api.md) to read the ciphertext: no key reached her.
                 try await harness.reader(of: carol).joinChannel(id: group.id)
                 try await carol.sync()
                 let carolSees = try await carol.timeline(channelID: group.id)

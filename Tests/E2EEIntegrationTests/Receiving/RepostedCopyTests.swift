@@ -7,7 +7,7 @@ import Foundation
 import Testing
 
 extension IntegrationTests {
-    /// THREATS T19 and SYNC.md guarantee 10 mounted through the development server: a member
+    /// THREATS T19 and docs/spec/sync.md guarantee 10 mounted through the development server: a member
     /// re-posts another member's envelope claiming her device, and one channel's history
     /// cannot be read at all.
     @Suite("RepostedCopy")

@@ -7,7 +7,7 @@ import Foundation
 import Testing
 
 extension IntegrationTests {
-    /// Identities against a server that lies (THREATS T2, T14; PROTOCOL.md §7).
+    /// Identities against a server that lies (THREATS T2, T14; docs/spec/protocol.md §7).
     @Suite("Identities")
     struct IdentityTests {
         @Test("T2: a bundle whose signed prekey signature fails gets no session and no message")

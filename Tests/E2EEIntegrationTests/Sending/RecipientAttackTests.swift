@@ -7,7 +7,7 @@ import Foundation
 import Testing
 
 extension IntegrationTests {
-    /// PROTOCOL.md §5 "Who receives keys" and THREATS T11 against the development server: the
+    /// docs/spec/protocol.md §5 "Who receives keys" and THREATS T11 against the development server: the
     /// four attacks of issue 15, each mounted for real, each ending with the attacker unable to
     /// read; and what an app does about held devices (approve, decline, restart).
     @Suite("Recipients the server cannot choose")

@@ -7,7 +7,7 @@ import Foundation
 import Testing
 
 extension IntegrationTests {
-    /// SYNC.md "Outbox" (issue 17 item 2): a message sent while the server is down is not
+    /// docs/spec/sync.md "Outbox" (issue 17 item 2): a message sent while the server is down is not
     /// failed. It stays queued (even unencrypted, when the member list could not be read),
     /// survives a restart of the sender, and goes out in order, once, when the server answers.
     @Suite("Outbox while the server is unreachable")

@@ -7,7 +7,7 @@ import E2EETransport
 /// real realtime connection, a DM (alice–bob) and a group (alice, bob, carol), the plan's
 /// messages sent phase by phase while the seeded faults are injected.
 struct SoakRun: Sendable {
-    /// The scaled-down SYNC.md timings, the deaf-socket rules scaled down too (the soak kills
+    /// The scaled-down docs/spec/sync.md timings, the deaf-socket rules scaled down too (the soak kills
     /// the server's pub/sub): a missing echo after 3 s, a light check every 3 s with a 2 s grace
     /// (reordered events are held up to 0.5 s).
     static let policy: ConnectionPolicy = {

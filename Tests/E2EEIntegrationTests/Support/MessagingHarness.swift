@@ -33,7 +33,7 @@ struct MessagingHarness: Sendable {
         return configuration
     }()
 
-    /// As ``testConfiguration`` with PROTOCOL.md §5's default recipient policies, and member and
+    /// As ``testConfiguration`` with docs/spec/protocol.md §5's default recipient policies, and member and
     /// device lists re-read before every send (what an attacker changes shows at once).
     static let recipientConfiguration = AccountConfiguration(memberLifetime: 0, deviceLifetime: 0,
                                                              outbox: OutboxPolicy(maxAttempts: 3, backoff: [0, 0]), sleep: { _ in })

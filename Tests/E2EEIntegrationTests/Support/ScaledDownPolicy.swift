@@ -1,7 +1,7 @@
 import E2EEMessaging
 
 extension ConnectionPolicy {
-    /// SYNC.md's timings scaled down for tests over loopback: backoff, polling and the
+    /// docs/spec/sync.md's timings scaled down for tests over loopback: backoff, polling and the
     /// follow-up catch-up in tenths of a second, so a polling phase and its recovery take a
     /// moment, not minutes. A socket counts as stable after 1 s, so drops in quick succession
     /// push a device towards polling.

@@ -3,7 +3,7 @@ import Foundation
 
 /// The real HTTP client with the failures a network adds after the server has acted: a POST
 /// the server stored but whose answer never arrived (a timeout), a read that does not yet show
-/// a row the server just stored (API.md: success comes before the commit), a POST that hangs
+/// a row the server just stored (docs/spec/server-api.md: success comes before the commit), a POST that hangs
 /// until the process is killed, and something happening in the middle of a history read (a
 /// message sent during a catch-up). Everything else passes through unchanged.
 final class UnreliableServer: ChatServerAPI, @unchecked Sendable {

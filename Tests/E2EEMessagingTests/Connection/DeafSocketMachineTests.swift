@@ -1,7 +1,7 @@
 @testable import E2EEMessaging
 import Testing
 
-/// SYNC.md "Connection", the deaf socket, in the pure machine: an own echo missing after its
+/// docs/spec/sync.md "Connection", the deaf socket, in the pure machine: an own echo missing after its
 /// 201, and the light periodic check, each close the open socket and reconnect at once.
 @Suite("Connection machine: deaf sockets")
 struct DeafSocketMachineTests: MachineTesting {

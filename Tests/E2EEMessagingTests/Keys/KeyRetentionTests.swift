@@ -3,7 +3,7 @@ import E2EEKeyStore
 @testable import E2EEMessaging
 import Testing
 
-/// Issue 16, item 3: retention exactly as PROTOCOL.md §1, §2 and §4 state it, on a manual clock.
+/// Issue 16, item 3: retention exactly as docs/spec/protocol.md §1, §2 and §4 state it, on a manual clock.
 /// At exactly the limit a key is kept; one second after it, wiped.
 @Suite("Key retention")
 struct KeyRetentionTests {

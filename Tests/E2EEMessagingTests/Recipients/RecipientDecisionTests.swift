@@ -2,7 +2,7 @@ import E2EEKeyStore
 @testable import E2EEMessaging
 import Testing
 
-/// PROTOCOL.md §5 "Who receives keys" as a pure rule: every case of a device's standing,
+/// docs/spec/protocol.md §5 "Who receives keys" as a pure rule: every case of a device's standing,
 /// policy and channel kind.
 @Suite("Recipient decision")
 struct RecipientDecisionTests {

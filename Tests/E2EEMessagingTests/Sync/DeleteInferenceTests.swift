@@ -4,7 +4,7 @@ import E2EEKeyStore
 import Foundation
 import Testing
 
-/// SYNC.md guarantee 9 at the unit level: only a message absent from two reads far enough
+/// docs/spec/sync.md guarantee 9 at the unit level: only a message absent from two reads far enough
 /// apart, inside the range each read covered contiguously, is inferred deleted.
 @Suite("Delete inference (guarantee 9)")
 struct DeleteInferenceTests {

@@ -3,7 +3,7 @@ import E2EEKeyStore
 import Foundation
 import Testing
 
-/// The verified mark (SYNC.md guarantee 6): socket events may move it only for a channel whose
+/// The verified mark (docs/spec/sync.md guarantee 6): socket events may move it only for a channel whose
 /// history a catch-up of this process has read.
 @Suite("History cursor: the verified mark")
 struct HistoryCursorTests {

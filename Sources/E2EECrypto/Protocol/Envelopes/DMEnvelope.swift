@@ -1,4 +1,4 @@
-/// A direct message's envelope (PROTOCOL.md §5, `content_type = "e2ee.dm"`):
+/// A direct message's envelope (docs/spec/protocol.md §5, `content_type = "e2ee.dm"`):
 /// `0x03 0x01 || sender_device_id(16) || payload_nonce(12) || key_commit(32) || n(u16) ||
 /// n × recipient entry || payload_ct`.
 ///

@@ -1,4 +1,4 @@
-/// Any envelope this core writes in a message's `content` (PROTOCOL.md §5).
+/// Any envelope this core writes in a message's `content` (docs/spec/protocol.md §5).
 public enum Envelope: Sendable, Hashable {
     /// A direct message.
     case dm(DMEnvelope)

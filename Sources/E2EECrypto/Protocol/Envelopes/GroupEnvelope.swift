@@ -1,4 +1,4 @@
-/// A group message's envelope (PROTOCOL.md §5, `content_type = "e2ee.group"`):
+/// A group message's envelope (docs/spec/protocol.md §5, `content_type = "e2ee.group"`):
 /// `0x03 0x02 || sender_device_id(16) || key_id(u32) || iteration(u32) || ct || sig(64)`.
 ///
 /// `ct` is AES-256-GCM under the sender key's iteration key with associated data
@@ -106,7 +106,7 @@ public struct GroupEnvelope: Sendable, Hashable {
     }
 }
 
-/// What identifies a group message beyond its server id (PROTOCOL.md §6): different bytes
+/// What identifies a group message beyond its server id (docs/spec/protocol.md §6): different bytes
 /// claiming a used identity are refused.
 public struct GroupMessageIdentity: Sendable, Hashable {
     /// The channel it was posted in.

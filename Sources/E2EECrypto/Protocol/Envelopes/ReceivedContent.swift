@@ -1,5 +1,5 @@
 /// A posted message's `content`, decoded and checked against the message's metadata
-/// (PROTOCOL.md §5, §8): the first step of receiving, before any key is looked up.
+/// (docs/spec/protocol.md §5, §8): the first step of receiving, before any key is looked up.
 public struct ReceivedContent: Sendable, Hashable {
     /// The decoded envelope.
     public let envelope: Envelope
@@ -43,7 +43,7 @@ public struct ReceivedContent: Sendable, Hashable {
     }
 }
 
-/// Who sent it (PROTOCOL.md §5, T16): the envelope's sending device must be the message's
+/// Who sent it (docs/spec/protocol.md §5, T16): the envelope's sending device must be the message's
 /// `sender_device_id`, and one of the `sender_id` user's devices.
 public enum SenderDeviceRule {
     /// Checks the sender-device rule.

@@ -1,4 +1,4 @@
-/// One recipient of a DM or SKD envelope (PROTOCOL.md §5):
+/// One recipient of a DM or SKD envelope (docs/spec/protocol.md §5):
 /// `recipient_device_id(16) || len(u16) || pairwise message`.
 public struct RecipientEntry: Sendable, Hashable {
     /// The device the entry is addressed to.

@@ -1,4 +1,4 @@
-/// A sender key distribution envelope (PROTOCOL.md §5, `content_type = "e2ee.skd"`, posted in
+/// A sender key distribution envelope (docs/spec/protocol.md §5, `content_type = "e2ee.skd"`, posted in
 /// the group channel): `0x03 0x03 || sender_device_id(16) || n(u16) || n × recipient entry`,
 /// each entry's pairwise message carrying `0x02 || SKD plaintext`. No trailing bytes.
 public struct SKDEnvelope: Sendable, Hashable {

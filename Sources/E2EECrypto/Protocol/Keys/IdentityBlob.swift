@@ -1,5 +1,5 @@
 /// A device's published identity: the 65-byte blob `0x01 || IK_pub(32) || SIG_pub(32)`
-/// (PROTOCOL.md §1). It is public; two blobs are equal when their bytes are.
+/// (docs/spec/protocol.md §1). It is public; two blobs are equal when their bytes are.
 public struct IdentityBlob: Sendable, Hashable, CustomStringConvertible {
     /// The version byte every blob starts with.
     public static let version: UInt8 = 0x01

@@ -1,5 +1,5 @@
 /// A device's long-term identity: the X25519 key `IK` and the Ed25519 signing key `SIG`
-/// (PROTOCOL.md §1). Secret; its description never shows the private keys.
+/// (docs/spec/protocol.md §1). Secret; its description never shows the private keys.
 public struct IdentityKeyPair: Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     /// Version byte of the stored form.
     static let storageVersion: UInt8 = 0x01

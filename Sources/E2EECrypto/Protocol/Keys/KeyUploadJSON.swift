@@ -1,5 +1,5 @@
-/// The body of `POST /keys/upload` (API.md): every published key of this device as the strings
-/// PROTOCOL.md §1 defines. The upload replaces the whole server-side bundle, one-time list included.
+/// The body of `POST /keys/upload` (docs/spec/server-api.md): every published key of this device as the strings
+/// docs/spec/protocol.md §1 defines. The upload replaces the whole server-side bundle, one-time list included.
 public struct KeyUploadJSON: Codable, Sendable, Hashable {
     /// `device_id`.
     public var deviceID: String

@@ -1,4 +1,4 @@
-/// A one-time prekey with its private key (PROTOCOL.md §1–§2). Its id comes from the device's
+/// A one-time prekey with its private key (docs/spec/protocol.md §1–§2). Its id comes from the device's
 /// persisted counter; once consumed it stays usable for ``ProtocolLimits/oneTimePrekeyGraceSeconds``
 /// (the server may hand it out again), then the store wipes it. Secret.
 public struct OneTimePrekey: Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {

@@ -1,4 +1,4 @@
-/// A remote device's prekey bundle, parsed strictly and verified (PROTOCOL.md §1, §2 step 1):
+/// A remote device's prekey bundle, parsed strictly and verified (docs/spec/protocol.md §1, §2 step 1):
 /// the signed prekey's signature checks under the identity's signing key. Only a
 /// `PrekeyBundle` can start a session, so an unverified bundle never reaches X3DH.
 public struct PrekeyBundle: Sendable, Hashable {
@@ -46,7 +46,7 @@ public struct PrekeyBundle: Sendable, Hashable {
     }
 }
 
-/// One bundle as the server sends it (API.md `GET /keys/{user_id}/bundles`). Plain strings: it
+/// One bundle as the server sends it (docs/spec/server-api.md `GET /keys/{user_id}/bundles`). Plain strings: it
 /// is checked only by ``PrekeyBundle/init(_:)``.
 public struct PrekeyBundleJSON: Codable, Sendable, Hashable {
     /// `device_id`.

@@ -1,5 +1,5 @@
 /// The 37-byte public form shared by signed and one-time prekeys:
-/// `0x01 || id(u32) || X25519 public key(32)` (PROTOCOL.md §1).
+/// `0x01 || id(u32) || X25519 public key(32)` (docs/spec/protocol.md §1).
 enum PrekeyPublicForm {
     /// The version byte.
     static let version: UInt8 = 0x01

@@ -1,4 +1,4 @@
-/// The public form of a one-time prekey: `0x01 || opk_id(u32) || OPK_pub(32)` (PROTOCOL.md §1).
+/// The public form of a one-time prekey: `0x01 || opk_id(u32) || OPK_pub(32)` (docs/spec/protocol.md §1).
 public struct PublishedOneTimePrekey: Sendable, Hashable {
     /// The version byte.
     public static let version: UInt8 = PrekeyPublicForm.version

@@ -1,5 +1,5 @@
 /// The public form of a signed prekey: `0x01 || spk_id(u32) || SPK_pub(32)`, 37 bytes
-/// (PROTOCOL.md §1). Its signature covers ``signedMessage``.
+/// (docs/spec/protocol.md §1). Its signature covers ``signedMessage``.
 public struct PublishedSignedPrekey: Sendable, Hashable {
     /// The version byte.
     public static let version: UInt8 = PrekeyPublicForm.version

@@ -1,4 +1,4 @@
-/// A signed prekey with its private key (PROTOCOL.md §1): a non-zero random id, an X25519
+/// A signed prekey with its private key (docs/spec/protocol.md §1): a non-zero random id, an X25519
 /// pair, the identity's signature over the public form, and its creation time. Secret.
 public struct SignedPrekey: Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     static let storageVersion: UInt8 = 0x01

@@ -1,4 +1,4 @@
-/// A message's decrypted payload (PROTOCOL.md §6):
+/// A message's decrypted payload (docs/spec/protocol.md §6):
 /// `{"v":1,"id":"<client message id>","ts":<sender unix ms>,"text":"…"}` plus optional
 /// `"edit_of"` and `"reply_to"` (server message ids). Unknown keys are ignored on input.
 ///

@@ -27,7 +27,7 @@ enum StrictJSON: Sendable, Equatable {
     }
 }
 
-/// A strict RFC 8259 parser for payloads (PROTOCOL.md §6). Unlike Foundation's, it refuses
+/// A strict RFC 8259 parser for payloads (docs/spec/protocol.md §6). Unlike Foundation's, it refuses
 /// duplicate keys at any depth (compared by their decoded code points), invalid UTF-8, lone
 /// surrogate escapes, a byte-order mark, and nesting deeper than
 /// ``ProtocolLimits/maxPayloadNestingDepth``. Error reasons never quote the input.

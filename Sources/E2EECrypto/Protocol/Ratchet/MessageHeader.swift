@@ -1,4 +1,4 @@
-/// The 40-byte Double Ratchet header `ratchet_pub(32) || PN(u32) || N(u32)` (PROTOCOL.md §3).
+/// The 40-byte Double Ratchet header `ratchet_pub(32) || PN(u32) || N(u32)` (docs/spec/protocol.md §3).
 public struct MessageHeader: Sendable, Hashable {
     /// The header's length in bytes.
     public static let length = 40

@@ -1,4 +1,4 @@
-/// A pairwise message as it arrives: normal or prekey, told apart by its first byte (PROTOCOL.md §3).
+/// A pairwise message as it arrives: normal or prekey, told apart by its first byte (docs/spec/protocol.md §3).
 public enum PairwiseMessage: Sendable, Hashable {
     /// `0x01`: a message in an existing session.
     case normal(NormalMessage)

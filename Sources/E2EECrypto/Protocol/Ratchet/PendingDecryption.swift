@@ -1,4 +1,4 @@
-/// A verified decryption that is not applied yet (PROTOCOL.md §3 atomicity). The caller checks
+/// A verified decryption that is not applied yet (docs/spec/protocol.md §3 atomicity). The caller checks
 /// the enclosing envelope with ``plaintext``; only if that verifies does it commit ``effects``
 /// in one transaction. Dropping it instead leaves every stored state unchanged.
 public struct PendingDecryption: Sendable, CustomStringConvertible {
@@ -43,7 +43,7 @@ public struct SessionEffects: Sendable, CustomStringConvertible {
 }
 
 /// An `EK_A` to record in the receiving device's accepted set, kept until the signed prekey it
-/// named is wiped (PROTOCOL.md §2 step 5).
+/// named is wiped (docs/spec/protocol.md §2 step 5).
 public struct AcceptedBaseKey: Sendable, Hashable {
     /// `EK_A`.
     public let baseKey: X25519.PublicKey

@@ -1,4 +1,4 @@
-/// The Double Ratchet's key derivations, exactly as PROTOCOL.md §3 fixes them.
+/// The Double Ratchet's key derivations, exactly as docs/spec/protocol.md §3 fixes them.
 enum RatchetKDF {
     static let rootInfo = Array("e2ee-ratchet-v1".utf8)
     static let messageInfo = Array("e2ee-msg-v1".utf8)

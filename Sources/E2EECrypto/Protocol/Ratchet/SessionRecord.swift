@@ -1,4 +1,4 @@
-/// The sessions with one remote device (PROTOCOL.md §3): the current state, used for every
+/// The sessions with one remote device (docs/spec/protocol.md §3): the current state, used for every
 /// send, and up to ``ProtocolLimits/maxArchivedSessions`` archived states, most recently used
 /// first, tried after the current one when decrypting. A value; operations return new records.
 public struct SessionRecord: Sendable, CustomStringConvertible {

@@ -24,7 +24,7 @@ extension SessionState {
         return (state, prekey.bytes)
     }
 
-    /// Decrypts `message` on a copy of this state (PROTOCOL.md §3): a stored skipped key first,
+    /// Decrypts `message` on a copy of this state (docs/spec/protocol.md §3): a stored skipped key first,
     /// else a DH ratchet step for a new ratchet key, skipping within the limits.
     /// - Returns: the advanced state and the plaintext; `self` is never modified.
     /// - Throws: ``ProtocolError/tooFarAhead(jump:limit:)`` when either chain would skip more

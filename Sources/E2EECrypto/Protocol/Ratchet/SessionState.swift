@@ -1,4 +1,4 @@
-/// One Double Ratchet session with one remote device (PROTOCOL.md §3), with the X3DH facts it
+/// One Double Ratchet session with one remote device (docs/spec/protocol.md §3), with the X3DH facts it
 /// was made from. A value: every operation works on a copy and returns the new state, so a
 /// failure leaves the caller's state exactly as it was. Secret.
 public struct SessionState: Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {

@@ -1,4 +1,4 @@
-/// How a user's listed devices differ from the identities pinned for them (PROTOCOL.md §7):
+/// How a user's listed devices differ from the identities pinned for them (docs/spec/protocol.md §7):
 /// trust on first use, and every change surfaced, never silently accepted.
 public struct IdentityChanges: Sendable, Equatable {
     /// Listed devices with no pin yet: surface as new devices (then pin them).

@@ -1,4 +1,4 @@
-/// Safety numbers (PROTOCOL.md §7): 30 digits per user covering every listed device's identity
+/// Safety numbers (docs/spec/protocol.md §7): 30 digits per user covering every listed device's identity
 /// blob, and the pair shown to both users as 12 groups of 5 digits.
 public enum SafetyNumber {
     /// Length of an identity blob: `0x01 || IK_pub(32) || SIG_pub(32)`.

@@ -1,4 +1,4 @@
-/// What a pairwise (Double Ratchet) message carries in this protocol (PROTOCOL.md §3): a type
+/// What a pairwise (Double Ratchet) message carries in this protocol (docs/spec/protocol.md §3): a type
 /// byte, then a DM key entry (`0x01`, §5) or a sender key distribution (`0x02`, §4).
 public enum PairwisePlaintext: Sendable, CustomStringConvertible {
     /// Type byte of a DM key entry.

@@ -1,4 +1,4 @@
-/// The symmetric ratchet of a sender key (PROTOCOL.md §4): one chain key per iteration, one
+/// The symmetric ratchet of a sender key (docs/spec/protocol.md §4): one chain key per iteration, one
 /// message key per iteration, and the AES-256-GCM key and nonce derived from that message key.
 enum SenderKeyChain {
     /// Length of a chain key and of a message key.

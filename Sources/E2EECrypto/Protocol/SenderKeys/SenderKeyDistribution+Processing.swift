@@ -1,4 +1,4 @@
-/// What processing an SKD decided (PROTOCOL.md §4).
+/// What processing an SKD decided (docs/spec/protocol.md §4).
 public enum SenderKeyDistributionOutcome: Sendable {
     /// An unknown sender key: store this new receiving state.
     case install(SenderKeyReceivingState)

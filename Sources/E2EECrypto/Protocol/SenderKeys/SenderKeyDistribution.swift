@@ -1,4 +1,4 @@
-/// A sender key distribution (PROTOCOL.md §4): what a receiver needs to read a sender key's
+/// A sender key distribution (docs/spec/protocol.md §4): what a receiver needs to read a sender key's
 /// messages from `iteration` on. Its plaintext is exactly 88 bytes,
 /// `channel_id(16) || key_id(u32) || iteration(u32) || CK_iteration(32) || SK_sig_pub(32)`,
 /// and it travels only inside pairwise-encrypted messages (type byte `0x02`).

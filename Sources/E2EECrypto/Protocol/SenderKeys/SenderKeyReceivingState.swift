@@ -1,4 +1,4 @@
-/// What a receiver keeps for one (channel, sender device, key_id) (PROTOCOL.md §4): the chain
+/// What a receiver keeps for one (channel, sender device, key_id) (docs/spec/protocol.md §4): the chain
 /// key at the next expected iteration, `SK_sig_pub`, and the message keys of skipped iterations.
 ///
 /// A value type: `decrypt(_:channel:now:)` returns the new state and never changes anything on

@@ -1,4 +1,4 @@
-/// This device's sender key for one group channel (PROTOCOL.md §4): a random `key_id`, the
+/// This device's sender key for one group channel (docs/spec/protocol.md §4): a random `key_id`, the
 /// next iteration, the chain key at that iteration and the Ed25519 signing key.
 ///
 /// A value type: ``encrypt(_:senderDevice:)`` returns the advanced state, which the caller must

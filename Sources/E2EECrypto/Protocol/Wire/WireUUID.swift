@@ -1,5 +1,5 @@
 /// A UUID as the protocol uses it: 16 raw bytes on the wire, the 36-character lower-case
-/// 8-4-4-4-12 form as text (PROTOCOL.md §0).
+/// 8-4-4-4-12 form as text (docs/spec/protocol.md §0).
 public struct WireUUID: Sendable, Hashable, Comparable, CustomStringConvertible, Codable {
     /// The 16 raw bytes.
     public let bytes: [UInt8]

@@ -1,5 +1,5 @@
 /// A prekey message: `0x02 || identity_blob_A(65) || EK_A(32) || spk_id(u32) || opk_id(u32) || normal`
-/// (PROTOCOL.md §3). The X3DH header travels here, so nothing depends on the server's x3dh slot.
+/// (docs/spec/protocol.md §3). The X3DH header travels here, so nothing depends on the server's x3dh slot.
 public struct PrekeyMessage: Sendable, Hashable {
     /// The type byte.
     public static let type: UInt8 = 0x02

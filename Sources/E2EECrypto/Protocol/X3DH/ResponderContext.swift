@@ -1,4 +1,4 @@
-/// What the receiving device knows when a prekey message arrives (PROTOCOL.md §2, Bob's steps).
+/// What the receiving device knows when a prekey message arrives (docs/spec/protocol.md §2, Bob's steps).
 /// The crypto module does no I/O: the caller loads these from its store, keyed by the message's
 /// sender device, `EK_A`, `spk_id` and `opk_id` (see ``PrekeyMessage``).
 public struct ResponderContext: Sendable {

@@ -1,5 +1,5 @@
 extension X3DH {
-    /// Bob's processing of a prekey message from one remote device, exactly PROTOCOL.md §2
+    /// Bob's processing of a prekey message from one remote device, exactly docs/spec/protocol.md §2
     /// steps 1–5. Nothing is applied: on success the caller verifies the envelope with the
     /// plaintext, then commits ``PendingDecryption/effects`` (new record, accepted `EK_A`,
     /// consumed one-time prekey, identity pin) in one transaction.

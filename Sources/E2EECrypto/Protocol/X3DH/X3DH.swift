@@ -1,4 +1,4 @@
-/// X3DH key agreement (PROTOCOL.md §2) and the initiator's side of it.
+/// X3DH key agreement (docs/spec/protocol.md §2) and the initiator's side of it.
 public enum X3DH {
     static let info = Array("e2ee-x3dh-v1".utf8)
     static let prefix = [UInt8](repeating: 0xFF, count: 32)

@@ -4,7 +4,7 @@ public struct SenderKeyEntry: Sendable, Equatable, Codable {
     public var deviceID: String
     /// The public sender key.
     public var senderKeyPublic: String
-    /// The `chain_key` field (PROTOCOL.md §4: never a secret).
+    /// The `chain_key` field (docs/spec/protocol.md §4: never a secret).
     public var chainKey: String
     /// The server's message number.
     public var messageNumber: Int?

@@ -1,5 +1,5 @@
 /// One of the account's devices (`GET /devices`). Every register and login adds one; they pile up
-/// until deleted (API.md "verified" 10).
+/// until deleted (docs/spec/server-api.md §10).
 public struct ServerDevice: Sendable, Equatable, Codable {
     /// The device id (the `device_id` of the login that created it).
     public var id: String
