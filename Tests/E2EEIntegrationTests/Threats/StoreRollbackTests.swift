@@ -122,6 +122,58 @@ extension IntegrationTests {
             }
         }
 
+        @Test("T18: a message queued while the server was unreachable after a restore is encrypted only after the catch-up found the rollback")
+        func draftQueuedOfflineAfterRestoreUsesRenewedKeys() async throws {
+            let files = try AliceFiles()
+            defer { try? FileManager.default.removeItem(at: files.directory) }
+            try await MessagingHarness.with { harness in
+                let bob = try await harness.register("bob")
+                let firstStore = try KeyStore.open(at: files.url, key: files.key)
+                let alice = try await harness.register("alice", store: firstStore)
+                let group = try await alice.createGroup(name: "team", members: [bob.userID])
+                try await alice.send(text: "before the copy", to: group.id)
+                await alice.waitForOutbox()
+                let aliceDevice = alice.deviceID
+                await alice.shutdown()
+                try firstStore.close()
+
+                try files.copy()
+                try await withAlice(files, harness) { alice in
+                    try await alice.send(text: "sent by the later copy", to: group.id)
+                    await alice.waitForOutbox()
+                }
+                try files.restore()
+                try await withAlice(files, harness) { alice in
+                    // The server does not answer: the pre-send catch-up cannot run, so the text
+                    // waits unencrypted (queued), never encrypted from the restored state.
+                    await harness.server.faults.dropNextRequests(1_000)
+                    let entry = try await alice.send(text: "queued after the restore", to: group.id)
+                    #expect(entry.state == .queued)
+                    #expect(entry.content.isEmpty, "nothing encrypted before the catch-up")
+                    await harness.server.faults.reset()
+                    try await alice.resumeOutbox()
+                    await alice.waitForOutbox()
+                    #expect(try await alice.outboxEntries().isEmpty)
+                    #expect(try await alice.store.rollbackDetectedAt() == nil, "keys renewed, mark cleared")
+                }
+
+                let onServer = try await harness.serverMessages(group.id, as: try await harness.reader(of: bob))
+                let groups = try onServer.filter { $0.senderDeviceID == aliceDevice && $0.contentType == "e2ee.group" }.map { message -> GroupEnvelope in
+                    guard case .group(let envelope) = try envelope(of: message) else { throw ProtocolError.malformed(.groupEnvelope, reason: "not a group envelope") }
+                    return envelope
+                }
+                #expect(groups.count == 3)
+                let positions = groups.map { "\($0.keyID)/\($0.iteration)" }
+                #expect(Set(positions).count == groups.count, "group (key_id, iteration) reused: \(positions)")
+                #expect(groups.last?.keyID != groups.first?.keyID)
+                try await bob.sync()
+                let timeline = try await bob.timeline(channelID: group.id)
+                for text in ["before the copy", "sent by the later copy", "queued after the restore"] {
+                    #expect(timeline.contains { $0.text == text }, "Bob reads \(text)")
+                }
+            }
+        }
+
         /// The ratchet public key and message number of a pairwise message (normal or prekey).
         static func ratchetPosition(_ message: [UInt8]) -> String {
             let normal = message.first == 0x02 ? Array(message.dropFirst(1 + 65 + 32 + 4 + 4)) : message
