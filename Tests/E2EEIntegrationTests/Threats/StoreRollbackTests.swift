@@ -58,27 +58,43 @@ extension IntegrationTests {
             try store.close()
         }
 
+        /// Alice (file store) and Bob share a group; Alice sends, her store is copied, the copy's
+        /// later self sends, and the copy is put back: the state a restore from backup leaves.
+        /// Returns Bob, the group and Alice's device id; Alice's files are closed.
+        private func sendFromACopyThenRestore(_ files: AliceFiles, _ harness: MessagingHarness) async throws -> (Account, ChatChannel, String) {
+            let bob = try await harness.register("bob")
+            let firstStore = try KeyStore.open(at: files.url, key: files.key)
+            let alice = try await harness.register("alice", store: firstStore)
+            let group = try await alice.createGroup(name: "team", members: [bob.userID])
+            try await alice.send(text: "before the copy", to: group.id)
+            await alice.waitForOutbox()
+            let aliceDevice = alice.deviceID
+            await alice.shutdown()
+            try firstStore.close()
+
+            try files.copy()
+            try await withAlice(files, harness) { alice in
+                try await alice.send(text: "sent by the later copy", to: group.id)
+                await alice.waitForOutbox()
+            }
+            try files.restore()
+            return (bob, group, aliceDevice)
+        }
+
+        /// The group envelopes `device` posted among `messages`, in order.
+        static func groupEnvelopes(in messages: [ServerMessage], from device: String) throws -> [GroupEnvelope] {
+            try messages.filter { $0.senderDeviceID == device && $0.contentType == "e2ee.group" }.map { message -> GroupEnvelope in
+                guard case .group(let envelope) = try envelope(of: message) else { throw ProtocolError.malformed(.groupEnvelope, reason: "not a group envelope") }
+                return envelope
+            }
+        }
+
         @Test("T18: after the store is restored from a copy, the next send uses new keys: distinct (key_id, iteration), no reuse, Bob reads all")
         func restoredStoreNeverReusesKeyAndNonce() async throws {
             let files = try AliceFiles()
             defer { try? FileManager.default.removeItem(at: files.directory) }
             try await MessagingHarness.with { harness in
-                let bob = try await harness.register("bob")
-                let firstStore = try KeyStore.open(at: files.url, key: files.key)
-                let alice = try await harness.register("alice", store: firstStore)
-                let group = try await alice.createGroup(name: "team", members: [bob.userID])
-                try await alice.send(text: "before the copy", to: group.id)
-                await alice.waitForOutbox()
-                let aliceDevice = alice.deviceID
-                await alice.shutdown()
-                try firstStore.close()
-
-                try files.copy()
-                try await withAlice(files, harness) { alice in
-                    try await alice.send(text: "sent by the later copy", to: group.id)
-                    await alice.waitForOutbox()
-                }
-                try files.restore()
+                let (bob, group, aliceDevice) = try await sendFromACopyThenRestore(files, harness)
                 try await withAlice(files, harness) { alice in
                     let events = alice.events()
                     try await alice.send(text: "sent after the restore", to: group.id)
@@ -89,10 +105,7 @@ extension IntegrationTests {
 
                 // On the wire: every group envelope of Alice's device has its own (key_id, iteration).
                 let onServer = try await harness.serverMessages(group.id, as: try await harness.reader(of: bob))
-                let groups = try onServer.filter { $0.senderDeviceID == aliceDevice && $0.contentType == "e2ee.group" }.map { message -> GroupEnvelope in
-                    guard case .group(let envelope) = try envelope(of: message) else { throw ProtocolError.malformed(.groupEnvelope, reason: "not a group envelope") }
-                    return envelope
-                }
+                let groups = try Self.groupEnvelopes(in: onServer, from: aliceDevice)
                 #expect(groups.count == 3)
                 let positions = groups.map { "\($0.keyID)/\($0.iteration)" }
                 #expect(Set(positions).count == groups.count, "group (key_id, iteration) reused: \(positions)")
@@ -127,22 +140,7 @@ extension IntegrationTests {
             let files = try AliceFiles()
             defer { try? FileManager.default.removeItem(at: files.directory) }
             try await MessagingHarness.with { harness in
-                let bob = try await harness.register("bob")
-                let firstStore = try KeyStore.open(at: files.url, key: files.key)
-                let alice = try await harness.register("alice", store: firstStore)
-                let group = try await alice.createGroup(name: "team", members: [bob.userID])
-                try await alice.send(text: "before the copy", to: group.id)
-                await alice.waitForOutbox()
-                let aliceDevice = alice.deviceID
-                await alice.shutdown()
-                try firstStore.close()
-
-                try files.copy()
-                try await withAlice(files, harness) { alice in
-                    try await alice.send(text: "sent by the later copy", to: group.id)
-                    await alice.waitForOutbox()
-                }
-                try files.restore()
+                let (bob, group, aliceDevice) = try await sendFromACopyThenRestore(files, harness)
                 try await withAlice(files, harness) { alice in
                     // The server does not answer: the pre-send catch-up cannot run, so the text
                     // waits unencrypted (queued), never encrypted from the restored state.
@@ -158,10 +156,7 @@ extension IntegrationTests {
                 }
 
                 let onServer = try await harness.serverMessages(group.id, as: try await harness.reader(of: bob))
-                let groups = try onServer.filter { $0.senderDeviceID == aliceDevice && $0.contentType == "e2ee.group" }.map { message -> GroupEnvelope in
-                    guard case .group(let envelope) = try envelope(of: message) else { throw ProtocolError.malformed(.groupEnvelope, reason: "not a group envelope") }
-                    return envelope
-                }
+                let groups = try Self.groupEnvelopes(in: onServer, from: aliceDevice)
                 #expect(groups.count == 3)
                 let positions = groups.map { "\($0.keyID)/\($0.iteration)" }
                 #expect(Set(positions).count == groups.count, "group (key_id, iteration) reused: \(positions)")
