@@ -35,8 +35,10 @@ extension KeyStore {
     }
 
     /// Turns every pending group message sent while this device was out of its channel (after
-    /// its departure point, before a rejoin) into an undecryptable row with `reason`, and takes
-    /// it out of the pending queue so no re-drive retries it. Returns the rows settled.
+    /// its departure point, before a rejoin) into an undecryptable row with `reason`: it leaves
+    /// the pending queue (``pendingCount()`` and a re-drive of everything skip it), but its
+    /// ciphertext is kept, so the sender key it names still opens it should it ever arrive
+    /// (``pendingReceives(waitingFor:after:limit:)`` with that key). Returns the rows settled.
     /// - Throws: ``KeyStoreError`` for a tampered row, GRDB's `DatabaseError`.
     public func settleDepartedPending(reason: String) async throws -> [SettledDeparture] {
         try await writer.write { [self] db in
@@ -44,7 +46,7 @@ extension KeyStore {
                 SELECT p.message_id, p.channel_id FROM pending_ciphertexts p
                 JOIN timeline t ON t.message_id = p.message_id
                 JOIN departed_channels d ON d.channel_id = p.channel_id
-                WHERE p.waiting_for LIKE 'sender_key:%' AND t.created_at > d.left_at
+                WHERE t.state = 'pending_key' AND p.waiting_for LIKE 'sender_key:%' AND t.created_at > d.left_at
                   AND (d.rejoined_at IS NULL OR t.created_at < d.rejoined_at)
                 ORDER BY t.created_at, t.message_id
                 """)
@@ -55,8 +57,7 @@ extension KeyStore {
                 guard var message = try timelineStore.loadMessage(id: id, db), message.state == .pendingKey else { continue }
                 message.state = .undecryptable(reason: reason)
                 message.plaintext = nil
-                try timelineStore.storeMessage(message, db)
-                try pendingStore.removePending(messageID: id, db)
+                try timelineStore.storeMessage(message, db)  // the ciphertext stays, parked
                 settled.append(SettledDeparture(channelID: channel, messageID: id))
             }
             return settled
