@@ -83,6 +83,12 @@ struct ToolCoreUnitTests {
         pending.state = .pending
         pending.text = nil
         #expect(MessageOutput(pending).line(showingChannel: false).hasSuffix("u1/d1  [pending: waiting for a key]"))
+        var afterLeaving = item
+        afterLeaving.state = .undecryptable(.sentAfterLeaving)
+        afterLeaving.text = nil
+        let left = MessageOutput(afterLeaving, event: "undecryptable")
+        #expect(left.reason == "sent_after_leaving")
+        #expect(left.line(showingChannel: false).hasSuffix("u1/d1  [not a recipient: sent after this device left the channel]"))
     }
 
     @Test("the demo's check finds a device that reads differently, a message it cannot read, and a missing message")

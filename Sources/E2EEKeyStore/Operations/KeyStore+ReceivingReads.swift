@@ -113,7 +113,9 @@ extension KeyStore {
 
     /// The queued ciphertexts waiting for any of `waitingFor` (all when nil), in timeline order
     /// `(created_at, id)`, with what their rows know: those after `cursor` when given, at most
-    /// `limit` when given (a re-drive of everything pages, so memory stays bounded).
+    /// `limit` when given (a re-drive of everything pages, so memory stays bounded). Without
+    /// `waitingFor` only rows still pending are listed: a parked ciphertext (sent after this
+    /// device left its channel) is found only by the key it waits for.
     /// - Throws: ``KeyStoreError/corruptColumn(table:column:)``, GRDB's `DatabaseError`.
     public func pendingReceives(waitingFor: [String]? = nil, after cursor: TimelineCursor? = nil, limit: Int? = nil) async throws -> [PendingReceive] {
         if let waitingFor, waitingFor.isEmpty { return [] }
@@ -124,6 +126,7 @@ extension KeyStore {
                 FROM pending_ciphertexts p JOIN timeline t ON t.message_id = p.message_id WHERE 1
                 """
             var values: [(any DatabaseValueConvertible)?] = []
+            if waitingFor == nil { sql += " AND t.state = 'pending_key'" }
             if let waitingFor {
                 sql += " AND p.waiting_for IN (\(Array(repeating: "?", count: waitingFor.count).joined(separator: ",")))"
                 values.append(contentsOf: waitingFor)

@@ -13,9 +13,10 @@ import GRDB
 /// - `v6`: who receives keys, per channel (``StoreSchema/createRecipientTables(_:)``).
 /// - `v7`: the rollback mark (``StoreSchema/recordRollbacks(_:)``).
 /// - `v8`: the outbox's count of answered failures (``StoreSchema/countAnsweredFailures(_:)``).
+/// - `v9`: the channels this account left (``StoreSchema/recordDepartures(_:)``).
 enum StoreSchema {
     /// Migration identifiers, oldest first.
-    static let versions = ["v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8"]
+    static let versions = ["v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9"]
 
     /// The migrator holding every migration.
     static var migrator: DatabaseMigrator {
@@ -28,6 +29,7 @@ enum StoreSchema {
         migrator.registerMigration("v6") { db in try createRecipientTables(db) }
         migrator.registerMigration("v7") { db in try recordRollbacks(db) }
         migrator.registerMigration("v8") { db in try countAnsweredFailures(db) }
+        migrator.registerMigration("v9") { db in try recordDepartures(db) }
         return migrator
     }
 

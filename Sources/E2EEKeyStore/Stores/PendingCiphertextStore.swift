@@ -2,7 +2,9 @@ import Foundation
 import GRDB
 
 /// Ciphertexts waiting for a key. Each has a timeline row in state `.pendingKey` (and goes with
-/// it, by cascade). The content is an envelope already public on the server: not sealed.
+/// it, by cascade), or one parked as undecryptable because it was sent after this device left
+/// its channel (kept so its key could still open it; never counted or re-driven as pending).
+/// The content is an envelope already public on the server: not sealed.
 public struct PendingCiphertextStore: Sendable {
     static let table = "pending_ciphertexts"
 
@@ -44,9 +46,9 @@ public struct PendingCiphertextStore: Sendable {
         try db.count("SELECT EXISTS (SELECT 1 FROM pending_ciphertexts)") == 1
     }
 
-    /// How many ciphertexts are pending.
+    /// How many ciphertexts are pending (parked ones not counted).
     /// - Throws: GRDB's `DatabaseError`.
     public func countPending(_ db: Database) throws -> Int {
-        try db.count("SELECT COUNT(*) FROM pending_ciphertexts")
+        try db.count("SELECT COUNT(*) FROM pending_ciphertexts p JOIN timeline t ON t.message_id = p.message_id WHERE t.state = 'pending_key'")
     }
 }

@@ -58,6 +58,7 @@ extension Account {
     public func leave(_ channelID: String) async throws {
         try await api.leaveChannel(id: channelID.lowercased())
         try await channelDirectory.forget(channelID: channelID.lowercased())
+        try await store.recordDeparture(channelID: channelID.lowercased())
         broadcaster.publish(.channelsChanged)
     }
 }

@@ -16,10 +16,15 @@ struct ChannelDirectory: Sendable {
     func refreshChannels() async throws -> [ChatChannel] {
         let listed = try await api.channels()
         let records = listed.map(record)
+        let time = now()
         try await store.write { [store] db in
             let known = try store.channelStore.loadChannels(db).map(\.id)
-            for stale in Set(known).subtracting(records.map(\.id)) { try store.channelStore.removeChannel(id: stale, db) }
+            for stale in Set(known).subtracting(records.map(\.id)) {
+                try store.channelStore.removeChannel(id: stale, db)
+                try store.recordDeparture(channelID: stale, db)
+            }
             for channel in records {
+                try store.recordRejoin(channelID: channel.id, at: time, db)
                 try store.channelStore.storeChannel(channel, db)
                 try store.recipientStore.fixParticipants(learning: channel, ownUserID: ownUserID, db)
             }

@@ -128,6 +128,7 @@ public actor ReceivePipeline {
     public func redrivePending() async throws -> [ReceiveOutcome] {
         await acquire()
         defer { release() }
+        try await DepartureSettlement(store: processor.store, events: events).settle()  // never retried (issue 17 item 4)
         var outcomes: [ReceiveOutcome] = []
         var cursor: TimelineCursor?
         while true {

@@ -62,6 +62,9 @@ public enum UndecryptableReason: String, Sendable, Equatable, CaseIterable {
     case notAParticipant = "not_a_participant"
     /// A second copy of a message already shown (stored only on hidden duplicate rows).
     case duplicate
+    /// Not a recipient: a group message sent after this device left the channel (or was removed
+    /// from it), so its sender key never reaches this device. Not retried; the row keeps its place.
+    case sentAfterLeaving = "sent_after_leaving"
     /// A stored reason this version does not know.
     case other
 

@@ -66,6 +66,8 @@ struct MessageOutput: Encodable, Equatable {
             parts.append(body)
         case "pending": parts.append("[pending: waiting for a key]")
         case "deleted": parts.append("[deleted]")
+        case "undecryptable" where reason == "sent_after_leaving":
+            parts.append("[not a recipient: sent after this device left the channel]")
         default: parts.append("[undecryptable: \(reason ?? "other")]")
         }
         return parts.joined(separator: "  ")

@@ -71,7 +71,7 @@ extension IntegrationTests {
                 try await carol.sync()
                 let carolSees = try await carol.timeline(channelID: group.id)
                 #expect(carolSees.map(\.text).contains("carol is gone, dave is here") == false)
-                #expect(carolSees.last?.state == .pending)
+                #expect(carolSees.last?.state == .undecryptable(.sentAfterLeaving))  // not pending forever (issue 17 item 4)
 
                 try await dave.sync()
                 let daveSees = try await dave.timeline(channelID: group.id)

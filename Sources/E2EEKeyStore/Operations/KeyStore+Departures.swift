@@ -1,0 +1,66 @@
+import GRDB
+
+/// A pending group message settled because it was sent while this device was not in its channel.
+public struct SettledDeparture: Sendable, Equatable {
+    /// The message's channel.
+    public let channelID: String
+    /// The message's server id.
+    public let messageID: String
+}
+
+extension KeyStore {
+    /// Records that this account is no longer in `channelID` (it left, or the channel list no
+    /// longer shows it). The departure point is the newest message this device had read there
+    /// (anything later that waits for a sender key was not sent to it). A departure already
+    /// recorded and not followed by a rejoin is kept.
+    /// - Throws: GRDB's `DatabaseError`.
+    public func recordDeparture(channelID: String) async throws {
+        try await writer.write { [self] db in try recordDeparture(channelID: channelID, db) }
+    }
+
+    /// As ``recordDeparture(channelID:)``, inside a caller's transaction.
+    /// - Throws: GRDB's `DatabaseError`.
+    public func recordDeparture(channelID: String, _ db: Database) throws {
+        let open = try db.count("SELECT COUNT(*) FROM departed_channels WHERE channel_id = ? AND rejoined_at IS NULL", [channelID])
+        guard open == 0 else { return }
+        let lastRead = try Int64.fetchOne(
+            db, sql: "SELECT MAX(created_at) FROM timeline WHERE channel_id = ? AND state != 'pending_key'", arguments: [channelID]) ?? 0
+        try db.run("INSERT OR REPLACE INTO departed_channels (channel_id, left_at, rejoined_at) VALUES (?, ?, NULL)", [channelID, lastRead])
+    }
+
+    /// Records that `channelID` is listed again at `time` (a departure without a rejoin gets one).
+    /// - Throws: GRDB's `DatabaseError`.
+    public func recordRejoin(channelID: String, at time: StoreTime, _ db: Database) throws {
+        try db.run("UPDATE departed_channels SET rejoined_at = ? WHERE channel_id = ? AND rejoined_at IS NULL", [time.microseconds, channelID])
+    }
+
+    /// Turns every pending group message sent while this device was out of its channel (after
+    /// its departure point, before a rejoin) into an undecryptable row with `reason`: it leaves
+    /// the pending queue (``pendingCount()`` and a re-drive of everything skip it), but its
+    /// ciphertext is kept, so the sender key it names still opens it should it ever arrive
+    /// (``pendingReceives(waitingFor:after:limit:)`` with that key). Returns the rows settled.
+    /// - Throws: ``KeyStoreError`` for a tampered row, GRDB's `DatabaseError`.
+    public func settleDepartedPending(reason: String) async throws -> [SettledDeparture] {
+        try await writer.write { [self] db in
+            let rows = try db.rows("""
+                SELECT p.message_id, p.channel_id FROM pending_ciphertexts p
+                JOIN timeline t ON t.message_id = p.message_id
+                JOIN departed_channels d ON d.channel_id = p.channel_id
+                WHERE t.state = 'pending_key' AND p.waiting_for LIKE 'sender_key:%' AND t.created_at > d.left_at
+                  AND (d.rejoined_at IS NULL OR t.created_at < d.rejoined_at)
+                ORDER BY t.created_at, t.message_id
+                """)
+            var settled: [SettledDeparture] = []
+            for row in rows {
+                let id: String = try row.decode("message_id", table: PendingCiphertextStore.table)
+                let channel: String = try row.decode("channel_id", table: PendingCiphertextStore.table)
+                guard var message = try timelineStore.loadMessage(id: id, db), message.state == .pendingKey else { continue }
+                message.state = .undecryptable(reason: reason)
+                message.plaintext = nil
+                try timelineStore.storeMessage(message, db)  // the ciphertext stays, parked
+                settled.append(SettledDeparture(channelID: channel, messageID: id))
+            }
+            return settled
+        }
+    }
+}
