@@ -52,11 +52,7 @@ extension IntegrationTests {
         @Test("T11 attack 2: a device the server adds to Bob is surfaced and held; the message reaches Bob's real device only")
         func deviceAddedByServerIsHeld() async throws {
             try await MessagingHarness.with { harness in
-                let alice = try await harness.registerWithDefaults("alice")
-                let bob = try await harness.registerWithDefaults("bob")
-                let dm = try await alice.openDirectMessage(with: bob.userID)
-                try await alice.send(text: "hello", to: dm.id)
-                await alice.waitForOutbox()
+                let (alice, bob, dm) = try await harness.dmAfterFirstContact()
 
                 let attacker = try await harness.injectDevice(into: bob.userID)
                 let events = alice.events()
@@ -79,11 +75,7 @@ extension IntegrationTests {
         @Test("T11 attack 3: the server swaps Bob's pinned device for its own: the removal is surfaced, the new device held, nothing sent")
         func swappedDeviceGetsNothing() async throws {
             try await MessagingHarness.with { harness in
-                let alice = try await harness.registerWithDefaults("alice")
-                let bob = try await harness.registerWithDefaults("bob")
-                let dm = try await alice.openDirectMessage(with: bob.userID)
-                try await alice.send(text: "hello", to: dm.id)
-                await alice.waitForOutbox()
+                let (alice, bob, dm) = try await harness.dmAfterFirstContact()
 
                 let attacker = try await harness.injectDevice(into: bob.userID, replacing: bob.deviceID)
                 let events = alice.events()
@@ -296,11 +288,7 @@ extension IntegrationTests.RecipientAttackTests {
     @Test("the safety number covers the devices keys go to: a held device is left out until approved")
     func safetyNumberCoversApprovedDevices() async throws {
         try await MessagingHarness.with { harness in
-            let alice = try await harness.registerWithDefaults("alice")
-            let bob = try await harness.registerWithDefaults("bob")
-            let dm = try await alice.openDirectMessage(with: bob.userID)
-            try await alice.send(text: "hello", to: dm.id)
-            await alice.waitForOutbox()
+            let (alice, bob, dm) = try await harness.dmAfterFirstContact()
             let before = try await alice.safetyNumber(with: bob.userID)
             let attacker = try await harness.injectDevice(into: bob.userID)
             try await alice.send(text: "secret", to: dm.id)

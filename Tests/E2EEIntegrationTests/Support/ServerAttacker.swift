@@ -39,6 +39,17 @@ extension MessagingHarness {
         try await register(username, store: store, configuration: MessagingHarness.recipientConfiguration)
     }
 
+    /// Alice and Bob (default policies) in a DM after Alice's first message: first contact
+    /// made, so every device that appears from now on is new (docs/spec/protocol.md §5).
+    func dmAfterFirstContact() async throws -> (alice: Account, bob: Account, dm: ChatChannel) {
+        let alice = try await registerWithDefaults("alice")
+        let bob = try await registerWithDefaults("bob")
+        let dm = try await alice.openDirectMessage(with: bob.userID)
+        try await alice.send(text: "hello", to: dm.id)
+        await alice.waitForOutbox()
+        return (alice, bob, dm)
+    }
+
     /// What went wrong mounting an attack.
     enum AttackError: Error {
         /// The server refused the injection.
