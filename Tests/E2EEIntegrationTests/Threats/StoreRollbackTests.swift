@@ -89,6 +89,17 @@ extension IntegrationTests {
             }
         }
 
+        /// Expects `device`'s three group envelopes among `messages` each at its own
+        /// (key_id, iteration), the last under a new sender key; returns them in order.
+        static func expectThreeGroupSendsWithoutReuse(in messages: [ServerMessage], from device: String) throws -> [GroupEnvelope] {
+            let groups = try groupEnvelopes(in: messages, from: device)
+            #expect(groups.count == 3)
+            let positions = groups.map { "\($0.keyID)/\($0.iteration)" }
+            #expect(Set(positions).count == groups.count, "group (key_id, iteration) reused: \(positions)")
+            #expect(groups.last?.keyID != groups.first?.keyID, "a new sender key after the restore")
+            return groups
+        }
+
         @Test("T18: after the store is restored from a copy, the next send uses new keys: distinct (key_id, iteration), no reuse, Bob reads all")
         func restoredStoreNeverReusesKeyAndNonce() async throws {
             let files = try AliceFiles()
@@ -105,12 +116,8 @@ extension IntegrationTests {
 
                 // On the wire: every group envelope of Alice's device has its own (key_id, iteration).
                 let onServer = try await harness.serverMessages(group.id, as: try await harness.reader(of: bob))
-                let groups = try Self.groupEnvelopes(in: onServer, from: aliceDevice)
-                #expect(groups.count == 3)
-                let positions = groups.map { "\($0.keyID)/\($0.iteration)" }
-                #expect(Set(positions).count == groups.count, "group (key_id, iteration) reused: \(positions)")
+                let groups = try Self.expectThreeGroupSendsWithoutReuse(in: onServer, from: aliceDevice)
                 // The send after the restore uses a new sender key, from its first iteration.
-                #expect(groups.last?.keyID != groups.first?.keyID)
                 #expect(groups.last?.iteration == 0)
 
                 // Pairwise too: no ratchet (key, counter) — hence no message key and nonce — twice
@@ -156,11 +163,7 @@ extension IntegrationTests {
                 }
 
                 let onServer = try await harness.serverMessages(group.id, as: try await harness.reader(of: bob))
-                let groups = try Self.groupEnvelopes(in: onServer, from: aliceDevice)
-                #expect(groups.count == 3)
-                let positions = groups.map { "\($0.keyID)/\($0.iteration)" }
-                #expect(Set(positions).count == groups.count, "group (key_id, iteration) reused: \(positions)")
-                #expect(groups.last?.keyID != groups.first?.keyID)
+                _ = try Self.expectThreeGroupSendsWithoutReuse(in: onServer, from: aliceDevice)
                 try await bob.sync()
                 let timeline = try await bob.timeline(channelID: group.id)
                 for text in ["before the copy", "sent by the later copy", "queued after the restore"] {
