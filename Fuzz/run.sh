@@ -6,7 +6,7 @@
 # .work/<target>/findings/. Prints, per target: executions, exec/s, coverage (cov/ft), corpus
 # size and findings. Exit status 1 when anything was found.
 #
-# usage: Fuzz/run.sh [SECONDS-PER-TARGET] [TARGET...]
+# usage: [FUZZ_CONFIGURATION=release] [FUZZ_JOBS=2] [FUZZ_MAX_RUNS=N] Fuzz/run.sh [SECONDS-PER-TARGET] [TARGET...]
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
 
@@ -14,6 +14,10 @@ seconds=60
 if [[ "${1:-}" =~ ^[0-9]+$ ]]; then seconds=$1; shift; fi
 mapfile -t targets < <(fuzz_select "$@")
 jobs=${FUZZ_JOBS:-1}
+# FUZZ_MAX_RUNS=N also ends a target after N executions ("10 million or an hour, whichever
+# comes first" is FUZZ_MAX_RUNS=10000000 with 3600 seconds).
+max_runs=()
+if [ -n "${FUZZ_MAX_RUNS:-}" ]; then max_runs=(-runs="$FUZZ_MAX_RUNS"); fi
 
 fuzz_build "${targets[@]}"
 
@@ -23,7 +27,7 @@ campaign() {
     local dictionary
     dictionary=$(fuzz_dictionary "$target")
     # shellcheck disable=SC2086
-    "$FUZZ_BIN/$target" -max_total_time="$seconds" -print_final_stats=1 "${FUZZ_LIMITS[@]}" $dictionary \
+    "$FUZZ_BIN/$target" -max_total_time="$seconds" "${max_runs[@]}" -print_final_stats=1 "${FUZZ_LIMITS[@]}" $dictionary \
         -artifact_prefix="$work/findings/" "$work/corpus" "$FUZZ_DIR/Corpus/$target" >"$work/log" 2>&1 || true
 }
 
