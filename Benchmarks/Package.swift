@@ -10,6 +10,7 @@ let package = Package(
     dependencies: [
         .package(name: "E2EECore", path: ".."),
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
         // Helpers shared by the suites (C buffers, the measured loop).
@@ -84,6 +85,9 @@ let package = Package(
                 .product(name: "E2EECrypto", package: "E2EECore"),
                 .product(name: "E2EEKeyStore", package: "E2EECore"),
                 .product(name: "E2EEMessaging", package: "E2EECore"),
+                .product(name: "CSodium", package: "E2EECore"),
+                // The floor's primary-key-only table (IngestFloor).
+                .product(name: "GRDB", package: "GRDB.swift"),
             ],
             path: "Benchmarks/Ingest",
             plugins: [

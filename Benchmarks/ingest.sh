@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
 # Runs the Ingest benchmark suite once (release build; a receiving store on disk, 100,000
 # deliveries of 80,000 rows from 10 sender devices, 20,000 of them duplicates) and prints
-# messages per second and peak memory as a Markdown table (issue 7).
+# messages per second and peak memory as a Markdown table (issue 7), and, measured in the same
+# process after every sample, this machine's floor for the same rows and ingest ÷ floor
+# (issue 20; IngestFloor.swift says what the floor does).
 #
 #   ./ingest.sh                  # 5 samples (input building takes about a minute first)
+#   INGEST_SAMPLES=3 ./ingest.sh # 3 samples
+#   taskset -c 0 ./ingest.sh     # on one core (the floor's crypto then runs on one thread)
 #   ./ingest.sh --table-only     # re-print the table of the last run
 #
 # A sample takes seconds, so package-benchmark's integer throughput (samples per second) is 0
@@ -19,6 +23,8 @@ if [[ "${1:-}" != "--table-only" ]]; then
     rm -rf "$out"
     mkdir -p "$out"
     export INGEST_SAMPLE_LOG="$PWD/$out/samples.log"
+    INGEST_CORES=$(nproc)  # honours taskset
+    export INGEST_CORES
     if ! swift package --allow-writing-to-package-directory benchmark run \
         --target Ingest --format histogramSamples --path "$out" --no-progress "$@" >"$out/run.log" 2>&1; then
         tail -n 40 "$out/run.log" >&2
@@ -62,4 +68,40 @@ if resident:
     print(f"| peak resident memory of the process (input included) | {median(resident) / 1e6:,.0f} MB | max {resident[-1] / 1e6:,.0f} MB |")
 if delta:
     print(f"| peak resident growth over the post-setup baseline | {median(delta) / 1e6:,.0f} MB | max {delta[-1] / 1e6:,.0f} MB |")
+
+# The per-sample lines: ingest wall and CPU, the floor's phases, ingest ÷ floor.
+pattern = re.compile(r"ingest sample: ([\d.]+) s \(CPU ([\d.]+) s user, ([\d.]+) s system\).*floor ([\d.]+) s "
+                     r"\(crypto on (\d+) cores ([\d.]+) s, insert ([\d.]+) s\)")
+lines = []
+log = os.path.join(sys.argv[1], "samples.log")
+if os.path.exists(log):
+    with open(log) as f:
+        lines = [m for m in map(pattern.search, f) if m]
+if lines:
+    rows = [tuple(float(g) for g in m.groups()) for m in lines]
+    ingest = sorted(r[0] for r in rows)
+    cpu = sorted(r[1] + r[2] for r in rows)
+    floor = sorted(r[3] for r in rows)
+    crypto = sorted(r[5] for r in rows)
+    insert = sorted(r[6] for r in rows)
+    ratios = sorted(r[3] / r[0] for r in rows)
+    stored = 80_000
+    print()
+    print(f"| floor for the same rows ({len(rows)} samples, crypto on {int(rows[0][4])} cores) | median | range |")
+    print("|---|---:|---:|")
+    print(f"| floor wall (crypto + insert) | {median(floor):.2f} s | {floor[0]:.2f}–{floor[-1]:.2f} s |")
+    print(f"| floor crypto phase | {median(crypto):.2f} s | {crypto[0]:.2f}–{crypto[-1]:.2f} s |")
+    print(f"| floor insert phase | {median(insert):.2f} s | {insert[0]:.2f}–{insert[-1]:.2f} s |")
+    print(f"| floor messages/s | {MESSAGES / median(floor):,.0f} | {MESSAGES / floor[-1]:,.0f}–{MESSAGES / floor[0]:,.0f} |")
+    print(f"| **ingest ÷ floor** (per sample) | **{median(ratios):.2f}** | {ratios[0]:.2f}–{ratios[-1]:.2f} |")
+    print(f"| ingest CPU per stored row (user + system) | {median(cpu) / stored * 1e6:.0f} µs | {cpu[0] / stored * 1e6:.0f}–{cpu[-1] / stored * 1e6:.0f} µs |")
+    print(f"| cores busy during ingest (CPU ÷ wall) | {median([r[1] + r[2] for r in rows]) / median(ingest):.2f} | |")
+    frames = []
+    with open(log) as f:
+        for m in map(re.compile(r"frames \((\d+)\) ([\d.]+) s").search, f):
+            if m:
+                frames.append(float(m.group(2)) / int(m.group(1)) * 1e3)
+    if frames:
+        frames.sort()
+        print(f"| one socket frame (mean per sample) | {median(frames):.2f} ms | {frames[0]:.2f}–{frames[-1]:.2f} ms |")
 PY

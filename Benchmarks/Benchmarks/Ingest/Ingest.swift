@@ -24,7 +24,8 @@ import Foundation
 let benchmarks: @Sendable () -> Void = {
     Benchmark.defaultConfiguration = .init(
         metrics: [.wallClock, .throughput, .peakMemoryResident, .peakMemoryResidentDelta, IngestMetrics.restTime,
-                  IngestMetrics.frameTime],
+                  IngestMetrics.frameTime, IngestMetrics.floorTime, IngestMetrics.floorCryptoTime, IngestMetrics.floorInsertTime,
+                  IngestMetrics.cpuTime],
         timeUnits: .microseconds,
         warmupIterations: 0,
         scalingFactor: .one,
@@ -39,12 +40,31 @@ let benchmarks: @Sendable () -> Void = {
 enum IngestMetrics {
     static let restTime = BenchmarkMetric.custom("REST catch-up time")
     static let frameTime = BenchmarkMetric.custom("socket frame time")
+    /// The floor for the same rows (``IngestFloor``), measured in each sample just before the
+    /// ingest: both phases, and each.
+    static let floorTime = BenchmarkMetric.custom("floor time")
+    static let floorCryptoTime = BenchmarkMetric.custom("floor crypto time")
+    static let floorInsertTime = BenchmarkMetric.custom("floor insert time")
+    /// The process's CPU time (user + system) during the sample's ingest.
+    static let cpuTime = BenchmarkMetric.custom("ingest CPU time")
+
+    /// The cores the floor's crypto phase runs on: `INGEST_CORES` (ingest.sh sets it from
+    /// `nproc`, which honours `taskset`), or every active core.
+    static var cores: Int {
+        ProcessInfo.processInfo.environment["INGEST_CORES"].flatMap(Int.init) ?? ProcessInfo.processInfo.activeProcessorCount
+    }
 }
 
 func registerIngestBenchmark() {
     let input = Carried<IngestInput?>(nil)
     Benchmark("Ingest 100000 messages", closure: { benchmark async throws in
         guard let input = input.value else { return }
+        // The floor first (outside the measurement; its memory handed back before it starts).
+        let floor = try IngestFloor.run(input.floor, cores: IngestMetrics.cores)
+        IngestInput.releaseFreedMemory()
+        benchmark.measurement(IngestMetrics.floorTime, Int(floor.total / .microseconds(1)))
+        benchmark.measurement(IngestMetrics.floorCryptoTime, Int(floor.crypto / .microseconds(1)))
+        benchmark.measurement(IngestMetrics.floorInsertTime, Int(floor.insert / .microseconds(1)))
         let device = try await ReceivingDevice.make(keys: input.keys, listed: input.traffic.listed)
         defer { device.remove() }
         let cpuBefore = ProcessCPU.now()
@@ -60,12 +80,15 @@ func registerIngestBenchmark() {
         let cpu = ProcessCPU.now() - cpuBefore
         benchmark.measurement(IngestMetrics.restTime, Int(tally.restTime / .microseconds(1)))
         benchmark.measurement(IngestMetrics.frameTime, Int(tally.frameTime / .microseconds(1)))
+        benchmark.measurement(IngestMetrics.cpuTime, Int((cpu.user + cpu.system) / .microseconds(1)))
         let events = await device.finishEvents()
         try await IngestRun.verify(tally, input: input, store: device.store)
         SampleLog.append(
             "ingest sample: \(seconds(benchmarkWall)) s (CPU \(seconds(cpu.user)) s user, \(seconds(cpu.system)) s system), REST calls (\(tally.restCalls)) \(seconds(tally.restTime)) s, "
                 + "frames (\(tally.frameCalls)) \(seconds(tally.frameTime)) s; \(tally.decrypted) decrypted, \(tally.keyDistributions) SKDs, "
-                + "\(tally.duplicates) duplicates, \(tally.pending) pending on the way; \(events) events")
+                + "\(tally.duplicates) duplicates, \(tally.pending) pending on the way; \(events) events; "
+                + "floor \(seconds(floor.total)) s (crypto on \(IngestMetrics.cores) cores \(seconds(floor.crypto)) s, insert \(seconds(floor.insert)) s), "
+                + "ratio \(String(format: "%.2f", ratio(floor.total, benchmarkWall)))")
     }, setup: {
         let residentBefore = ProcessCPU.residentBytes()
         let made = try IngestInput.make()

@@ -15,6 +15,8 @@ struct IngestInput {
     let keys: ReceiverKeys
     let traffic: Traffic
     let deliveries: [Delivery]
+    /// The floor's inputs for the same rows.
+    let floor: FloorRows
 
     /// Builds the input (about 80,000 encryptions and signatures: several seconds).
     static func make() throws -> IngestInput {
@@ -23,7 +25,7 @@ struct IngestInput {
                                          now: Int64(Date().timeIntervalSince1970))
         let traffic = try Traffic.make(receiver: keys, random: &random)
         let deliveries = try DeliverySchedule.make(traffic, duplicates: duplicates, random: &random)
-        return IngestInput(keys: keys, traffic: traffic, deliveries: deliveries)
+        return IngestInput(keys: keys, traffic: traffic, deliveries: deliveries, floor: try FloorRows.make(traffic))
     }
 
     /// Hands the building's garbage (JSON, encoder buffers) back to the system (glibc's

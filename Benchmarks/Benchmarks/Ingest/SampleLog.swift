@@ -16,6 +16,11 @@ enum SampleLog {
     }
 }
 
+/// `numerator / denominator` as a plain number.
+func ratio(_ numerator: Duration, _ denominator: Duration) -> Double {
+    (numerator / .microseconds(1)) / max(1, denominator / .microseconds(1))
+}
+
 /// Seconds with three decimals.
 func seconds(_ duration: Duration) -> String {
     String(format: "%.3f", Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18)
