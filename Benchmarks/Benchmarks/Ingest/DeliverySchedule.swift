@@ -7,13 +7,16 @@ struct Delivery {
     let rows: [Int]
     /// `true` for a `message.new` frame, `false` for a REST catch-up.
     let isSocketFrame: Bool
+    /// The catch-up of every channel this REST batch belongs to (nil for a frame): the sync
+    /// engine catches the channels of one catch-up up side by side, so their batches overlap.
+    var round: Int? = nil
 }
 
 /// How the traffic reaches the device, simulated the way `SyncEngine` and `HistoryCatchUp`
 /// deliver it (docs/spec/sync.md guarantee 6): the device is offline while a stretch of rows is posted,
 /// reconnects (the socket opens and buffers), catches every channel up over REST — pages of 50
 /// from the newest back to the first page holding a row the store knows, ingested as one batch
-/// per channel, overlap included — then drains the buffered frames (rows posted during the
+/// per channel, overlap included, the channels' batches side by side — then drains the buffered frames (rows posted during the
 /// catch-up: duplicates when the REST read saw them), receives a few live frames, runs the
 /// follow-up catch-up (the newest page of every channel again), and drops. Frames the server
 /// sends twice (a duplicated event) make the duplicates exactly the wanted count.
@@ -70,6 +73,7 @@ private struct Simulation {
     var postedInChannel: [Int]
     var deliveries: [Delivery] = []
     var duplicates = 0
+    var rounds = 0
 
     init(traffic: Traffic) {
         self.traffic = traffic
@@ -93,6 +97,7 @@ private struct Simulation {
 
     /// Every channel paged back over the rows posted before `visible` (global index).
     mutating func catchUpAll(visible: Int) {
+        rounds += 1
         for channel in traffic.channels.indices {
             let rows = rowsOfChannel[channel].prefix(postedInChannel[channel]).prefix { $0 < visible }
             var end = rows.endIndex
@@ -107,16 +112,16 @@ private struct Simulation {
                 end = start
             }
             guard !pages.isEmpty else { continue }
-            deliver(channel: channel, rows: pages.reversed().flatMap { $0 }, isSocketFrame: false)
+            deliver(channel: channel, rows: pages.reversed().flatMap { $0 }, isSocketFrame: false, round: rounds)
         }
     }
 
-    private mutating func deliver(channel: Int, rows: [Int], isSocketFrame: Bool) {
+    private mutating func deliver(channel: Int, rows: [Int], isSocketFrame: Bool, round: Int? = nil) {
         for index in rows {
             if known[index] { duplicates += 1 }
             known[index] = true
         }
-        deliveries.append(Delivery(channel: channel, rows: rows, isSocketFrame: isSocketFrame))
+        deliveries.append(Delivery(channel: channel, rows: rows, isSocketFrame: isSocketFrame, round: round))
     }
 
     /// The deliveries with `count` socket frames sent a second time, right after the first,

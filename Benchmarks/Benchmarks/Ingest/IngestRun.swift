@@ -69,30 +69,58 @@ struct IngestTally {
     }
 }
 
-/// Feeds the deliveries to the pipeline one call at a time, in order, exactly as `SyncEngine`
-/// does: a REST catch-up batch as one `ingest` of the channel's pages, a socket frame as an
-/// `ingest` of its one message. Each call's message array is made just before it (as the
-/// transport makes a fresh one per page or frame), so the input holds each row once.
+/// Feeds the deliveries to the pipeline exactly as `SyncEngine` does: a catch-up's REST batches
+/// (one `ingest` of each channel's pages) side by side, at most ``overlappingCatchUps`` at a
+/// time, then each socket frame as an `ingest` of its one message, in order. Each call's message
+/// array is made just before it (as the transport makes a fresh one per page or frame), so the
+/// input holds each row once.
 enum IngestRun {
+    /// `SyncEngine.overlappingCatchUps`.
+    static let overlappingCatchUps = 4
+
     static func feed(_ input: IngestInput, pipeline: ReceivePipeline) async throws -> IngestTally {
         var tally = IngestTally()
         let clock = ContinuousClock()
-        let rows = input.traffic.rows
-        let channels = input.traffic.channels
-        for delivery in input.deliveries {
+        let deliveries = input.deliveries
+        var index = 0
+        while index < deliveries.count {
             let start = clock.now
-            let messages = delivery.rows.map { rows[$0].message }
-            tally.count(try await pipeline.ingest(messages, channel: channels[delivery.channel]))
-            let elapsed = clock.now - start
-            if delivery.isSocketFrame {
+            if deliveries[index].isSocketFrame {
+                tally.count(try await ingest(deliveries[index], input: input, pipeline: pipeline))
                 tally.frameCalls += 1
-                tally.frameTime += elapsed
-            } else {
-                tally.restCalls += 1
-                tally.restTime += elapsed
+                tally.frameTime += clock.now - start
+                index += 1
+                continue
             }
+            var end = index + 1
+            while end < deliveries.count, deliveries[end].round == deliveries[index].round, !deliveries[end].isSocketFrame { end += 1 }
+            let round = Array(deliveries[index..<end])
+            let outcomes = try await withThrowingTaskGroup(of: [ReceiveOutcome].self) { group in
+                var remaining = round[...]
+                func startNext() {
+                    guard let delivery = remaining.popFirst() else { return }
+                    group.addTask { try await ingest(delivery, input: input, pipeline: pipeline) }
+                }
+                for _ in 0..<overlappingCatchUps { startNext() }
+                var all: [ReceiveOutcome] = []
+                while let outcomes = try await group.next() {
+                    all += outcomes
+                    startNext()
+                }
+                return all
+            }
+            tally.count(outcomes)
+            tally.restCalls += round.count
+            tally.restTime += clock.now - start
+            index = end
         }
         return tally
+    }
+
+    private static func ingest(_ delivery: Delivery, input: IngestInput, pipeline: ReceivePipeline) async throws -> [ReceiveOutcome] {
+        let rows = input.traffic.rows
+        let messages = delivery.rows.map { rows[$0].message }
+        return try await pipeline.ingest(messages, channel: input.traffic.channels[delivery.channel])
     }
 
     /// Checks the sample's result (after the measurement): the store holds every chat message

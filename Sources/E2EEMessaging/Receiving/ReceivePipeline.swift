@@ -21,15 +21,18 @@ import E2EEKeyStore
 /// - Messages whose key is not here wait in the pending queue and are re-driven when the key
 ///   arrives, or by ``redrivePending()``.
 ///
-/// Calls are serialised: one batch, edit, delete or re-drive at a time.
+/// Batches of different channels run at the same time (a client catching several channels up
+/// at once), unless they share a message id; a channel's batches, and every edit, delete or
+/// re-drive, run alone (``PipelineAdmission``). Lanes of one sender device never overlap: each
+/// holds the device's session lock.
 public actor ReceivePipeline {
     private let processor: MessageProcessor
     private let events: EventBroadcaster
     private let chunkSize: Int
     private let oneTimePrekeysConsumed: (@Sendable ([UInt32]) -> Void)?
-    private let locks: KeyedAsyncLock?
-    private var busy = false
-    private var waiters: [CheckedContinuation<Void, Never>] = []
+    private let locks: KeyedAsyncLock
+    private let generations = LaneGenerations()
+    private var admission = PipelineAdmission()
 
     /// A pipeline over `store` for `device`.
     /// - Parameters:
@@ -45,14 +48,15 @@ public actor ReceivePipeline {
     ///     messages consumed (the account republishes its remaining list, docs/spec/protocol.md §2).
     ///   - locks: the account's protocol-state locks shared with the sending side: a lane holds
     ///     its device's session lock while it runs, so a send never advances the same session
-    ///     from a state the lane is also advancing.
+    ///     from a state the lane is also advancing (a table of its own when nil: lanes of
+    ///     overlapping batches still need it).
     ///   - listedIdentityLimit: how long one ask for listed identities may take (the lane holds
     ///     its device's lock meanwhile); past it the message waits in the pending queue.
     public init(store: KeyStore, device: LocalDevice, listedIdentities: any ListedIdentityProviding, ownMessages: any OwnMessageObserving,
                 events: EventBroadcaster, chunkSize: Int = 500, clock: @escaping @Sendable () -> StoreTime = { StoreTime.now() },
                 random: any RandomSource = SystemRandom(), oneTimePrekeysConsumed: (@Sendable ([UInt32]) -> Void)? = nil,
                 locks: KeyedAsyncLock? = nil, listedIdentityLimit: Duration = .seconds(5)) {
-        self.locks = locks
+        self.locks = locks ?? KeyedAsyncLock()
         self.oneTimePrekeysConsumed = oneTimePrekeysConsumed
         let limited = TimeLimitedListedIdentities(base: listedIdentities, limit: listedIdentityLimit)
         self.processor = MessageProcessor(store: store, device: device, listedIdentities: limited, ownMessages: ownMessages,
@@ -67,13 +71,15 @@ public actor ReceivePipeline {
     /// - Throws: store errors, whatever ``OwnMessageObserving/ownMessageSeen(_:)`` throws, or
     ///   `CancellationError`; never for bad input.
     public func ingest(_ messages: [ServerMessage], channel: ReceivingChannel) async throws -> [ReceiveOutcome] {
-        await acquire()
-        defer { release() }
+        let claim = PipelineAdmission.Claim.batch(channelID: channel.id, messageIDs: Set(messages.map(\.id)))
+        await acquire(claim)
+        defer { release(claim) }
+        let plannedUnder = generations.snapshot()
         let plan = try await ReceivePlan.make(messages, channel: channel, store: processor.store)
         for event in plan.refusals { events.publish(event) }
         var outcomes = plan.outcomes
         let lanes = await ContentPreparation.prepare(Array(plan.lanes.values), device: processor.deviceUUID)
-        outcomes += try await runLanes(lanes, plannedKeys: plan.senderKeys)
+        outcomes += try await runLanes(lanes, plannedKeys: plan.senderKeys, plannedUnder: plannedUnder)
         if !plan.duplicateWrites.isEmpty { _ = try await processor.store.storeReceiveBatch(plan.duplicateWrites) }
         for copy in plan.edits {
             let stored = try await processor.store.receivedMessages(ids: [copy.id])[copy.id]
@@ -88,8 +94,8 @@ public actor ReceivePipeline {
     /// stays. An edit of a message not seen yet is ignored (the REST catch-up brings it edited).
     /// - Throws: store errors.
     public func ingestEdit(_ edit: MessageEdit, channel: ReceivingChannel) async throws -> ReceiveOutcome {
-        await acquire()
-        defer { release() }
+        await acquire(.exclusive)
+        defer { release(.exclusive) }
         guard edit.channelID == channel.id else { return ReceiveOutcome(messageID: edit.id, result: .refused(.wrongChannel)) }
         let stored = try await processor.store.receivedMessages(ids: [edit.id])[edit.id]
         let version = stored?.message.state == .unencrypted ? 1 : 2
@@ -102,8 +108,8 @@ public actor ReceivePipeline {
     /// channel than the message's is refused and recorded.
     /// - Throws: store errors.
     public func ingestDelete(messageID: String, channelID: String) async throws -> ReceiveOutcome {
-        await acquire()
-        defer { release() }
+        await acquire(.exclusive)
+        defer { release(.exclusive) }
         let now = processor.clock()
         switch try await processor.store.markReceivedDeleted(messageID: messageID, channelID: channelID, at: now) {
         case .deleted:
@@ -126,8 +132,8 @@ public actor ReceivePipeline {
     /// a time.
     /// - Throws: store errors.
     public func redrivePending() async throws -> [ReceiveOutcome] {
-        await acquire()
-        defer { release() }
+        await acquire(.exclusive)
+        defer { release(.exclusive) }
         try await DepartureSettlement(store: processor.store, events: events).settle()  // never retried (issue 17 item 4)
         var outcomes: [ReceiveOutcome] = []
         var cursor: TimelineCursor?
@@ -149,13 +155,18 @@ public actor ReceivePipeline {
     /// Pending rows re-driven per page (queued envelopes can be large).
     static let redrivePageSize = 1_000
 
-    private func runLanes(_ lanes: [[IncomingMessage]], plannedKeys: [SenderKeyAddress: ReceiverSenderKey?] = [:]) async throws -> [ReceiveOutcome] {
+    /// Runs each lane on its own task, holding its device's lock; `plannedKeys` (read when the
+    /// batch was planned, under the lane counts `plannedUnder`) are used by a lane only when no
+    /// other lane of its device ran since.
+    private func runLanes(_ lanes: [[IncomingMessage]], plannedKeys: [SenderKeyAddress: ReceiverSenderKey?] = [:],
+                          plannedUnder: [String: UInt64] = [:]) async throws -> [ReceiveOutcome] {
         let lane = ReceiveLane(processor: processor, events: events, chunkSize: chunkSize, oneTimePrekeysConsumed: oneTimePrekeysConsumed,
                                committer: GroupCommit(store: processor.store), plannedKeys: plannedKeys)
         let locks = locks
+        let generations = generations
         return try await withThrowingTaskGroup(of: [ReceiveOutcome].self) { group in
             for messages in lanes where !messages.isEmpty {
-                group.addTask { try await Self.locked(lane, messages, locks: locks) }
+                group.addTask { try await Self.locked(lane, messages, locks: locks, generations: generations, plannedUnder: plannedUnder) }
             }
             var all: [ReceiveOutcome] = []
             for try await outcomes in group { all += outcomes }
@@ -184,26 +195,30 @@ public actor ReceivePipeline {
             let message = IncomingMessage(editing: stored, content: content, editedAt: time, channel: channel, protocolVersion: protocolVersion)
             let lane = ReceiveLane(processor: processor, events: events, chunkSize: chunkSize, oneTimePrekeysConsumed: oneTimePrekeysConsumed,
                                    committer: GroupCommit(store: processor.store))
-            let outcomes = try await Self.locked(lane, [message], locks: locks)
+            let outcomes = try await Self.locked(lane, [message], locks: locks, generations: generations, plannedUnder: [:])
             return outcomes.first ?? ReceiveOutcome(messageID: messageID, result: .ignored)
         }
     }
 
-    /// Runs a lane holding the session lock of its device (the lane key), when locks are shared.
-    private static func locked(_ lane: ReceiveLane, _ messages: [IncomingMessage], locks: KeyedAsyncLock?) async throws -> [ReceiveOutcome] {
-        guard let locks, let key = messages.first?.laneKey else { return try await lane.run(messages) }
-        return try await locks.withLock(LockKeys.session(key)) { try await lane.run(messages) }
-    }
-
-    private func acquire() async {
-        guard busy else {
-            busy = true
-            return
+    /// Runs a lane holding the session lock of its device (the lane key), without its planned
+    /// keys when another lane of the device ran since they were read, and counts it.
+    private static func locked(_ lane: ReceiveLane, _ messages: [IncomingMessage], locks: KeyedAsyncLock, generations: LaneGenerations,
+                               plannedUnder: [String: UInt64]) async throws -> [ReceiveOutcome] {
+        guard let key = messages.first?.laneKey else { return try await lane.run(messages) }
+        return try await locks.withLock(LockKeys.session(key)) {
+            defer { generations.bump(key) }
+            var lane = lane
+            if !lane.plannedKeys.isEmpty, !generations.unchanged(key, since: plannedUnder) { lane.plannedKeys = [:] }
+            return try await lane.run(messages)
         }
-        await withCheckedContinuation { waiters.append($0) }
     }
 
-    private func release() {
-        if waiters.isEmpty { busy = false } else { waiters.removeFirst().resume() }
+    private func acquire(_ claim: PipelineAdmission.Claim) async {
+        guard !admission.tryStart(claim) else { return }
+        await withCheckedContinuation { continuation in admission.enqueue(claim) { continuation.resume() } }
+    }
+
+    private func release(_ claim: PipelineAdmission.Claim) {
+        admission.finish(claim)
     }
 }

@@ -47,14 +47,31 @@ final class SyncEngine: ConnectionDelegate, Sendable {
             await account.recordSyncFailure(channelID: nil, error)
             channels = try await account.channels()
         }
-        for channel in channels {
-            try await isolated(channelID: channel.id) { try await self.catchUp(channel) }
-        }
+        try await catchUpOverlapping(channels)
         try await isolated(channelID: nil) { _ = try await self.pipeline.redrivePending() }
         try await isolated(channelID: nil) { try await self.account.maintainKeysIfNeeded() }
         // Keys renewed after a detected rollback before any waiting draft is encrypted (docs/spec/protocol.md §3).
         try await isolated(channelID: nil) { try await self.account.renewKeysIfRolledBack() }
         await account.outbox.serverAnswered()  // the server answers: entries waiting for it go out
+    }
+
+    /// Channels caught up at the same time: their pages are read and ingested side by side
+    /// (the receive pipeline overlaps batches of different channels), so one slow channel or a
+    /// DM decrypted on one core does not leave the rest waiting.
+    static let overlappingCatchUps = 4
+
+    /// Catches every channel of `channels` up, at most ``overlappingCatchUps`` at a time, each
+    /// isolated; the first failure that is not one channel's cancels the others and is thrown.
+    private func catchUpOverlapping(_ channels: [ChatChannel]) async throws {
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            var remaining = channels[...]
+            func startNext() {
+                guard let channel = remaining.popFirst() else { return }
+                group.addTask { try await self.isolated(channelID: channel.id) { try await self.catchUp(channel) } }
+            }
+            for _ in 0..<Self.overlappingCatchUps { startNext() }
+            while try await group.next() != nil { startNext() }
+        }
     }
 
     /// Runs `work`; a failure of its channel alone is recorded and surfaced, not thrown.
