@@ -81,6 +81,7 @@ func registerIngestBenchmark() {
         benchmark.measurement(IngestMetrics.restTime, Int(tally.restTime / .microseconds(1)))
         benchmark.measurement(IngestMetrics.frameTime, Int(tally.frameTime / .microseconds(1)))
         benchmark.measurement(IngestMetrics.cpuTime, Int((cpu.user + cpu.system) / .microseconds(1)))
+        let phases = await device.pipeline.phaseTimes()
         let events = await device.finishEvents()
         try await IngestRun.verify(tally, input: input, store: device.store)
         SampleLog.append(
@@ -88,7 +89,8 @@ func registerIngestBenchmark() {
                 + "frames (\(tally.frameCalls)) \(seconds(tally.frameTime)) s; \(tally.decrypted) decrypted, \(tally.keyDistributions) SKDs, "
                 + "\(tally.duplicates) duplicates, \(tally.pending) pending on the way; \(events) events; "
                 + "floor \(seconds(floor.total)) s (crypto on \(IngestMetrics.cores) cores \(seconds(floor.crypto)) s, insert \(seconds(floor.insert)) s), "
-                + "ratio \(String(format: "%.2f", ratio(floor.total, benchmarkWall)))")
+                + "ratio \(String(format: "%.2f", ratio(floor.total, benchmarkWall))); phases summed over \(phases.batches) batches: "
+                + "plan \(seconds(phases.plan)) s, prepare \(seconds(phases.prepare)) s, lanes \(seconds(phases.lanes)) s (commits \(seconds(phases.commit)) s)")
     }, setup: {
         let residentBefore = ProcessCPU.residentBytes()
         let made = try IngestInput.make()

@@ -25,9 +25,14 @@ final class GroupCommit: Sendable {
     }
 
     private let store: KeyStore
+    private let clock: PhaseClock?
     private let state = Mutex(State())
 
-    init(store: KeyStore) { self.store = store }
+    /// Commits into `store`, adding each transaction's time to `clock`'s commit phase when given.
+    init(store: KeyStore, clock: PhaseClock? = nil) {
+        self.store = store
+        self.clock = clock
+    }
 
     /// Queues `writes` for the next transaction (with whatever else is waiting by then); the
     /// ticket tells what happened to each, or throws the store's error when the transaction
@@ -60,7 +65,9 @@ final class GroupCommit: Sendable {
             }
             guard !round.isEmpty else { return }
             do {
+                let started = ContinuousClock.now
                 let results = try await store.storeReceiveBatch(round.flatMap(\.writes))
+                clock?.add(ContinuousClock.now - started, to: .commit)
                 var offset = 0
                 for entry in round {
                     entry.ticket.fulfil(.success(Array(results[offset..<offset + entry.writes.count])))

@@ -32,6 +32,7 @@ public actor ReceivePipeline {
     private let oneTimePrekeysConsumed: (@Sendable ([UInt32]) -> Void)?
     private let locks: KeyedAsyncLock
     private let generations = LaneGenerations()
+    private let clock = PhaseClock()
     private var admission = PipelineAdmission()
 
     /// A pipeline over `store` for `device`.
@@ -74,12 +75,17 @@ public actor ReceivePipeline {
         let claim = PipelineAdmission.Claim.batch(channelID: channel.id, messageIDs: Set(messages.map(\.id)))
         await acquire(claim)
         defer { release(claim) }
+        clock.countBatch()
         let plannedUnder = generations.snapshot()
+        var phaseStarted = ContinuousClock.now
         let plan = try await ReceivePlan.make(messages, channel: channel, store: processor.store)
+        phaseStarted = clock.lap(since: phaseStarted, phase: .plan)
         for event in plan.refusals { events.publish(event) }
         var outcomes = plan.outcomes
         let lanes = await ContentPreparation.prepare(Array(plan.lanes.values), device: processor.deviceUUID)
+        phaseStarted = clock.lap(since: phaseStarted, phase: .prepare)
         outcomes += try await runLanes(lanes, plannedKeys: plan.senderKeys, plannedUnder: plannedUnder)
+        _ = clock.lap(since: phaseStarted, phase: .lanes)
         if !plan.duplicateWrites.isEmpty { _ = try await processor.store.storeReceiveBatch(plan.duplicateWrites) }
         for copy in plan.edits {
             let stored = try await processor.store.receivedMessages(ids: [copy.id])[copy.id]
@@ -127,6 +133,10 @@ public actor ReceivePipeline {
         }
     }
 
+    /// Where this pipeline's batches spent their time so far, per phase (diagnostics; the receive
+    /// benchmark reports them).
+    public func phaseTimes() -> ReceivePhaseTimes { clock.snapshot }
+
     /// Retries every pending message (after a reconnect, or when listed identities may be
     /// reachable again), per sender device in `(created_at, id)` order, a page of the queue at
     /// a time.
@@ -161,7 +171,7 @@ public actor ReceivePipeline {
     private func runLanes(_ lanes: [[IncomingMessage]], plannedKeys: [SenderKeyAddress: ReceiverSenderKey?] = [:],
                           plannedUnder: [String: UInt64] = [:]) async throws -> [ReceiveOutcome] {
         let lane = ReceiveLane(processor: processor, events: events, chunkSize: chunkSize, oneTimePrekeysConsumed: oneTimePrekeysConsumed,
-                               committer: GroupCommit(store: processor.store), plannedKeys: plannedKeys)
+                               committer: GroupCommit(store: processor.store, clock: clock), plannedKeys: plannedKeys)
         let locks = locks
         let generations = generations
         return try await withThrowingTaskGroup(of: [ReceiveOutcome].self) { group in
