@@ -62,6 +62,37 @@ extension IntegrationTests {
             }
         }
 
+        @Test("catch-ups overlap: while one channel's history read hangs, another channel's messages reach the timeline",
+              .timeLimit(.minutes(1)))
+        func slowChannelDoesNotHoldUpTheOthers() async throws {
+            try await MessagingHarness.with { harness in
+                let box = UnreliableBox()
+                let alice = try await harness.register("alice", api: box.wrap)
+                let bob = try await harness.register("bob")
+                let slow = try await bob.createGroup(name: "slow", members: [alice.userID])
+                let quick = try await bob.createGroup(name: "quick", members: [alice.userID])
+                try await bob.send(text: "slow text", to: slow.id)
+                try await bob.send(text: "quick text", to: quick.id)
+                await bob.waitForOutbox()
+                let server = try #require(box.server)
+                server.holdHistory(of: slow.id)
+                let sync = Task { try await alice.sync() }
+                var shown = false
+                for _ in 0..<250 {
+                    if try await alice.timeline(channelID: quick.id).contains(where: { $0.text == "quick text" }) {
+                        shown = true
+                        break
+                    }
+                    try await Task.sleep(for: .milliseconds(20))
+                }
+                #expect(shown, "the quick channel waited for the held one")
+                #expect(try await alice.timeline(channelID: slow.id).isEmpty)
+                server.releaseHistory(of: slow.id)
+                try await sync.value
+                #expect(try await alice.timeline(channelID: slow.id).contains { $0.text == "slow text" })
+            }
+        }
+
         @Test("Guarantee 10: a channel whose history cannot be read is recorded and surfaced; other channels, pending and keys go on")
         func oneBrokenChannelDoesNotStopTheOthers() async throws {
             try await MessagingHarness.with { harness in

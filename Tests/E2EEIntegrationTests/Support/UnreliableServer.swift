@@ -15,6 +15,7 @@ final class UnreliableServer: ChatServerAPI, @unchecked Sendable {
     private var historyHook: (runsFirst: Bool, hook: @Sendable () async throws -> Void)?
     private(set) var postsStored = 0
     private var undecodableChannels: Set<String> = []
+    private var heldChannels: Set<String> = []
 
     init(_ base: any ChatServerAPI) { self.base = base }
 
@@ -50,7 +51,14 @@ final class UnreliableServer: ChatServerAPI, @unchecked Sendable {
     /// History reads of `channelID` work again.
     func repairHistory(of channelID: String) { lock.withLock { _ = undecodableChannels.remove(channelID.lowercased()) } }
 
+    /// History reads of `channelID` wait (a slow or stalled server for that channel) until
+    /// ``releaseHistory(of:)``.
+    func holdHistory(of channelID: String) { lock.withLock { _ = heldChannels.insert(channelID.lowercased()) } }
+    /// History reads of `channelID` go on.
+    func releaseHistory(of channelID: String) { lock.withLock { _ = heldChannels.remove(channelID.lowercased()) } }
+
     func messages(channelID: String, before: ServerTimestamp?, limit: Int) async throws -> MessagePage {
+        while lock.withLock({ heldChannels.contains(channelID.lowercased()) }) { try await Task.sleep(for: .milliseconds(10)) }
         if lock.withLock({ undecodableChannels.contains(channelID.lowercased()) }) { throw ServerError.decoding("undecodable page") }
         let hide = lock.withLock { () -> Bool in
             defer { if hideRecentReads > 0 { hideRecentReads -= 1 } }
