@@ -36,7 +36,13 @@ enum JSONAgreement {
             guard let number = other as? NSNumber, !isBoolean(number), let expected = Double(text) else { return false }
             // Beyond Double's range the two may round differently (or to infinity): not compared.
             guard expected.isFinite, abs(expected) < 1e300 else { return true }
-            if let decimal = other as? NSDecimalNumber { return sameNumber(expected, decimal.doubleValue) }
+            if let decimal = other as? NSDecimalNumber {
+                // Foundation reads long numbers as a 38-digit decimal whose `doubleValue` can be off
+                // by a few ulps (second campaign: a 144-digit integer, 1.1e-15 apart), so the text is
+                // read as a decimal the same way and compared exactly; the double check stays.
+                if let read = Decimal(string: text), read == decimal.decimalValue { return true }
+                return sameNumber(expected, decimal.doubleValue)
+            }
             return sameNumber(expected, number.doubleValue)
         case .array(let elements):
             guard let array = other as? [Any], array.count == elements.count else { return false }
