@@ -138,9 +138,9 @@ struct MessagePayloadTests {
     }
 
     // Pinned after Fuzz/fuzz-json-differential (second campaign): Foundation reads a 144-digit
-    // number as a 38-digit decimal whose double is a few ulps off; the strict parser keeps the
-    // number's text, skips it where the key is unknown, and refuses it as a timestamp.
-    @Test("a number far beyond Double's digits: kept as text, refused as ts, ignored under an unknown key")
+    // number as a 38-digit decimal whose double is a few ulps off; the payload parser skips such
+    // a number where the key is unknown and refuses it as a timestamp (it is never rounded into one).
+    @Test("a number far beyond Double's digits: ignored under an unknown key, refused as ts")
     func longNumbers() throws {
         let long = String(repeating: "9", count: 14) + "29" + String(repeating: "9", count: 128)
         let payload = try parse(#"{"v":1,"id":"\#(Self.id)","ts":1,"text":"x","n":\#(long)}"#)
