@@ -23,7 +23,7 @@ import E2EEKeyStore
 ///
 /// Batches of different channels run at the same time (a client catching several channels up
 /// at once), unless they share a message id; a channel's batches, and every edit, delete or
-/// re-drive, run alone (``PipelineAdmission``). Lanes of one sender device never overlap: each
+/// re-drive, run alone (`PipelineAdmission`). Lanes of one sender device never overlap: each
 /// holds the device's session lock.
 public actor ReceivePipeline {
     private let processor: MessageProcessor
