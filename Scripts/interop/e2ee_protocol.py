@@ -15,7 +15,7 @@ from e2ee_interop.payload import encode_payload, parse_payload  # noqa: F401
 from e2ee_interop.primitives import (aead_open, aead_seal, ed25519_public, ed25519_sign,  # noqa: F401
                                      ed25519_verify, hkdf, hmac_sha256, sha256, sha512, x25519,
                                      x25519_public)
-from e2ee_interop.ratchet import RatchetState, kdf_ck, kdf_rk, message_key_material  # noqa: F401
+from e2ee_interop.ratchet import RatchetState, kdf_ck, kdf_rk, message_aead_key  # noqa: F401
 from e2ee_interop.safety_number import fingerprint, safety_number  # noqa: F401
 from e2ee_interop.sender_key import chain_step, derive, encode_skd, parse_skd  # noqa: F401
 from e2ee_interop.session import Device  # noqa: F401

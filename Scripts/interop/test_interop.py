@@ -397,6 +397,18 @@ def test_samples_are_deterministic():
             assert a.read_bytes() == b.read_bytes()
 
 
+def test_a_restored_state_never_repeats_a_key_and_nonce():
+    # protocol text 1.2 §3.4: the same state sending twice uses one position, two nonces.
+    alice, bob = _pair("t-restore")
+    restored = copy.deepcopy(alice)
+    first, second = alice.send(b"the merger closes on friday"), restored.send(b"lunch at noon, usual spot")
+    header = slice(1 + 65 + 32 + 8 + 1, 1 + 65 + 32 + 8 + 1 + 52)   # the normal message's header
+    assert first[header][:40] == second[header][:40]                   # same ratchet key, PN, N
+    assert first[header][40:] != second[header][40:]                   # different nonces
+    assert bob.receive(first, _key("b"))[0] == b"the merger closes on friday"
+    assert _refused(lambda: bob.receive(second, _key("b"))) == "duplicate"
+
+
 def test_missing_and_unknown_algorithms():
     with tempfile.TemporaryDirectory() as tmp:
         directory = _samples(Path(tmp))

@@ -63,6 +63,7 @@ struct EnvelopeRunner: AlgorithmRunner {
             }
             try check(envelope.encoded() == vector.hex("envelope"), "envelope")
             try check(envelope.ciphertext == vector.hex("ciphertext") && envelope.signature == vector.hex("signature"), "ciphertext or signature")
+            try check(envelope.nonce == vector.hex("nonce"), "nonce")
             try check(envelope.keyID == keyID && envelope.iteration == iteration, "keyId or iteration")
             let signer = try Ed25519.PrivateKey(seed: SecretBytes(copying: vector.hex("signingSeed")))
             try check(signer.publicKey.rawRepresentation == vector.hex("signingPublic"), "signingPublic")

@@ -67,22 +67,22 @@ struct PayloadRunner: AlgorithmRunner {
 }
 
 /// `E2EE-SENDER-KEY`: the chain installed the way an SKD installs it, then one group message
-/// per listed iteration — sealed with the vector's key and nonce — must decrypt through our
-/// receiving state (which derives its own keys, skipping what the list skips); `messageKey`,
-/// `aesKey`, `nonce` and `nextChainKey` are checked with the HMAC and HKDF primitives.
+/// per listed iteration — sealed with the vector's key under a nonce of our own, as the nonce
+/// is random per message (§5.3) — must decrypt through our receiving state (which derives its
+/// own keys, skipping what the list skips); `messageKey`, `aesKey` and `nextChainKey` are
+/// checked with the HMAC and HKDF primitives.
 struct SenderKeyChainRunner: AlgorithmRunner {
     let algorithms: Set<String> = ["E2EE-SENDER-KEY"]
 
     func attempt(_ vector: VectorCase) throws -> Attempt {
         var chainKey = try vector.hex("chainKey")
         guard let iterations = vector.fields["iterations"]?.array else { throw VectorFieldError(field: "iterations") }
-        let steps = try iterations.map { item -> (Int, [UInt8], [UInt8], [UInt8], [UInt8]) in
+        let steps = try iterations.map { item -> (Int, [UInt8], [UInt8], [UInt8]) in
             // Bounded: every skipped iteration costs an HMAC here before the receiver can refuse.
             guard let iteration = item["iteration"]?.int, (0...Self.maximumIteration).contains(iteration) else {
                 throw VectorFieldError(field: "iteration")
             }
-            return (iteration, try item.hex("messageKey"), try item.hex("aesKey"), try item.hex("nonce"),
-                    try item.hex("nextChainKey"))
+            return (iteration, try item.hex("messageKey"), try item.hex("aesKey"), try item.hex("nextChainKey"))
         }
         return refusing {
             let channel = try WireUUID(bytes: [UInt8](repeating: 0xC1, count: 16))
@@ -95,28 +95,28 @@ struct SenderKeyChainRunner: AlgorithmRunner {
                   case .install(var state) = try distribution.process(postedChannel: channel, senderDevice: sender, existing: nil, now: 0)
             else { return .mismatched("the chain key does not install") }
             var position = 0
-            for (iteration, messageKey, aesKey, nonce, nextChainKey) in steps {
+            for (iteration, messageKey, aesKey, nextChainKey) in steps {
                 while position < iteration {
                     chainKey = HMACSHA256.authenticationCode(for: [UInt8(0x02)], key: chainKey).unprotectedCopy()
                     position += 1
                 }
                 let derivedMessageKey = HMACSHA256.authenticationCode(for: [UInt8(0x01)], key: chainKey).unprotectedCopy()
                 guard derivedMessageKey == messageKey else { return .mismatched("messageKey at iteration \(iteration)") }
-                let material = try HKDF.deriveKey(inputKeyMaterial: derivedMessageKey, salt: [UInt8](repeating: 0, count: 32),
-                                                  info: Array("e2ee-group-v1".utf8), outputLength: 44).unprotectedCopy()
-                guard Array(material[0..<32]) == aesKey, Array(material[32..<44]) == nonce else {
-                    return .mismatched("aesKey or nonce at iteration \(iteration)")
-                }
+                let derivedKey = try HKDF.deriveKey(inputKeyMaterial: derivedMessageKey, salt: [UInt8](repeating: 0, count: 32),
+                                                    info: Array("e2ee-group-msg-v2".utf8), outputLength: 32).unprotectedCopy()
+                guard derivedKey == aesKey else { return .mismatched("aesKey at iteration \(iteration)") }
                 chainKey = HMACSHA256.authenticationCode(for: [UInt8(0x02)], key: chainKey).unprotectedCopy()
                 position += 1
                 guard chainKey == nextChainKey else { return .mismatched("nextChainKey at iteration \(iteration)") }
+                let nonce = [UInt8](repeating: UInt8(truncatingIfNeeded: iteration), count: 12)
                 let header = [UInt8]([0x03, 0x02]) + sender.bytes + WireWriter.bytes(keyID) + WireWriter.bytes(UInt32(truncatingIfNeeded: iteration))
+                    + nonce
                 let payload = Array("iteration \(iteration)".utf8)
                 let ciphertext = try AES256GCM.seal(payload, key: aesKey, nonce: nonce,
-                                                    authenticating: Array("e2ee-group-aad-v1".utf8) + channel.bytes + header)
-                let signature = signer.signature(for: Array("e2ee-group-sig-v1".utf8) + channel.bytes + header + ciphertext)
-                let envelope = try GroupEnvelope(senderDevice: sender, keyID: keyID, iteration: UInt32(truncatingIfNeeded: iteration), ciphertext: ciphertext,
-                                                 signature: signature)
+                                                    authenticating: Array("e2ee-group-aad-v2".utf8) + channel.bytes + header)
+                let signature = signer.signature(for: Array("e2ee-group-sig-v2".utf8) + channel.bytes + header + ciphertext)
+                let envelope = try GroupEnvelope(senderDevice: sender, keyID: keyID, iteration: UInt32(truncatingIfNeeded: iteration), nonce: nonce,
+                                                 ciphertext: ciphertext, signature: signature)
                 let opened = try state.decrypt(envelope, channel: channel, now: 0)
                 guard opened.plaintext.unprotectedCopy() == payload else { return .mismatched("our receiver derived other keys at \(iteration)") }
                 state = opened.state

@@ -1,8 +1,8 @@
 import E2EECrypto
 
 /// `E2EE-DOUBLE-RATCHET` (docs/spec/protocol.md §3): a conversation replayed event by event between Alice
-/// (who initiates from the file's keys) and Bob. Every send must produce the file's message in
-/// the right form; every valid receive must open to the send's plaintext drawing exactly the
+/// (who initiates from the file's keys) and Bob. Every send, under the file's `nonce`, must
+/// produce the file's message in the right form; every valid receive must open to the send's plaintext drawing exactly the
 /// file's new ratchet key; every invalid receive must be refused with its `failure`. A refusal
 /// cannot change the device (``PairwiseDevice`` is a value whose `receiving` returns a new one
 /// only on success, over immutable key bytes), so the replay goes on from the state before it:
@@ -25,7 +25,9 @@ struct RatchetRunner: AlgorithmRunner {
                 guard let index = event["index"]?.int else { throw VectorFieldError(field: "index (\(what))") }
                 if try event.text("event") == "send" {
                     let plaintext = try event.hex("plaintext")
-                    let (message, next) = try device.sending(plaintext)
+                    let nonce = ScriptedRandom(try event.hex("nonce"))
+                    let (message, next) = try device.sending(plaintext, using: nonce)
+                    try check(nonce.requested == MessageHeader.nonceLength, "\(what): drew \(nonce.requested) random bytes, not a nonce")
                     try check(message == event.hex("message"), "\(what): message differs")
                     // Prekey form while Alice has decrypted nothing from Bob, else normal form.
                     let expectedType: UInt8 = party == "alice" && device.record?.current.awaitingReply == true ? 0x02 : 0x01

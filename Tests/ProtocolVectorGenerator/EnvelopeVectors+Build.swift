@@ -121,15 +121,21 @@ extension EnvelopeVectors {
     static func addGroupAlterations(_ file: inout VectorFileBuilder, _ group: JSONObjectBuilder, other: String) throws {
         let envelope = try group.hex("envelope")
         let seed = try Ed25519.PrivateKey(seed: SecretBytes(copying: group.hex("signingSeed")))
-        let head = Array(envelope[0..<26])
-        let forgedCT = try group.hex("ciphertext").flipping(3)
+        let head = Array(envelope[0..<GroupEnvelope.headerLength])
+        let ciphertext = try group.hex("ciphertext")
+        let forgedCT = ciphertext.flipping(3)
         let channel = try WireUUID(text: group.text("channelId"))
-        let forgedSig = seed.signature(for: Array("e2ee-group-sig-v1".utf8) + channel.bytes + head + forgedCT)
+        let forgedSig = seed.signature(for: Array("e2ee-group-sig-v2".utf8) + channel.bytes + head + forgedCT)
+        let otherNonceHead = head.flipping(GroupEnvelope.headerLength - 1)
+        let otherNonceSig = seed.signature(for: Array("e2ee-group-sig-v2".utf8) + channel.bytes + otherNonceHead + ciphertext)
         let cases: [(String, String, String, JSONObjectBuilder)] = [
             ("ModifiedGroupSignature", "one bit of the group signature flipped", "badSignature",
              altered(group, envelope: envelope.flipping(envelope.count - 1))),
             ("ModifiedGroupCiphertext", "group ct altered and re-signed", "badTag",
              altered(group, envelope: head + forgedCT + forgedSig, [("ciphertext", .string(hexString(forgedCT))), ("signature", .string(hexString(forgedSig)))])),
+            ("ModifiedGroupNonce", "group nonce altered and re-signed", "badTag",
+             altered(group, envelope: otherNonceHead + ciphertext + otherNonceSig,
+                     [("nonce", .string(hexString(Array(otherNonceHead[26...])))), ("signature", .string(hexString(otherNonceSig)))])),
             ("WrongChannel", "opened in another channel than it was made for", "badSignature", altered(group, [("channelId", .string(other))])),
         ]
         for (flag, meaning, expected, test) in cases {

@@ -12,7 +12,7 @@ enum EnvelopeVectors {
         let random = RecordingRandom(seedLabel: seedLabel)
         let setup = try X3DHSetup(random: random, opkID: 3)
         let (session, _, _) = try setup.initiate(random: random)
-        return try SessionRecord.installing(session.state, into: nil).encrypt(plaintext).message
+        return try SessionRecord.installing(session.state, into: nil).encrypt(plaintext, using: random).message
     }
 
     static func payload(_ random: RecordingRandom, _ text: String) throws -> [UInt8] {
@@ -54,8 +54,10 @@ enum EnvelopeVectors {
         let channel = try random.uuid(), sender = try random.uuid()
         var state = SenderKeySendingState.generate(channel: channel, retainedKeyIDs: [], using: random)
         let payload = try payload(random, "group message")
-        while state.iteration < iteration { state = try state.encrypt(payload, senderDevice: sender).state }
-        let (envelope, _) = try state.encrypt(payload, senderDevice: sender)
+        while state.iteration < iteration { state = try state.encrypt(payload, senderDevice: sender, using: random).state }
+        _ = random.take()
+        let (envelope, _) = try state.encrypt(payload, senderDevice: sender, using: random)
+        guard random.take() == envelope.nonce else { throw GeneratorError("the group nonce is not the one drawn") }
         var fields = JSONObjectBuilder()
         fields.set("channelId", channel.text)
         fields.set("senderDeviceId", sender.text)
@@ -64,6 +66,7 @@ enum EnvelopeVectors {
         fields.setHex("chainKey", bytesOf(state.chainKey))
         fields.setHex("signingSeed", bytesOf(state.signingKey.seed))
         fields.setHex("payload", payload)
+        fields.setHex("nonce", envelope.nonce)
         fields.setHex("signingPublic", state.signingPublicKey.rawRepresentation)
         fields.setHex("ciphertext", envelope.ciphertext)
         fields.setHex("signature", envelope.signature)
@@ -77,7 +80,9 @@ enum EnvelopeVectors {
         let channel = try random.uuid(), sender = try random.uuid()
         let devices = try (0..<2).map { _ in try random.uuid() }
         var state = SenderKeySendingState.generate(channel: channel, retainedKeyIDs: [], using: random)
-        while state.iteration < iteration { state = try state.encrypt([UInt8](repeating: 0x20, count: 8), senderDevice: sender).state }
+        while state.iteration < iteration {
+            state = try state.encrypt([UInt8](repeating: 0x20, count: 8), senderDevice: sender, using: random).state
+        }
         var plaintext: [UInt8] = []
         var entries: [(WireUUID, [UInt8])] = []
         let envelope = try SKDEnvelope.seal(state.distribution, senderDevice: sender, recipients: devices) { device, bytes in

@@ -4,7 +4,8 @@ import E2EECrypto
 /// Drives Alice and Bob through one conversation and records the README's `events`. All
 /// randomness comes from one seeded stream, in call order: the X3DH setup (``X3DHSetup``),
 /// `EK` and Alice's first ratchet key, then per send the 64 random bytes after the plaintext's
-/// `0x01` type byte, and per valid receive with a new ratchet key the new ratchet private key.
+/// `0x01` type byte and the message's 12-byte nonce, and per valid receive with a new ratchet
+/// key the new ratchet private key.
 /// Refused deliveries draw from a separate throwaway source, so they never shift the stream.
 struct Conversation {
     let random: RecordingRandom
@@ -39,12 +40,16 @@ struct Conversation {
     mutating func send(_ party: String) throws -> Int {
         let index = sends.count
         let plaintext = [0x01] + random.draw(64)
-        let (message, next) = try device(party).sending(plaintext)
+        _ = random.take()
+        let (message, next) = try device(party).sending(plaintext, using: random)
+        let nonce = random.take()
+        guard nonce.count == MessageHeader.nonceLength else { throw GeneratorError("send \(index) drew \(nonce.count) bytes") }
         devices[party] = next
         sends.append(message)
         plaintexts.append(plaintext)
         events.append(.object([("event", .string("send")), ("party", .string(party)), ("index", .int(Int64(index))),
-                               ("plaintext", .string(hexString(plaintext))), ("message", .string(hexString(message)))]))
+                               ("plaintext", .string(hexString(plaintext))), ("nonce", .string(hexString(nonce))),
+                               ("message", .string(hexString(message)))]))
         return index
     }
 

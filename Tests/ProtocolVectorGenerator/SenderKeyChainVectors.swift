@@ -7,7 +7,8 @@ enum SenderKeyChainVectors {
     static func build() throws -> VectorFileBuilder {
         var file = VectorFileBuilder(fileName: "sender_key_chain_test.json", algorithm: "E2EE-SENDER-KEY", header: [
             "Sender key chains (PROTOCOL.md §4): mk_i = HMAC(CK_i, 0x01), CK_{i+1} = HMAC(CK_i, 0x02),",
-            "AES key || nonce = HKDF(ZERO32, mk_i, \"e2ee-group-v1\", 44). A sparse list skips the iterations in between.",
+            "AES key = HKDF(ZERO32, mk_i, \"e2ee-group-msg-v2\", 32); the nonce is random per message.",
+            "A sparse list skips the iterations in between.",
         ])
         let cases: [(String, [UInt32], String)] = [
             ("consecutive", Array(0...16), "iterations 0 to 16"),
@@ -34,12 +35,12 @@ enum SenderKeyChainVectors {
                 position += 1
             }
             let messageKey = SenderKeyChain.messageKey(chainKey: chainKey)
-            let (key, nonce) = try SenderKeyChain.aeadKeyAndNonce(messageKey: messageKey)
+            let key = try SenderKeyChain.aeadKey(messageKey: messageKey)
             chainKey = SenderKeyChain.nextChainKey(chainKey)
             position += 1
             items.append(.object([
                 ("iteration", .int(Int64(iteration))), ("messageKey", .string(hexString(bytesOf(messageKey)))),
-                ("aesKey", .string(hexString(bytesOf(key)))), ("nonce", .string(hexString(nonce))),
+                ("aesKey", .string(hexString(bytesOf(key)))),
                 ("nextChainKey", .string(hexString(bytesOf(chainKey)))),
             ]))
         }

@@ -20,10 +20,11 @@ DM, GROUP, SKD = 0x01, 0x02, 0x03
 CONTENT_TYPES = {"e2ee.dm": DM, "e2ee.group": GROUP, "e2ee.skd": SKD}
 DM_KEY_LABEL = b"e2ee-dm-key-v1"
 DM_AAD_LABEL = b"e2ee-dm-v1"
-GROUP_AAD_LABEL = b"e2ee-group-aad-v1"
-GROUP_SIG_LABEL = b"e2ee-group-sig-v1"
+GROUP_AAD_LABEL = b"e2ee-group-aad-v2"
+GROUP_SIG_LABEL = b"e2ee-group-sig-v2"
 DM_ENTRY_TYPE = 0x01
-GROUP_HEADER_LENGTH = 26
+GROUP_HEADER_LENGTH = 38
+GROUP_NONCE_LENGTH = 12
 SIGNATURE_LENGTH = 64
 
 Entry = Tuple[bytes, bytes]  # (recipient device id, pairwise message)
@@ -145,8 +146,9 @@ def open_dm(envelope: DmEnvelope, channel_id: bytes, entry_plaintext: bytes) -> 
 
 def build_group(channel_id, sender_device_id, key_id, iteration, aes_key, nonce, signing_seed,
                 payload):
-    """→ (envelope, ct, sig)."""
-    head = bytes([ENVELOPE_VERSION, GROUP]) + bytes(sender_device_id) + u32(key_id) + u32(iteration)
+    """→ (envelope, ct, sig); ``nonce`` is the message's 12 random bytes, carried in the header."""
+    head = (bytes([ENVELOPE_VERSION, GROUP]) + bytes(sender_device_id) + u32(key_id) + u32(iteration)
+            + bytes(nonce))
     ct = primitives.aead_seal(aes_key, nonce, payload, GROUP_AAD_LABEL + bytes(channel_id) + head)
     sig = primitives.ed25519_sign(signing_seed, GROUP_SIG_LABEL + bytes(channel_id) + head + ct)
     return head + ct + sig, ct, sig
@@ -158,32 +160,37 @@ class GroupEnvelope:
     sender_device_id: bytes
     key_id: int
     iteration: int
+    nonce: bytes
     ciphertext: bytes
     signature: bytes
-    header: bytes  # the 26 bytes before ct
+    header: bytes  # the 38 bytes before ct
 
 
 def parse_group(envelope: bytes) -> GroupEnvelope:
     """Strictly parse a group envelope."""
     reader = _open_header(envelope, GROUP, "groupEnvelope")
+    if len(envelope) < GROUP_HEADER_LENGTH:
+        raise truncated("groupEnvelope", GROUP_HEADER_LENGTH + SIGNATURE_LENGTH + limits.CIPHERTEXT_MIN,
+                        len(envelope))
     sender, key_id, iteration = reader.take(16), reader.u32(), reader.u32()
+    nonce = reader.take(GROUP_NONCE_LENGTH)
     rest = reader.rest()
     if len(rest) < SIGNATURE_LENGTH + limits.CIPHERTEXT_MIN:
         raise truncated("groupEnvelope", GROUP_HEADER_LENGTH + SIGNATURE_LENGTH + limits.CIPHERTEXT_MIN,
                         len(envelope))
     ciphertext, signature = rest[:-SIGNATURE_LENGTH], rest[-SIGNATURE_LENGTH:]
     _check_ciphertext_length(len(ciphertext), "groupEnvelope")
-    return GroupEnvelope(sender, key_id, iteration, ciphertext, signature,
+    return GroupEnvelope(sender, key_id, iteration, nonce, ciphertext, signature,
                          bytes(envelope[:GROUP_HEADER_LENGTH]))
 
 
 def open_group(envelope: GroupEnvelope, channel_id: bytes, signing_public: bytes,
-               aes_key: bytes, nonce: bytes) -> bytes:
+               aes_key: bytes) -> bytes:
     """Verify the signature first, then the AEAD → payload."""
     signed = GROUP_SIG_LABEL + bytes(channel_id) + envelope.header + envelope.ciphertext
     if not primitives.ed25519_verify(signing_public, signed, envelope.signature):
         raise ProtocolError("badSignature", "group message")
-    return primitives.aead_open(aes_key, nonce, envelope.ciphertext,
+    return primitives.aead_open(aes_key, envelope.nonce, envelope.ciphertext,
                                 GROUP_AAD_LABEL + bytes(channel_id) + envelope.header)
 
 

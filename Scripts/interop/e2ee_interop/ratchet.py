@@ -2,8 +2,9 @@
 
 KDF_RK(rk, dh) = HKDF(salt = rk, ikm = dh, "e2ee-ratchet-v1", 64) → rk' || ck;
 KDF_CK(ck): mk = HMAC(ck, 0x01), ck' = HMAC(ck, 0x02);
-message key: HKDF(ZERO32, mk, "e2ee-msg-v1", 44) → AES key || nonce;
-header = ratchet_pub(32) || PN(u32) || N(u32); AEAD AAD = AD || header;
+message key: HKDF(ZERO32, mk, "e2ee-msg-v2", 32) → AES key; the 12-byte nonce is random per
+message and carried in the header;
+header = ratchet_pub(32) || PN(u32) || N(u32) || nonce(12); AEAD AAD = AD || header;
 normal message = 0x01 || header || ciphertext_with_tag.
 
 ``decrypt`` mutates the state it is called on: callers run it on a copy and keep the copy
@@ -20,9 +21,10 @@ from .keys import check_x25519_public
 from .wire import Reader, u32
 
 RATCHET_INFO = b"e2ee-ratchet-v1"
-MESSAGE_INFO = b"e2ee-msg-v1"
+MESSAGE_INFO = b"e2ee-msg-v2"
 NORMAL_VERSION = 0x01
-HEADER_LENGTH = 40
+NONCE_LENGTH = 12
+HEADER_LENGTH = 52
 
 
 def kdf_rk(root_key: bytes, dh_output: bytes):
@@ -36,22 +38,22 @@ def kdf_ck(chain_key: bytes):
     return primitives.hmac_sha256(chain_key, b"\x01"), primitives.hmac_sha256(chain_key, b"\x02")
 
 
-def message_key_material(message_key: bytes):
-    """HKDF(ZERO32, mk, "e2ee-msg-v1", 44) → (AES key, nonce)."""
-    out = primitives.hkdf(primitives.ZERO32, message_key, MESSAGE_INFO, 44)
-    return out[:32], out[32:]
+def message_aead_key(message_key: bytes) -> bytes:
+    """HKDF(ZERO32, mk, "e2ee-msg-v2", 32) → the AES-256 key."""
+    return primitives.hkdf(primitives.ZERO32, message_key, MESSAGE_INFO, 32)
 
 
 @dataclass(frozen=True)
 class Header:
-    """The 40-byte message header."""
+    """The 52-byte message header."""
     ratchet_public: bytes
     previous_count: int  # PN
     number: int          # N
+    nonce: bytes         # 12 random bytes
 
     def encode(self) -> bytes:
-        """ratchet_pub || PN || N."""
-        return self.ratchet_public + u32(self.previous_count) + u32(self.number)
+        """ratchet_pub || PN || N || nonce."""
+        return self.ratchet_public + u32(self.previous_count) + u32(self.number) + self.nonce
 
 
 def parse_normal(message: bytes):
@@ -63,7 +65,8 @@ def parse_normal(message: bytes):
     version = reader.byte()
     if version != NORMAL_VERSION:
         raise unsupported("normalMessage", version)
-    header = Header(check_x25519_public(reader.take(32), "header"), reader.u32(), reader.u32())
+    header = Header(check_x25519_public(reader.take(32), "header"), reader.u32(), reader.u32(),
+                    reader.take(NONCE_LENGTH))
     return header, reader.rest()
 
 
@@ -96,15 +99,17 @@ class RatchetState:
         """Bob: the SPK pair is his ratchet key; no chains until he receives."""
         return cls(associated_data, shared_secret, spk_private, primitives.x25519_public(spk_private))
 
-    def encrypt(self, plaintext: bytes) -> bytes:
-        """Encrypt with the sending chain → the normal message bytes."""
+    def encrypt(self, plaintext: bytes, nonce: bytes) -> bytes:  # nonce: 12 random bytes
+        """Encrypt with the sending chain under ``nonce`` (12 random bytes, drawn by the
+        caller) → the normal message bytes."""
         if self.sending_chain is None:
             raise ProtocolError("unknownSession", "no sending chain before the first receive")
+        if len(nonce) != NONCE_LENGTH:
+            raise ProtocolError("malformed", "a ratchet nonce is 12 bytes")
         message_key, self.sending_chain = kdf_ck(self.sending_chain)
-        header = Header(self.sending_public, self.previous_count, self.sent_count)
+        header = Header(self.sending_public, self.previous_count, self.sent_count, bytes(nonce))
         self.sent_count += 1
-        key, nonce = message_key_material(message_key)
-        ciphertext = primitives.aead_seal(key, nonce, plaintext,
+        ciphertext = primitives.aead_seal(message_aead_key(message_key), header.nonce, plaintext,
                                           self.associated_data + header.encode())
         return bytes([NORMAL_VERSION]) + header.encode() + ciphertext
 
@@ -137,8 +142,8 @@ class RatchetState:
         return self._open(message_key, header, ciphertext), stepped
 
     def _open(self, message_key: bytes, header: Header, ciphertext: bytes) -> bytes:
-        key, nonce = message_key_material(message_key)
-        return primitives.aead_open(key, nonce, ciphertext, self.associated_data + header.encode())
+        return primitives.aead_open(message_aead_key(message_key), header.nonce, ciphertext,
+                                    self.associated_data + header.encode())
 
     @staticmethod
     def _check_skip(count: int) -> None:

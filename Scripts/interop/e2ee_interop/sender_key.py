@@ -1,7 +1,8 @@
 """Sender keys for groups (PROTOCOL.md §4): the chain and the SKD plaintext.
 
-mk_i = HMAC(CK_i, 0x01), CK_{i+1} = HMAC(CK_i, 0x02), AES key || nonce =
-HKDF(ZERO32, mk_i, "e2ee-group-v1", 44). SKD plaintext = 0x02 || channel_id(16) || key_id(u32)
+mk_i = HMAC(CK_i, 0x01), CK_{i+1} = HMAC(CK_i, 0x02), AES key =
+HKDF(ZERO32, mk_i, "e2ee-group-msg-v2", 32); the nonce is random per message and travels in the
+envelope. SKD plaintext = 0x02 || channel_id(16) || key_id(u32)
 || iteration(u32) || CK_iteration(32) || SK_sig_pub(32).
 """
 
@@ -12,7 +13,7 @@ from .errors import ProtocolError, trailing, truncated, unsupported
 from .keys import check_ed25519_public
 from .wire import Reader, u32
 
-GROUP_INFO = b"e2ee-group-v1"
+GROUP_INFO = b"e2ee-group-msg-v2"
 SKD_TYPE = 0x02
 SKD_BODY_LENGTH = 88
 
@@ -22,10 +23,9 @@ def chain_step(chain_key: bytes):
     return primitives.hmac_sha256(chain_key, b"\x01"), primitives.hmac_sha256(chain_key, b"\x02")
 
 
-def message_key_material(message_key: bytes):
-    """HKDF(ZERO32, mk_i, "e2ee-group-v1", 44) → (AES key, nonce)."""
-    out = primitives.hkdf(primitives.ZERO32, message_key, GROUP_INFO, 44)
-    return out[:32], out[32:]
+def message_aead_key(message_key: bytes) -> bytes:
+    """HKDF(ZERO32, mk_i, "e2ee-group-msg-v2", 32) → the AES-256 key."""
+    return primitives.hkdf(primitives.ZERO32, message_key, GROUP_INFO, 32)
 
 
 def derive(chain_key: bytes, next_iteration: int, iteration: int):

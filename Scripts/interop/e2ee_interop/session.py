@@ -8,6 +8,7 @@ copy of the state and commits only on success.
 """
 
 import copy
+import os
 from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Optional, Set
 
@@ -89,12 +90,13 @@ class Device:
 
     # Sending ---------------------------------------------------------------------------------
 
-    def send(self, plaintext: bytes) -> bytes:
-        """Encrypt with the current session: prekey form until something was decrypted."""
+    def send(self, plaintext: bytes, nonce: Optional[bytes] = None) -> bytes:
+        """Encrypt with the current session under ``nonce`` (12 random bytes from the system's
+        generator unless a vector supplies them): prekey form until something was decrypted."""
         session = self.state.current
         if session is None:
             raise ProtocolError("unknownSession", "no session")
-        normal = session.ratchet.encrypt(plaintext)
+        normal = session.ratchet.encrypt(plaintext, os.urandom(12) if nonce is None else nonce)
         if session.prekey_prefix and not session.has_decrypted:
             return bytes([PREKEY_VERSION]) + session.prekey_prefix + normal
         return normal

@@ -14,7 +14,7 @@ from .ratchet import Conversation
 def _pairwise_to(label: str, plaintext: bytes) -> bytes:
     """A real pairwise message carrying ``plaintext`` (first message of a fresh session)."""
     c = Conversation("env/" + label, 3)
-    return c.parties["alice"].send(plaintext)
+    return c.parties["alice"].send(plaintext, secret("env/" + label + "/nonce")[:12])
 
 
 def _payload(label: str, text: str) -> bytes:
@@ -45,12 +45,12 @@ def group_case(label: str, iteration: int) -> dict:
     key_id = int.from_bytes(secret(label + "/keyid")[:4], "big")
     payload = _payload(label, "group message")
     mk, _ = sender_key.chain_step(chain_key)
-    aes_key, nonce = sender_key.message_key_material(mk)
+    nonce = secret(label + "/nonce")[:12]
     envelope, ct, sig = envelopes.build_group(uuid_bytes(channel), uuid_bytes(sender), key_id, iteration,
-                                              aes_key, nonce, seed, payload)
+                                              sender_key.message_aead_key(mk), nonce, seed, payload)
     return {"comment": f"group message at iteration {iteration}", "flags": [], "channelId": channel,
             "senderDeviceId": sender, "keyId": key_id, "iteration": iteration, "chainKey": chain_key.hex(),
-            "signingSeed": seed.hex(), "payload": payload.hex(),
+            "signingSeed": seed.hex(), "payload": payload.hex(), "nonce": nonce.hex(),
             "signingPublic": primitives.ed25519_public(seed).hex(), "ciphertext": ct.hex(),
             "signature": sig.hex(), "envelope": envelope.hex(), "content": b64encode(envelope), "result": "valid"}
 
@@ -106,8 +106,8 @@ def _malformed_contents(dm: dict, group: dict, skd: dict):
          b(dm_env[:second_at] + dm_env[entry_at:entry_at + 16] + dm_env[second_at + 16:]), "invalidRecipients"),
         ("RecipientIsSender", "an entry addressed to the sending device", "e2ee.dm",
          b(dm_env[:entry_at] + sender + dm_env[entry_at + 16:]), "invalidRecipients"),
-        ("ShortPairwiseMessage", "an entry of 56 bytes", "e2ee.dm",
-         b(dm_env[:entry_at + 16] + b"\x00\x38" + dm_env[entry_at + 18:entry_at + 18 + 56] + dm_env[second_at:]), "limitExceeded"),
+        ("ShortPairwiseMessage", "an entry of 68 bytes", "e2ee.dm",
+         b(dm_env[:entry_at + 16] + b"\x00\x44" + dm_env[entry_at + 18:entry_at + 18 + 68] + dm_env[second_at:]), "limitExceeded"),
         ("EntryPastEnd", "an entry length beyond the envelope", "e2ee.dm",
          b(dm_env[:entry_at + 16] + b"\xff\xff" + dm_env[entry_at + 18:]), "truncated"),
         ("UnknownPairwiseVersion", "an entry whose pairwise message starts with 0x05", "e2ee.dm",
@@ -116,8 +116,8 @@ def _malformed_contents(dm: dict, group: dict, skd: dict):
         ("LongPayloadCiphertext", "payload_ct of 65,553 bytes", "e2ee.dm", b(dm_env[:ct_at] + bytes(65_553)),
          "limitExceeded"),
         ("TruncatedDmHeader", "ends inside key_commit", "e2ee.dm", b(dm_env[:40]), "truncated"),
-        ("ShortGroupCiphertext", "group ct of 15 bytes", "e2ee.group", b(group_env[:26] + bytes(15) + group_env[-64:]), "truncated"),
-        ("LongGroupCiphertext", "group ct of 65,553 bytes", "e2ee.group", b(group_env[:26] + bytes(65_553) + group_env[-64:]), "limitExceeded"),
+        ("ShortGroupCiphertext", "group ct of 15 bytes", "e2ee.group", b(group_env[:envelopes.GROUP_HEADER_LENGTH] + bytes(15) + group_env[-64:]), "truncated"),
+        ("LongGroupCiphertext", "group ct of 65,553 bytes", "e2ee.group", b(group_env[:envelopes.GROUP_HEADER_LENGTH] + bytes(65_553) + group_env[-64:]), "limitExceeded"),
         ("SkdTrailingBytes", "one byte after the last SKD entry", "e2ee.skd", b(skd_env + b"\x00"), "trailingBytes"),
         ("SkdZeroRecipients", "SKD with n = 0", "e2ee.skd", b(skd_env[:18] + b"\x00\x00"), "limitExceeded"),
     ]
@@ -147,7 +147,7 @@ def envelope_cases():
     other = sample_uuid("other-channel")
     group_env = bytes.fromhex(group["envelope"])
     seed = bytes.fromhex(group["signingSeed"])
-    forged_head = group_env[:26]
+    forged_head = group_env[:envelopes.GROUP_HEADER_LENGTH]
     forged_ct = flip(bytes.fromhex(group["ciphertext"]), 3)
     forged_sig = primitives.ed25519_sign(seed, envelopes.GROUP_SIG_LABEL + uuid_bytes(group["channelId"]) + forged_head + forged_ct)
     skd_pt = bytes.fromhex(skd["skdPlaintext"])

@@ -21,10 +21,11 @@ class Conversation:
         """``party`` sends a DM-key-entry-shaped plaintext; returns the send index."""
         index = len(self.sends)
         plaintext = b"\x01" + secret(f"{self.prefix}/pt/{index}") + secret(f"{self.prefix}/pt2/{index}")
-        message = self.parties[party].send(plaintext)
+        nonce = secret(f"{self.prefix}/nonce/{index}")[:12]
+        message = self.parties[party].send(plaintext, nonce)
         self.sends.append(message)
-        self.events.append({"event": "send", "party": party, "index": index,
-                            "plaintext": plaintext.hex(), "message": message.hex()})
+        self.events.append({"event": "send", "party": party, "index": index, "plaintext": plaintext.hex(),
+                            "nonce": nonce.hex(), "message": message.hex()})
         return index
 
     def receive(self, party: str, index: int, step: bool) -> None:
@@ -82,7 +83,7 @@ def ratchet_cases():
     c.receive("bob", 0, step=False)                            # from the skipped keys
     c.reject("bob", 0, "duplicate")                            # duplicate delivery
     c.reject("bob", 2, "badTag", flip(c.sends[2], len(c.sends[2]) - 1))   # altered ciphertext
-    c.reject("bob", 2, "truncated", c.sends[2][:56])           # truncated
+    c.reject("bob", 2, "truncated", c.sends[2][:68])           # truncated
     c.reject("bob", 2, "unsupportedVersion", b"\x07" + c.sends[2][1:])
     c.reject("bob", 2, "identityMismatch",                     # prekey with another identity blob
              c.sends[2][:1] + keys.identity_blob(secret("mallory/ik"), secret("mallory/sig")) + c.sends[2][66:])

@@ -11,9 +11,8 @@ def _chain_items(chain_key: bytes, iterations):
         for _ in range(iteration - next_iteration):
             _, chain_key = sender_key.chain_step(chain_key)
         message_key, chain_key = sender_key.chain_step(chain_key)
-        aes_key, nonce = sender_key.message_key_material(message_key)
-        items.append({"iteration": iteration, "messageKey": message_key.hex(), "aesKey": aes_key.hex(),
-                      "nonce": nonce.hex(), "nextChainKey": chain_key.hex()})
+        items.append({"iteration": iteration, "messageKey": message_key.hex(),
+                      "aesKey": sender_key.message_aead_key(message_key).hex(), "nextChainKey": chain_key.hex()})
         next_iteration = iteration + 1
     return items
 

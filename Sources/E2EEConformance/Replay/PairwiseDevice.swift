@@ -34,11 +34,11 @@ public struct PairwiseDevice: Sendable {
         self.now = now
     }
 
-    /// Encrypts with the current session.
+    /// Encrypts with the current session, drawing the message's nonce from `random`.
     /// - Throws: ``ProtocolError/unknownSession`` without a session, or the ratchet's errors.
-    public func sending(_ plaintext: [UInt8]) throws -> (message: [UInt8], device: PairwiseDevice) {
+    public func sending(_ plaintext: [UInt8], using random: some RandomSource) throws -> (message: [UInt8], device: PairwiseDevice) {
         guard let record else { throw ProtocolError.unknownSession }
-        let result = try record.encrypt(plaintext)
+        let result = try record.encrypt(plaintext, using: random)
         var next = self
         next.record = result.record
         return (result.message, next)

@@ -16,6 +16,7 @@ public func protocolFailureName(_ error: any Error) -> String? {
     case .allZeroSharedSecret: "allZeroSharedSecret"
     case .replay: "replay"
     case .duplicate: "duplicate"
+    case .positionReused: "positionReused"
     case .tooOld: "tooOld"
     case .tooFarAhead: "tooFarAhead"
     case .identityMismatch: "identityMismatch"

@@ -32,6 +32,10 @@ public enum ProtocolError: Error, Sendable, Equatable {
     case replay
     /// Already processed; answer from the plaintext cache.
     case duplicate
+    /// A signed group message at a (channel, sender device, `key_id`, iteration) whose key this
+    /// device already used: the sender's store was probably restored from an older copy
+    /// (docs/spec/protocol.md §6.6, §9). Refused; the first message's content stays.
+    case positionReused
     /// Older than the chain, with no stored key.
     case tooOld
     /// A skip or jump above the limits (§3, §4).

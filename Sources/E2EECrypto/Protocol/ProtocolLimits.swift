@@ -16,8 +16,8 @@ public enum ProtocolLimits {
     public static let maxPayloadNestingDepth = 32
     /// DM `payload_ct` and group `ct`: an AEAD tag at least, and at most a maximal payload plus tag.
     public static let payloadCiphertextRange = 16...65_552
-    /// Shortest pairwise message: version byte, 40-byte header and a 16-byte tag.
-    public static let minPairwiseMessageBytes = 57
+    /// Shortest pairwise message: version byte, 52-byte header and a 16-byte tag.
+    public static let minPairwiseMessageBytes = 69
 
     // MARK: Double Ratchet (§3)
 

@@ -25,8 +25,10 @@ public enum UndecryptableReason: String, Sendable, Equatable, CaseIterable {
     case invalidKey = "invalid_key"
     /// A replayed prekey message (its `EK_A` was accepted before).
     case replay
-    /// Different bytes claiming a group message identity that was already used (§6).
-    case duplicateIteration = "duplicate_iteration"
+    /// A signed group message at a chain position this device already decrypted, with other
+    /// bytes: the sender's store was probably restored from an older copy (docs/spec/protocol.md
+    /// §6.6, §9). The first message's content stays.
+    case positionReused = "position_reused"
     /// Older than the chain, with no stored key.
     case tooOld = "too_old"
     /// A skip or jump above the limits.
@@ -80,7 +82,7 @@ public enum UndecryptableReason: String, Sendable, Equatable, CaseIterable {
         case .keyCommitMismatch: self = .keyCommitMismatch
         case .invalidKey, .allZeroSharedSecret: self = .invalidKey
         case .replay: self = .replay
-        case .duplicate: self = .duplicateIteration
+        case .duplicate, .positionReused: self = .positionReused
         case .tooOld: self = .tooOld
         case .tooFarAhead: self = .tooFarAhead
         case .identityMismatch: self = .identityMismatch
@@ -98,6 +100,7 @@ public enum UndecryptableReason: String, Sendable, Equatable, CaseIterable {
 
     /// The reason stored in a timeline row (`.other` for text this version does not know).
     public init(stored text: String) {
-        self = UndecryptableReason(rawValue: text) ?? .other
+        // Rows written before protocol text 1.2 named the reused position "duplicate_iteration".
+        self = UndecryptableReason(rawValue: text == "duplicate_iteration" ? Self.positionReused.rawValue : text) ?? .other
     }
 }

@@ -42,12 +42,15 @@ struct PairwiseSessions: Sendable {
 }
 
 /// Collects pairwise encryptions while an envelope is sealed: each call advances the device's
-/// session, and ``updates`` are the states to commit with the message.
+/// session (drawing each message's nonce from `random`), and ``updates`` are the states to
+/// commit with the message.
 struct PairwiseEncryptor {
     private(set) var sessions: [WireUUID: PairwiseSessions.Loaded]
+    private let random: AnyRandomSource
 
-    init(_ sessions: [WireUUID: PairwiseSessions.Loaded]) {
+    init(_ sessions: [WireUUID: PairwiseSessions.Loaded], random: AnyRandomSource) {
         self.sessions = sessions
+        self.random = random
     }
 
     /// Encrypts `plaintext` for `device` in its current session.
@@ -55,7 +58,7 @@ struct PairwiseEncryptor {
     ///   ratchet's errors.
     mutating func encrypt(_ device: WireUUID, _ plaintext: SecretBytes) throws -> [UInt8] {
         guard var session = sessions[device] else { throw MessagingError.encryptionFailed("no session with device \(device.text)") }
-        let result = try session.record.encrypt(plaintext)
+        let result = try session.record.encrypt(plaintext, using: random)
         session.record = result.record
         sessions[device] = session
         return result.message

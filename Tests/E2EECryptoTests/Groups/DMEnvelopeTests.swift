@@ -96,7 +96,7 @@ struct DMEnvelopeTests {
     @Test("strict decoding: every malformed or oversized form is typed, counts checked before entries")
     func malformed() throws {
         let ct = [UInt8](repeating: 0, count: 16)
-        let ok = prefix() + [0, 1] + entry(recipients[0], length: 57) + ct
+        let ok = prefix() + [0, 1] + entry(recipients[0], length: 69) + ct
         #expect(try DMEnvelope.decode(ok).recipients.count == 1)
         #expect(throws: ProtocolError.truncated(.dmEnvelope, expected: 2, actual: 1)) { try DMEnvelope.decode([0x03]) }
         #expect(throws: ProtocolError.unsupportedVersion(.dmEnvelope, value: 0x04)) { try DMEnvelope.decode([0x04] + ok.dropFirst()) }
@@ -105,20 +105,20 @@ struct DMEnvelopeTests {
         #expect(throws: ProtocolError.limitExceeded(.dmEnvelope, limit: 1, actual: 0)) { try DMEnvelope.decode(prefix() + [0, 0] + ct) }
         #expect(throws: ProtocolError.limitExceeded(.dmEnvelope, limit: 1000, actual: 1001)) { try DMEnvelope.decode(prefix() + [0x03, 0xE9]) }
         #expect(throws: ProtocolError.limitExceeded(.dmEnvelope, limit: 1000, actual: 65_535)) { try DMEnvelope.decode(prefix() + [0xFF, 0xFF]) }
-        // A pairwise message below 57 bytes; a length larger than what remains.
-        #expect(throws: ProtocolError.truncated(.recipientEntry, expected: 57, actual: 56)) { try DMEnvelope.decode(prefix() + [0, 1] + entry(recipients[0], length: 56) + ct) }
+        // A pairwise message below 69 bytes; a length larger than what remains.
+        #expect(throws: ProtocolError.truncated(.recipientEntry, expected: 69, actual: 68)) { try DMEnvelope.decode(prefix() + [0, 1] + entry(recipients[0], length: 68) + ct) }
         #expect(throws: ProtocolError.self) { try DMEnvelope.decode(prefix() + [0, 1] + recipients[0].bytes + [0xFF, 0xFF] + ct) }
         // Duplicate recipients and the sender as recipient.
         #expect(throws: ProtocolError.invalidRecipients(reason: "the same recipient twice")) {
-            try DMEnvelope.decode(prefix() + [0, 2] + entry(recipients[0], length: 57) + entry(recipients[0], length: 57) + ct)
+            try DMEnvelope.decode(prefix() + [0, 2] + entry(recipients[0], length: 69) + entry(recipients[0], length: 69) + ct)
         }
         #expect(throws: ProtocolError.invalidRecipients(reason: "an entry addressed to the sending device")) {
-            try DMEnvelope.decode(prefix() + [0, 1] + entry(sender, length: 57) + ct)
+            try DMEnvelope.decode(prefix() + [0, 1] + entry(sender, length: 69) + ct)
         }
         // payload_ct below a tag, and above 65,552 bytes.
-        #expect(throws: ProtocolError.truncated(.dmEnvelope, expected: 16, actual: 15)) { try DMEnvelope.decode(prefix() + [0, 1] + entry(recipients[0], length: 57) + ct.dropLast()) }
+        #expect(throws: ProtocolError.truncated(.dmEnvelope, expected: 16, actual: 15)) { try DMEnvelope.decode(prefix() + [0, 1] + entry(recipients[0], length: 69) + ct.dropLast()) }
         #expect(throws: ProtocolError.limitExceeded(.dmEnvelope, limit: 65_552, actual: 65_553)) {
-            try DMEnvelope.decode(prefix() + [0, 1] + entry(recipients[0], length: 57) + [UInt8](repeating: 0, count: 65_553))
+            try DMEnvelope.decode(prefix() + [0, 1] + entry(recipients[0], length: 69) + [UInt8](repeating: 0, count: 65_553))
         }
         // Truncated inside the fixed header.
         #expect(throws: ProtocolError.truncated(.dmEnvelope, expected: 30, actual: 20)) { try DMEnvelope.decode(Array(ok.prefix(20))) }

@@ -11,8 +11,9 @@ struct GroupAndSKDEnvelopeTests {
         #expect(Array(bytes[0..<2]) == [0x03, 0x02])
         #expect(Array(bytes[2..<18]) == group.senderDevice.bytes)
         #expect(Array(bytes[22..<26]) == [0, 0, 0, 1])
-        #expect(bytes.count == 26 + envelope.ciphertext.count + 64)
-        #expect(envelope.header == Array(bytes[0..<26]))
+        #expect(Array(bytes[26..<38]) == envelope.nonce)
+        #expect(bytes.count == 38 + envelope.ciphertext.count + 64)
+        #expect(envelope.header == Array(bytes[0..<38]))
         #expect(try GroupEnvelope.decode(bytes) == envelope)
         #expect(try Envelope.decode(bytes) == .group(envelope))
         #expect(envelope.identity(channel: group.channel) == GroupMessageIdentity(channel: group.channel, senderDevice: group.senderDevice, keyID: envelope.keyID, iteration: 1))
@@ -20,9 +21,9 @@ struct GroupAndSKDEnvelopeTests {
 
     @Test("group envelope: malformed and oversized forms are typed")
     func groupMalformed() throws {
-        let header: [UInt8] = [0x03, 0x02] + [UInt8](repeating: 0, count: 24)
+        let header: [UInt8] = [0x03, 0x02] + [UInt8](repeating: 0, count: 36)
         let signature = [UInt8](repeating: 0, count: 64)
-        #expect(throws: ProtocolError.truncated(.groupEnvelope, expected: 106, actual: 105)) {
+        #expect(throws: ProtocolError.truncated(.groupEnvelope, expected: 118, actual: 117)) {
             try GroupEnvelope.decode(header + [UInt8](repeating: 0, count: 15) + signature)
         }
         #expect(throws: ProtocolError.limitExceeded(.groupEnvelope, limit: 65_552, actual: 65_553)) {
@@ -33,7 +34,8 @@ struct GroupAndSKDEnvelopeTests {
             try GroupEnvelope.decode([0x03, 0x01] + header.dropFirst(2) + [UInt8](repeating: 0, count: 16) + signature)
         }
         #expect(throws: ProtocolError.malformed(.groupEnvelope, reason: "signature of 63 bytes")) {
-            try GroupEnvelope(senderDevice: randomUUID(), keyID: 1, iteration: 0, ciphertext: [UInt8](repeating: 0, count: 16), signature: [UInt8](repeating: 0, count: 63))
+            try GroupEnvelope(senderDevice: randomUUID(), keyID: 1, iteration: 0, nonce: [UInt8](repeating: 0, count: 12),
+                              ciphertext: [UInt8](repeating: 0, count: 16), signature: [UInt8](repeating: 0, count: 63))
         }
     }
 

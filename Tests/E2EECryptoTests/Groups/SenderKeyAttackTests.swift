@@ -27,11 +27,12 @@ struct SenderKeyAttackTests {
         let envelope = try group.send(2)[1]
         var ciphertext = envelope.ciphertext
         ciphertext[0] ^= 0x80
-        let forgedCiphertext = try GroupEnvelope(senderDevice: envelope.senderDevice, keyID: envelope.keyID, iteration: envelope.iteration, ciphertext: ciphertext, signature: envelope.signature)
-        let forgedIteration = try GroupEnvelope(senderDevice: envelope.senderDevice, keyID: envelope.keyID, iteration: 0, ciphertext: envelope.ciphertext, signature: envelope.signature)
+        let forgedCiphertext = try GroupEnvelope(senderDevice: envelope.senderDevice, keyID: envelope.keyID, iteration: envelope.iteration, nonce: envelope.nonce,
+                                                 ciphertext: ciphertext, signature: envelope.signature)
+        let forgedIteration = try GroupEnvelope(senderDevice: envelope.senderDevice, keyID: envelope.keyID, iteration: 0, nonce: envelope.nonce, ciphertext: envelope.ciphertext, signature: envelope.signature)
         var signature = envelope.signature
         signature[63] ^= 0x10
-        let forgedSignature = try GroupEnvelope(senderDevice: envelope.senderDevice, keyID: envelope.keyID, iteration: envelope.iteration, ciphertext: envelope.ciphertext, signature: signature)
+        let forgedSignature = try GroupEnvelope(senderDevice: envelope.senderDevice, keyID: envelope.keyID, iteration: envelope.iteration, nonce: envelope.nonce, ciphertext: envelope.ciphertext, signature: signature)
         let before = receiver.serialized()
         for forged in [forgedCiphertext, forgedIteration, forgedSignature] {
             #expect(throws: ProtocolError.badSignature) { try receiver.decrypt(forged, channel: group.channel, now: group.now) }
@@ -81,7 +82,7 @@ struct SenderKeyAttackTests {
         let envelopes = try group.send(3)
         // The server rewrites the iteration of a real message to a huge value.
         let injected = try GroupEnvelope(
-            senderDevice: envelopes[0].senderDevice, keyID: envelopes[0].keyID, iteration: 4_000_000_000,
+            senderDevice: envelopes[0].senderDevice, keyID: envelopes[0].keyID, iteration: 4_000_000_000, nonce: envelopes[0].nonce,
             ciphertext: envelopes[0].ciphertext, signature: envelopes[0].signature
         )
         for receiver in receivers {
@@ -111,7 +112,7 @@ struct SenderKeyAttackTests {
         }
     }
 
-    @Test("T10: a message replayed into another channel is refused; into the same channel it is a duplicate")
+    @Test("T10: a message replayed into another channel is refused; into the same channel its position is used")
     func replayAcrossChannels() throws {
         var group = GroupFixture()
         var receiver = try group.installReceiver()
@@ -125,7 +126,7 @@ struct SenderKeyAttackTests {
             try envelope.verifySignature(channel: other, signingKey: group.sender.signingPublicKey)
         }
         receiver = try receiver.decrypt(envelope, channel: group.channel, now: group.now).state
-        #expect(throws: ProtocolError.duplicate) { try receiver.decrypt(envelope, channel: group.channel, now: group.now) }
+        #expect(throws: ProtocolError.positionReused) { try receiver.decrypt(envelope, channel: group.channel, now: group.now) }
         #expect(envelope.identity(channel: group.channel) != envelope.identity(channel: other))
     }
 
@@ -134,8 +135,8 @@ struct SenderKeyAttackTests {
         var group = GroupFixture()
         let receiver = try group.installReceiver()
         let envelope = try group.send(1)[0]
-        let otherDevice = try GroupEnvelope(senderDevice: randomUUID(), keyID: envelope.keyID, iteration: 0, ciphertext: envelope.ciphertext, signature: envelope.signature)
-        let otherKey = try GroupEnvelope(senderDevice: envelope.senderDevice, keyID: envelope.keyID &+ 1, iteration: 0, ciphertext: envelope.ciphertext, signature: envelope.signature)
+        let otherDevice = try GroupEnvelope(senderDevice: randomUUID(), keyID: envelope.keyID, iteration: 0, nonce: envelope.nonce, ciphertext: envelope.ciphertext, signature: envelope.signature)
+        let otherKey = try GroupEnvelope(senderDevice: envelope.senderDevice, keyID: envelope.keyID &+ 1, iteration: 0, nonce: envelope.nonce, ciphertext: envelope.ciphertext, signature: envelope.signature)
         #expect(throws: ProtocolError.senderMismatch) { try receiver.decrypt(otherDevice, channel: group.channel, now: group.now) }
         #expect(throws: ProtocolError.unknownSenderKey) { try receiver.decrypt(otherKey, channel: group.channel, now: group.now) }
     }

@@ -50,14 +50,16 @@ struct SenderKeyChainTests {
         #expect(receiver.nextIteration == 10)
     }
 
-    @Test("T8: a duplicate is typed .duplicate and leaves the state byte-identical; late messages stay readable after persisting")
+    @Test("T8: a used position is typed .positionReused and leaves the state byte-identical; late messages stay readable after persisting")
     func duplicatesAndLateMessages() throws {
         var group = GroupFixture()
         var receiver = try group.installReceiver()
         let envelopes = try group.send(6)
         receiver = try receiver.decrypt(envelopes[3], channel: group.channel, now: group.now).state
         let before = receiver.serialized()
-        #expect(throws: ProtocolError.duplicate) { try receiver.decrypt(envelopes[3], channel: group.channel, now: group.now) }
+        // The receiving state cannot tell the same bytes from a rival at the position (the
+        // messaging layer answers identical copies from its dedupe first, §6.6).
+        #expect(throws: ProtocolError.positionReused) { try receiver.decrypt(envelopes[3], channel: group.channel, now: group.now) }
         #expect(receiver.serialized() == before)
         // Persist and restore (the key store seals exactly these bytes), then read the late ones.
         var restored = try SenderKeyReceivingState(serialized: before)
@@ -67,8 +69,8 @@ struct SenderKeyChainTests {
             #expect(plaintext.text == "message \(index)")
             restored = next
         }
-        // A skipped key that was used is a duplicate afterwards, too.
-        #expect(throws: ProtocolError.duplicate) { try restored.decrypt(envelopes[1], channel: group.channel, now: group.now) }
+        // A skipped key that was used is a used position afterwards, too.
+        #expect(throws: ProtocolError.positionReused) { try restored.decrypt(envelopes[1], channel: group.channel, now: group.now) }
     }
 
     @Test("whenJumpExceedsLimit_thenRejectsWithoutAdvancing (exactly the limit is accepted)")

@@ -12,8 +12,10 @@ struct SenderKeySerializationTests {
         #expect(bytes.unprotectedCopy()[0] == 0x01)
         let restored = try SenderKeySendingState(serialized: bytes)
         #expect(restored.serialized() == bytes)
-        let a = try group.sender.encrypt(Array("same".utf8), senderDevice: group.senderDevice).envelope
-        let b = try restored.encrypt(Array("same".utf8), senderDevice: group.senderDevice).envelope
+        let a = try group.sender.encrypt(Array("same".utf8), senderDevice: group.senderDevice,
+                                         using: DeterministicRandom(seed: Array("nonce".utf8))).envelope
+        let b = try restored.encrypt(Array("same".utf8), senderDevice: group.senderDevice,
+                                     using: DeterministicRandom(seed: Array("nonce".utf8))).envelope
         #expect(a == b)
     }
 

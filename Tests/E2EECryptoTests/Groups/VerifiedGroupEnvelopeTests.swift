@@ -25,7 +25,7 @@ struct VerifiedGroupEnvelopeTests {
         var ciphertext = envelope.ciphertext
         ciphertext[0] ^= 0x01
         let tampered = try GroupEnvelope(senderDevice: envelope.senderDevice, keyID: envelope.keyID, iteration: envelope.iteration,
-                                         ciphertext: ciphertext, signature: envelope.signature)
+                                         nonce: envelope.nonce, ciphertext: ciphertext, signature: envelope.signature)
         #expect(throws: ProtocolError.badSignature) {
             try VerifiedGroupEnvelope(tampered, channel: group.channel, signingKey: receiver.signingPublicKey)
         }
@@ -37,11 +37,12 @@ struct VerifiedGroupEnvelopeTests {
         let receiver = try group.installReceiver()
         // A forger signs bytes under the real key id with a key of their own, and verifies them with it.
         let forger = Ed25519.PrivateKey(using: SystemRandom())
-        let header = GroupEnvelope.header(senderDevice: group.senderDevice, keyID: receiver.keyID, iteration: 0)
+        let nonce = SystemRandom().bytes(count: GroupEnvelope.nonceLength)
+        let header = GroupEnvelope.header(senderDevice: group.senderDevice, keyID: receiver.keyID, iteration: 0, nonce: nonce)
         let ciphertext = SystemRandom().bytes(count: 40)
         let signature = forger.signature(for: GroupEnvelope.signedBytes(channel: group.channel, header: header, ciphertext: ciphertext))
-        let forged = try GroupEnvelope(senderDevice: group.senderDevice, keyID: receiver.keyID, iteration: 0, ciphertext: ciphertext,
-                                       signature: signature)
+        let forged = try GroupEnvelope(senderDevice: group.senderDevice, keyID: receiver.keyID, iteration: 0, nonce: nonce,
+                                       ciphertext: ciphertext, signature: signature)
         let proof = try VerifiedGroupEnvelope(forged, channel: group.channel, signingKey: forger.publicKey)
         #expect(throws: ProtocolError.badSignature) { try receiver.decrypt(proof, channel: group.channel, now: group.now) }
     }

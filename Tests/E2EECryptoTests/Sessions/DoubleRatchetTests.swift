@@ -45,15 +45,15 @@ struct DoubleRatchetTests {
         #expect(alice.records[bob.deviceID]?.current.storedSkippedKeyCount == 0)
     }
 
-    @Test("derivations follow §3: KDF_CK by HMAC 0x01/0x02, message key and nonce by HKDF(ZERO32, mk, e2ee-msg-v1, 44)")
+    @Test("derivations follow §3: KDF_CK by HMAC 0x01/0x02, the AES key by HKDF(ZERO32, mk, e2ee-msg-v2, 32); the nonce is not derived")
     func derivations() throws {
         let ck = SecretBytes(copying: [UInt8](repeating: 0x42, count: 32))
         let (mk, next) = RatchetKDF.chain(ck)
         #expect(mk == HMACSHA256.authenticationCode(for: [UInt8(1)], key: ck))
         #expect(next == HMACSHA256.authenticationCode(for: [UInt8(2)], key: ck))
-        let (key, nonce) = try RatchetKDF.messageKeys(mk)
-        let expected = try HKDF.deriveKey(inputKeyMaterial: mk, salt: [UInt8](repeating: 0, count: 32), info: Array("e2ee-msg-v1".utf8), outputLength: 44)
-        #expect(key == expected.slice(0..<32) && nonce == expected.slice(32..<44))
+        let key = try RatchetKDF.messageAEADKey(mk)
+        let expected = try HKDF.deriveKey(inputKeyMaterial: mk, salt: [UInt8](repeating: 0, count: 32), info: Array("e2ee-msg-v2".utf8), outputLength: 32)
+        #expect(key == expected)
         let (root, chain) = try RatchetKDF.root(ck, mk)
         let rootExpected = try HKDF.deriveKey(inputKeyMaterial: mk, salt: ck, info: Array("e2ee-ratchet-v1".utf8), outputLength: 64)
         #expect(root == rootExpected.slice(0..<32) && chain == rootExpected.slice(32..<64))
@@ -191,11 +191,14 @@ struct DoubleRatchetTests {
         flippedTag[flippedTag.count - 1] ^= 0x80
         var flippedCounter = message
         flippedCounter[34] ^= 1  // inside PN (bytes 33..<37): same key, different header
+        var flippedNonce = message
+        flippedNonce[45] ^= 1  // inside the nonce (bytes 41..<53): authenticated as part of the header
         #expect(throws: ProtocolError.badTag) { try pair.bob.open(flippedCiphertext, from: pair.alice) }
         #expect(throws: ProtocolError.badTag) { try pair.bob.open(flippedTag, from: pair.alice) }
         #expect(throws: ProtocolError.badTag) { try pair.bob.open(flippedCounter, from: pair.alice) }
+        #expect(throws: ProtocolError.badTag) { try pair.bob.open(flippedNonce, from: pair.alice) }
         #expect(throws: ProtocolError.tooOld) { try pair.bob.open(delivered, from: pair.alice) }
-        #expect(throws: ProtocolError.truncated(.pairwiseMessage, expected: 57, actual: 56)) {
+        #expect(throws: ProtocolError.truncated(.pairwiseMessage, expected: 69, actual: 56)) {
             try pair.bob.open(Array(message.prefix(56)), from: pair.alice)
         }
         #expect(throws: ProtocolError.badTag) { try pair.bob.open(Array(message.dropLast()), from: pair.alice) }

@@ -69,7 +69,7 @@ struct SessionThreatTests {
         }
         func opens(_ bytes: [UInt8], with keys: [SecretBytes]) throws -> Bool {
             guard case .normal(let message) = try PairwiseMessage(bytes: bytes) else { return false }
-            return keys.contains { (try? RatchetKDF.open(message.ciphertext, messageKey: $0, associatedData: ad + message.header.bytes)) != nil }
+            return keys.contains { (try? RatchetKDF.open(message.ciphertext, messageKey: $0, nonce: message.header.nonce, associatedData: ad + message.header.bytes)) != nil }
         }
 
         let keys = stolenKeys(50)

@@ -113,8 +113,8 @@ struct X3DHTests {
         try alice.startSession(with: bob)
         let prekey = try alice.send("x", to: bob)
         #expect(prekey.count == PrekeyMessage.minimumLength + 1)
-        #expect(PrekeyMessage.minimumLength == 163)
-        #expect(throws: ProtocolError.truncated(.prekeyMessage, expected: 163, actual: 162)) { try PairwiseMessage(bytes: Array(prekey.prefix(162))) }
+        #expect(PrekeyMessage.minimumLength == 175)
+        #expect(throws: ProtocolError.truncated(.prekeyMessage, expected: 175, actual: 174)) { try PairwiseMessage(bytes: Array(prekey.prefix(174))) }
         var zeroSPK = prekey
         zeroSPK.replaceSubrange(98..<102, with: [0, 0, 0, 0])
         #expect(throws: ProtocolError.malformed(.prekeyMessage, reason: "spk_id 0")) { try PairwiseMessage(bytes: zeroSPK) }
@@ -133,6 +133,6 @@ struct X3DHTests {
         guard case .prekey(let parsed) = try PairwiseMessage(bytes: prekey) else { Issue.record("no prekey"); return }
         #expect(parsed.bytes == prekey)
         #expect(try NormalMessage(bytes: parsed.message.bytes) == parsed.message)
-        #expect(throws: ProtocolError.truncated(.normalMessage, expected: 57, actual: 56)) { try NormalMessage(bytes: Array(parsed.message.bytes.prefix(56))) }
+        #expect(throws: ProtocolError.truncated(.normalMessage, expected: 69, actual: 68)) { try NormalMessage(bytes: Array(parsed.message.bytes.prefix(68))) }
     }
 }

@@ -28,10 +28,10 @@ extension IntegrationTests {
                 guard case .group(let genuine) = try envelope(of: real) else { Issue.record("not a group envelope"); return }
                 let forgedSigner = Ed25519.PrivateKey()
                 let unsigned = GroupEnvelope.typeBytes + genuine.senderDevice.bytes + withUnsafeBytes(of: genuine.keyID.bigEndian, Array.init)
-                    + withUnsafeBytes(of: (genuine.iteration + 1).bigEndian, Array.init) + genuine.ciphertext
+                    + withUnsafeBytes(of: (genuine.iteration + 1).bigEndian, Array.init) + genuine.nonce + genuine.ciphertext
                 let forged = try GroupEnvelope(senderDevice: genuine.senderDevice, keyID: genuine.keyID, iteration: genuine.iteration + 1,
-                                               ciphertext: genuine.ciphertext,
-                                               signature: forgedSigner.signature(for: Array("e2ee-group-sig-v1".utf8) + (try WireUUID(text: group.id)).bytes + unsigned))
+                                               nonce: genuine.nonce, ciphertext: genuine.ciphertext,
+                                               signature: forgedSigner.signature(for: Array("e2ee-group-sig-v2".utf8) + (try WireUUID(text: group.id)).bytes + unsigned))
                 let posted = try await malloryClient.sendMessage(channelID: group.id, OutgoingMessage(
                     content: Base64.encode(forged.encoded()), contentType: "e2ee.group", protocolVersion: 2, senderDeviceID: alice.deviceID))
 

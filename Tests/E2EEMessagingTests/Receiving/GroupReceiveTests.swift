@@ -190,7 +190,7 @@ struct GroupReceiveTests {
         #expect(try await h.timeline(channel).map(\.text) == ["g1", "g2", "g3"])
     }
 
-    @Test("§6: different bytes claiming a group message identity already used are refused; the first stays")
+    @Test("§6.6: a signed group message at a position already decrypted, with other bytes, is refused as positionReused; the first stays")
     func usedIdentityWithOtherBytes() async throws {
         let (h, peer, channel, _) = try await groupWithKey()
         let saved = try #require(peer.senderKeys[channel.id])
@@ -199,7 +199,7 @@ struct GroupReceiveTests {
         let rival = try peer.group("rival at the same iteration", channel: channel.id, at: t(2))
         let outcomes = try await h.ingest([first, rival], channel)
         #expect(outcomes[first.id] == .decrypted)
-        #expect(outcomes[rival.id] == .undecryptable(.duplicateIteration))
+        #expect(outcomes[rival.id] == .undecryptable(.positionReused))
         #expect(try await h.timeline(channel).map(\.text) == ["first", nil])
     }
 }

@@ -93,7 +93,7 @@ def check(group: dict, test: dict) -> None:
                 raise VectorFailure(f"{where}: send index {index}, expected {len(sends)}")
             message = hexfield(event, "message")
             try:
-                sent = party.send(hexfield(event, "plaintext"))
+                sent = party.send(hexfield(event, "plaintext"), hexfield(event, "nonce"))
             except ProtocolError as error:
                 raise VectorFailure(f"{where}: cannot send ({error.case})") from error
             expect_bytes(f"{where}.message", message, sent)

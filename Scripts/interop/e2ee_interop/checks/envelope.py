@@ -99,8 +99,7 @@ def _open_group(test: dict) -> bytes:
         raise ProtocolError("unknownSenderKey")
     message_key, _ = sender_key.derive(hexfield(test, "chainKey"), intfield(test, "iteration"),
                                        parsed.iteration)
-    aes_key, nonce = sender_key.message_key_material(message_key)
-    return envelopes.open_group(parsed, channel, _signing_public(test), aes_key, nonce)
+    return envelopes.open_group(parsed, channel, _signing_public(test), sender_key.message_aead_key(message_key))
 
 
 def _check_group(test: dict) -> None:
@@ -108,9 +107,9 @@ def _check_group(test: dict) -> None:
     seed, payload = hexfield(test, "signingSeed"), hexfield(test, "payload")
     expect_hex(test, "signingPublic", primitives.ed25519_public(seed))
     message_key, _ = sender_key.chain_step(hexfield(test, "chainKey"))
-    aes_key, nonce = sender_key.message_key_material(message_key)
     envelope, ciphertext, signature = envelopes.build_group(
-        channel, sender, intfield(test, "keyId"), intfield(test, "iteration"), aes_key, nonce, seed, payload)
+        channel, sender, intfield(test, "keyId"), intfield(test, "iteration"), sender_key.message_aead_key(message_key),
+        hexfield(test, "nonce"), seed, payload)
     expect_hex(test, "ciphertext", ciphertext)
     expect_hex(test, "signature", signature)
     _expect_envelope(test, envelope)

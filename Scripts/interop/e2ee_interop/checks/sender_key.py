@@ -1,6 +1,7 @@
 """E2EE-SENDER-KEY (group type ChainTest): the sender-key chain from CK_0.
 
-valid: every listed iteration's mk, AES key, nonce and next chain key must be reproduced.
+valid: every listed iteration's mk, AES key and next chain key must be reproduced (the nonce is
+random per message, so the chain gives none).
 invalid: at least one listed value must differ from the recomputed chain.
 """
 
@@ -22,11 +23,9 @@ def _verify_chain(test: dict) -> None:
         for _ in range(iteration - next_iteration):
             _, chain_key = sender_key.chain_step(chain_key)
         message_key, chain_key = sender_key.chain_step(chain_key)
-        aes_key, nonce = sender_key.message_key_material(message_key)
         where = f"iterations[{iteration}]"
         expect_hex(item, "messageKey", message_key, f"{where}.messageKey")
-        expect_hex(item, "aesKey", aes_key, f"{where}.aesKey")
-        expect_hex(item, "nonce", nonce, f"{where}.nonce")
+        expect_hex(item, "aesKey", sender_key.message_aead_key(message_key), f"{where}.aesKey")
         expect_hex(item, "nextChainKey", chain_key, f"{where}.nextChainKey")
         next_iteration = iteration + 1
 

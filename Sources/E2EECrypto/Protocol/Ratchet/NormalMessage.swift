@@ -1,4 +1,4 @@
-/// A normal pairwise message: `0x01 || header(40) || ciphertext_with_tag` (docs/spec/protocol.md §3).
+/// A normal pairwise message: `0x01 || header(52) || ciphertext_with_tag` (docs/spec/protocol.md §3).
 public struct NormalMessage: Sendable, Hashable {
     /// The type byte.
     public static let type: UInt8 = 0x01

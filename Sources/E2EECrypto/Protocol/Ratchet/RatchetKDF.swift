@@ -1,7 +1,7 @@
 /// The Double Ratchet's key derivations, exactly as docs/spec/protocol.md §3 fixes them.
 enum RatchetKDF {
     static let rootInfo = Array("e2ee-ratchet-v1".utf8)
-    static let messageInfo = Array("e2ee-msg-v1".utf8)
+    static let messageInfo = Array("e2ee-msg-v2".utf8)
     static let zero32 = [UInt8](repeating: 0, count: 32)
 
     /// `KDF_RK(rk, dh) = HKDF(salt = rk, ikm = dh, info = "e2ee-ratchet-v1", L = 64)`:
@@ -17,22 +17,23 @@ enum RatchetKDF {
          HMACSHA256.authenticationCode(for: [UInt8(0x02)], key: chainKey))
     }
 
-    /// `HKDF(salt = ZERO32, ikm = mk, info = "e2ee-msg-v1", L = 44)`: AES key (32) and nonce (12).
-    static func messageKeys(_ messageKey: SecretBytes) throws -> (key: SecretBytes, nonce: SecretBytes) {
-        let output = try mapCrypto { try HKDF.deriveKey(inputKeyMaterial: messageKey, salt: zero32, info: messageInfo, outputLength: 44) }
-        return (output.slice(0..<32), output.slice(32..<44))
+    /// `HKDF(salt = ZERO32, ikm = mk, info = "e2ee-msg-v2", L = 32)`: the AES-256 key of a
+    /// message key. The nonce is not derived: it is random and travels in the header (§3.4).
+    static func messageAEADKey(_ messageKey: SecretBytes) throws -> SecretBytes {
+        try mapCrypto { try HKDF.deriveKey(inputKeyMaterial: messageKey, salt: zero32, info: messageInfo, outputLength: 32) }
     }
 
-    /// Seals `plaintext` under a message key with associated data `AD || header`.
-    static func seal(_ plaintext: some ByteView, messageKey: SecretBytes, associatedData: [UInt8]) throws -> [UInt8] {
-        let (key, nonce) = try messageKeys(messageKey)
+    /// Seals `plaintext` under a message key and the header's nonce, with associated data
+    /// `AD || header`.
+    static func seal(_ plaintext: some ByteView, messageKey: SecretBytes, nonce: [UInt8], associatedData: [UInt8]) throws -> [UInt8] {
+        let key = try messageAEADKey(messageKey)
         return try mapCrypto { try AES256GCM.seal(plaintext, key: key, nonce: nonce, authenticating: associatedData) }
     }
 
-    /// Opens `ciphertext` under a message key.
+    /// Opens `ciphertext` under a message key and the header's nonce.
     /// - Throws: ``ProtocolError/badTag`` when it does not verify.
-    static func open(_ ciphertext: [UInt8], messageKey: SecretBytes, associatedData: [UInt8]) throws -> SecretBytes {
-        let (key, nonce) = try messageKeys(messageKey)
+    static func open(_ ciphertext: [UInt8], messageKey: SecretBytes, nonce: [UInt8], associatedData: [UInt8]) throws -> SecretBytes {
+        let key = try messageAEADKey(messageKey)
         return try mapCrypto { try AES256GCM.open(ciphertext, key: key, nonce: nonce, authenticating: associatedData) }
     }
 

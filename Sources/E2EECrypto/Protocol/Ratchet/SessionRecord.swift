@@ -35,13 +35,13 @@ public struct SessionRecord: Sendable, CustomStringConvertible {
     /// Current first, then archived in MRU order.
     var allStates: [SessionState] { [current] + archived }
 
-    /// Encrypts `plaintext` in the current state.
+    /// Encrypts `plaintext` in the current state, drawing the message's nonce from `random`.
     /// - Returns: the record to persist before sending, and the message bytes.
     /// - Throws: as the current state's encryption: ``ProtocolError/cannotSendYet`` (a
     ///   responder that has not received), ``ProtocolError/limitExceeded(_:limit:actual:)``,
     ///   ``ProtocolError/crypto(_:)``.
-    public func encrypt(_ plaintext: some ByteView) throws -> PairwiseEncryption {
-        let (state, message) = try current.encrypting(plaintext)
+    public func encrypt(_ plaintext: some ByteView, using random: some RandomSource = SystemRandom()) throws -> PairwiseEncryption {
+        let (state, message) = try current.encrypting(plaintext, using: random)
         return PairwiseEncryption(record: SessionRecord(current: state, archived: archived), message: message)
     }
 

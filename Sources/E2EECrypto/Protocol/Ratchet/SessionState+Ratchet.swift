@@ -1,20 +1,22 @@
 extension SessionState {
-    /// Encrypts `plaintext` with the next sending message key. While ``awaitingReply``, the
-    /// result is a prekey message carrying the X3DH header.
+    /// Encrypts `plaintext` with the next sending message key and a fresh random nonce from
+    /// `random` (carried in the header, §3.4). While ``awaitingReply``, the result is a prekey
+    /// message carrying the X3DH header.
     /// - Returns: the advanced state and the wire bytes. Persist the state before the bytes
-    ///   leave the process (the key and nonce come from the chain).
+    ///   leave the process (the key comes from the chain; a retry resends the stored bytes).
     /// - Throws: ``ProtocolError/cannotSendYet`` without a sending chain,
     ///   ``ProtocolError/limitExceeded(_:limit:actual:)`` when the chain's counter is exhausted,
     ///   ``ProtocolError/crypto(_:)`` (e.g. AES-GCM unavailable).
-    func encrypting(_ plaintext: some ByteView) throws -> (state: SessionState, message: [UInt8]) {
+    func encrypting(_ plaintext: some ByteView, using random: some RandomSource) throws -> (state: SessionState, message: [UInt8]) {
         guard let chainKey = sendingChain else { throw ProtocolError.cannotSendYet }
         guard sendCount < UInt32.max else {
             throw ProtocolError.limitExceeded(.sessionState, limit: Int(UInt32.max), actual: Int(sendCount))
         }
         var state = self
         let (messageKey, nextChain) = RatchetKDF.chain(chainKey)
-        let header = MessageHeader(ratchetKey: sendingRatchet.publicKey, previousCounter: previousSendCount, counter: sendCount)
-        let ciphertext = try RatchetKDF.seal(plaintext, messageKey: messageKey, associatedData: associatedData + header.bytes)
+        let header = MessageHeader(ratchetKey: sendingRatchet.publicKey, previousCounter: previousSendCount, counter: sendCount,
+                                   nonce: random.bytes(count: MessageHeader.nonceLength))
+        let ciphertext = try RatchetKDF.seal(plaintext, messageKey: messageKey, nonce: header.nonce, associatedData: associatedData + header.bytes)
         state.sendingChain = nextChain
         state.sendCount += 1
         let normal = NormalMessage(header: header, ciphertext: ciphertext)
@@ -38,7 +40,7 @@ extension SessionState {
         let header = message.header
         let associatedData = associatedData + header.bytes
         if let messageKey = state.skipped.take(ratchetKey: header.ratchetKey, counter: header.counter) {
-            let plaintext = try RatchetKDF.open(message.ciphertext, messageKey: messageKey, associatedData: associatedData)
+            let plaintext = try RatchetKDF.open(message.ciphertext, messageKey: messageKey, nonce: header.nonce, associatedData: associatedData)
             state.awaitingReply = false
             return (state, plaintext)
         }
@@ -64,7 +66,7 @@ extension SessionState {
             throw ProtocolError.limitExceeded(.sessionState, limit: Int(UInt32.max), actual: Int(state.receiveCount))
         }
         let (messageKey, nextChain) = RatchetKDF.chain(chainKey)
-        let plaintext = try RatchetKDF.open(message.ciphertext, messageKey: messageKey, associatedData: associatedData)
+        let plaintext = try RatchetKDF.open(message.ciphertext, messageKey: messageKey, nonce: header.nonce, associatedData: associatedData)
         state.receivingChain = nextChain
         state.receiveCount += 1
         state.awaitingReply = false

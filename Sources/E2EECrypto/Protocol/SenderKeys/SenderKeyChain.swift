@@ -1,9 +1,10 @@
 /// The symmetric ratchet of a sender key (docs/spec/protocol.md §4): one chain key per iteration, one
-/// message key per iteration, and the AES-256-GCM key and nonce derived from that message key.
+/// message key per iteration, and the AES-256-GCM key derived from that message key (the nonce
+/// is random and travels in the envelope).
 enum SenderKeyChain {
     /// Length of a chain key and of a message key.
     static let keyLength = 32
-    private static let messageKeyInfo = Array("e2ee-group-v1".utf8)
+    private static let messageKeyInfo = Array("e2ee-group-msg-v2".utf8)
     private static let zeroSalt = [UInt8](repeating: 0, count: 32)
 
     /// `mk_i = HMAC(CK_i, 0x01)`.
@@ -16,19 +17,14 @@ enum SenderKeyChain {
         HMACSHA256.authenticationCode(for: [UInt8(0x02)], key: chainKey)
     }
 
-    /// The AES key (32) and nonce (12) of a message key:
-    /// `HKDF(salt = ZERO32, ikm = mk, info = "e2ee-group-v1", L = 44)`.
+    /// The AES-256 key of a message key: `HKDF(salt = ZERO32, ikm = mk, info = "e2ee-group-msg-v2", L = 32)`.
     /// - Throws: ``ProtocolError/crypto(_:)`` (never for a 32-byte message key).
-    static func aeadKeyAndNonce(messageKey: SecretBytes) throws -> (key: SecretBytes, nonce: [UInt8]) {
-        let material: SecretBytes
+    static func aeadKey(messageKey: SecretBytes) throws -> SecretBytes {
         do {
-            material = try HKDF.deriveKey(inputKeyMaterial: messageKey, salt: zeroSalt, info: messageKeyInfo, outputLength: 44)
+            return try HKDF.deriveKey(inputKeyMaterial: messageKey, salt: zeroSalt, info: messageKeyInfo, outputLength: 32)
         } catch let error as CryptoError {
             throw ProtocolError.crypto(error)
         }
-        // The nonce is not secret once used (it is implied by the public iteration).
-        let nonce = material.withUnsafeBytes { Array($0[32..<44]) }
-        return (material.slice(0..<32), nonce)
     }
 }
 

@@ -2,7 +2,7 @@ extension SenderKeyReceivingState {
     /// Verifies and decrypts a group message, returning the payload and the state to commit.
     ///
     /// Order (§4): the sender key must match, the signature is verified first, then the
-    /// iteration is placed (stored skipped key, duplicate, too old, or a forward jump of at most
+    /// iteration is placed (stored skipped key, reused position, too old, or a forward jump of at most
     /// ``ProtocolLimits/maxSenderKeyJump``), keys are derived on a copy, and the AEAD is checked;
     /// only then is a new state returned. On any error `self` is the state to keep.
     ///
@@ -12,8 +12,9 @@ extension SenderKeyReceivingState {
     ///   - now: unix seconds, recorded as the last use (retention).
     /// - Throws: ``ProtocolError/channelMismatch`` (posted in another channel),
     ///   ``ProtocolError/senderMismatch`` (another sending device), ``ProtocolError/unknownSenderKey``
-    ///   (another key id), ``ProtocolError/badSignature``, ``ProtocolError/duplicate`` (this
-    ///   iteration's key was already used), ``ProtocolError/tooOld`` (older than the state with no
+    ///   (another key id), ``ProtocolError/badSignature``, ``ProtocolError/positionReused`` (this
+    ///   iteration's key was already used: other bytes at a decrypted position, or the same
+    ///   bytes again, which the caller's dedupe answers first), ``ProtocolError/tooOld`` (older than the state with no
     ///   stored key), ``ProtocolError/tooFarAhead(jump:limit:)``, ``ProtocolError/badTag``, or
     ///   ``ProtocolError/crypto(_:)`` when AES-256-GCM is unavailable.
     public func decrypt(_ envelope: GroupEnvelope, channel postedChannel: WireUUID, now: Int64) throws -> (plaintext: SecretBytes, state: SenderKeyReceivingState) {
@@ -47,7 +48,10 @@ extension SenderKeyReceivingState {
         if iteration < nextIteration {
             guard let messageKey = skippedKeys[iteration] else {
                 let evicted = evictedThrough.map { iteration <= $0 } ?? false
-                throw iteration < installedIteration || evicted ? ProtocolError.tooOld : ProtocolError.duplicate
+                // The signature verified and this iteration's key was used here: a message at a
+                // position this device already decrypted (the caller's dedupe catches the same
+                // bytes earlier), so the sender's store was probably restored (§6.6, §9).
+                throw iteration < installedIteration || evicted ? ProtocolError.tooOld : ProtocolError.positionReused
             }
             let plaintext = try open(envelope, messageKey: messageKey)
             var remaining = skippedKeys
@@ -84,10 +88,10 @@ extension SenderKeyReceivingState {
     }
 
     private func open(_ envelope: GroupEnvelope, messageKey: SecretBytes) throws -> SecretBytes {
-        let (key, nonce) = try SenderKeyChain.aeadKeyAndNonce(messageKey: messageKey)
+        let key = try SenderKeyChain.aeadKey(messageKey: messageKey)
         let aad = GroupEnvelope.associatedData(channel: channel, header: envelope.header)
         do {
-            return try AES256GCM.open(envelope.ciphertext, key: key, nonce: nonce, authenticating: aad)
+            return try AES256GCM.open(envelope.ciphertext, key: key, nonce: envelope.nonce, authenticating: aad)
         } catch {
             throw protocolError(fromAEAD: error)
         }

@@ -1,9 +1,10 @@
 /// This device's sender key for one group channel (docs/spec/protocol.md §4): a random `key_id`, the
 /// next iteration, the chain key at that iteration and the Ed25519 signing key.
 ///
-/// A value type: ``encrypt(_:senderDevice:)`` returns the advanced state, which the caller must
-/// persist *before* the envelope leaves the process (a retry resends the stored envelope and
-/// never re-encrypts, so no key and nonce are ever used twice). Not `Codable`: it is stored only
+/// A value type: ``encrypt(_:senderDevice:using:)`` returns the advanced state, which the caller
+/// must persist *before* the envelope leaves the process (a retry resends the stored envelope
+/// and never re-encrypts). Each message's nonce is random, so even a state used twice (a
+/// restored store) never encrypts two plaintexts under one key and nonce. Not `Codable`: it is stored only
 /// through ``serialized()``, which the key store seals.
 public struct SenderKeySendingState: Sendable, CustomStringConvertible {
     /// The channel this key sends in.
@@ -61,20 +62,23 @@ public struct SenderKeySendingState: Sendable, CustomStringConvertible {
         return (Base64.encode(signingKey.publicKey.rawRepresentation), Base64.encode(writer.bytes))
     }
 
-    /// Encrypts and signs `payload` at the current iteration.
+    /// Encrypts `payload` at the current iteration under a fresh random nonce from `random`, and
+    /// signs the envelope.
     /// - Returns: the envelope and the advanced state (persist it before sending).
     /// - Throws: ``ProtocolError/limitExceeded(_:limit:actual:)`` for a payload above
     ///   ``ProtocolLimits/maxPayloadBytes`` or an exhausted chain, ``ProtocolError/crypto(_:)``
     ///   when AES-256-GCM is unavailable.
-    public func encrypt(_ payload: some ByteView, senderDevice: WireUUID) throws -> (envelope: GroupEnvelope, state: SenderKeySendingState) {
+    public func encrypt(_ payload: some ByteView, senderDevice: WireUUID,
+                        using random: some RandomSource = SystemRandom()) throws -> (envelope: GroupEnvelope, state: SenderKeySendingState) {
         let length = payload.withByteView { $0.count }
         guard length <= ProtocolLimits.maxPayloadBytes else {
             throw ProtocolError.limitExceeded(.payload, limit: ProtocolLimits.maxPayloadBytes, actual: length)
         }
         guard iteration < UInt32.max else { throw ProtocolError.limitExceeded(.senderKeyState, limit: Int(UInt32.max), actual: Int(iteration)) }
         let messageKey = SenderKeyChain.messageKey(chainKey: chainKey)
-        let (key, nonce) = try SenderKeyChain.aeadKeyAndNonce(messageKey: messageKey)
-        let header = GroupEnvelope.header(senderDevice: senderDevice, keyID: keyID, iteration: iteration)
+        let key = try SenderKeyChain.aeadKey(messageKey: messageKey)
+        let nonce = random.bytes(count: GroupEnvelope.nonceLength)
+        let header = GroupEnvelope.header(senderDevice: senderDevice, keyID: keyID, iteration: iteration, nonce: nonce)
         let ciphertext: [UInt8]
         do {
             ciphertext = try AES256GCM.seal(payload, key: key, nonce: nonce, authenticating: GroupEnvelope.associatedData(channel: channel, header: header))
@@ -82,7 +86,8 @@ public struct SenderKeySendingState: Sendable, CustomStringConvertible {
             throw ProtocolError.crypto(error)
         }
         let signature = signingKey.signature(for: GroupEnvelope.signedBytes(channel: channel, header: header, ciphertext: ciphertext))
-        let envelope = try GroupEnvelope(senderDevice: senderDevice, keyID: keyID, iteration: iteration, ciphertext: ciphertext, signature: signature)
+        let envelope = try GroupEnvelope(senderDevice: senderDevice, keyID: keyID, iteration: iteration, nonce: nonce,
+                                         ciphertext: ciphertext, signature: signature)
         let next = SenderKeySendingState(
             channel: channel, keyID: keyID, iteration: iteration + 1,
             chainKey: SenderKeyChain.nextChainKey(chainKey), signingKey: signingKey
