@@ -2,8 +2,9 @@ import E2EECrypto
 import GRDB
 
 extension KeyStore {
-    /// Queues an outgoing message in one transaction: the sending state advanced, the plaintext
-    /// and exact content stored, the outbox row added, all before any network I/O.
+    /// Queues an outgoing message in one transaction: a new sender key (with its recipient set),
+    /// the sending state advanced, the plaintext and exact content stored, the outbox row added,
+    /// all before any network I/O.
     /// - Throws: ``KeyStoreError/missingRecord(_:id:)`` for an unknown sender key or session,
     ///   GRDB's `DatabaseError` (for instance a duplicate local id).
     @discardableResult
@@ -15,6 +16,12 @@ extension KeyStore {
                     throw KeyStoreError.invalidTransition(.outboxMessage, id: commit.localID, from: "not a failed draft", to: "queued")
                 }
                 try outboxStore.removeOutboxMessage(localID: commit.localID, db)
+            }
+            if let key = commit.newSenderKey {
+                guard key.channelID == commit.channelID, key.isCurrent else {
+                    throw KeyStoreError.invalidArgument("a new sender key is the current key of the commit's channel")
+                }
+                try ownSenderKeyStore.storeNewSenderKey(key, db)
             }
             if let advance = commit.senderKey {
                 try ownSenderKeyStore.storeAdvancedSenderKey(channelID: commit.channelID, keyID: advance.keyID, state: advance.state, db)

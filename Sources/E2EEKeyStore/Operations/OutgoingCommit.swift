@@ -12,6 +12,10 @@ public struct OutgoingCommit: Sendable {
     public var content: String
     /// The plaintext we wrote (kept so our own messages stay readable).
     public var plaintext: SecretBytes
+    /// A new own sender key for the channel, stored (as its current key) before anything else of
+    /// this commit: a rotation and the distribution of the new key, or the first message under
+    /// it, are one transaction, so the key is never stored without its recipient set.
+    public var newSenderKey: OwnSenderKey?
     /// The advanced own sender key (group messages).
     public var senderKey: OwnSenderKeyAdvance?
     /// Advanced pairwise sessions (one per recipient device, for pairwise messages and sender
@@ -25,7 +29,8 @@ public struct OutgoingCommit: Sendable {
     public var contentType: String
     /// The server message an edit or delete applies to.
     public var targetMessageID: String?
-    /// For an SKD: the devices that will hold `senderKeyShareKeyID` once it is queued.
+    /// For an SKD: the devices that will hold `senderKeyShareKeyID` once it is queued — the
+    /// recipient set the key was created for (docs/spec/protocol.md §4.8).
     public var senderKeyShares: [SenderKeyShare]
     /// The own sender key the shares are of.
     public var senderKeyShareKeyID: UInt32?
@@ -35,7 +40,8 @@ public struct OutgoingCommit: Sendable {
     public var replacingDraft: Bool
 
     /// Creates the value.
-    public init(localID: String, channelID: String, content: String, plaintext: SecretBytes, senderKey: OwnSenderKeyAdvance? = nil,
+    public init(localID: String, channelID: String, content: String, plaintext: SecretBytes, newSenderKey: OwnSenderKey? = nil,
+                senderKey: OwnSenderKeyAdvance? = nil,
                 sessions: [SessionStateUpdate] = [], queuedAt: StoreTime, kind: OutboxKind = .message, contentType: String = "",
                 targetMessageID: String? = nil, senderKeyShares: [SenderKeyShare] = [], senderKeyShareKeyID: UInt32? = nil,
                 replacingDraft: Bool = false) {
@@ -49,6 +55,7 @@ public struct OutgoingCommit: Sendable {
         self.channelID = channelID
         self.content = content
         self.plaintext = plaintext
+        self.newSenderKey = newSenderKey
         self.senderKey = senderKey
         self.sessions = sessions
         self.queuedAt = queuedAt

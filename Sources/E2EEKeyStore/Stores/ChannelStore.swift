@@ -94,14 +94,6 @@ public struct ChannelStore: Sendable {
         }
     }
 
-    /// Forgets that these devices hold key `keyID` (its distribution failed: send it again).
-    /// - Throws: GRDB's `DatabaseError`.
-    public func removeShares(channelID: String, keyID: UInt32, deviceIDs: [String], _ db: Database) throws {
-        for device in deviceIDs {
-            try db.run("DELETE FROM sender_key_shares WHERE channel_id = ? AND key_id = ? AND device_id = ?", [channelID, Int64(keyID), device])
-        }
-    }
-
     private func decode(_ row: Row) throws -> ChannelRecord {
         let t = Self.table
         let fetched: Int64? = try row.decodeIfPresent("members_fetched_at", table: t)

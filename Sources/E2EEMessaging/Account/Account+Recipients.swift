@@ -21,10 +21,11 @@ extension Account {
 
     /// Approves a held (or declined) device in every channel that holds it: it receives keys
     /// from now on, never earlier ones. In a DM it becomes a recipient of later messages; in a
-    /// group it is sent our current sender key state now (an SKD), never an earlier one.
-    /// Returns the channels it was approved in.
+    /// group our next message makes a new sender key and distributes it, the approved device
+    /// included (a sender key only ever reaches the devices it was created for,
+    /// docs/spec/protocol.md §4.8). Returns the channels it was approved in.
     /// - Throws: ``MessagingError/unknownRecipient(deviceID:)`` when no channel holds or declined
-    ///   it, ``ServerError`` (bundles), key store errors.
+    ///   it, key store errors.
     @discardableResult
     public func approveDevice(_ deviceID: String) async throws -> [String] {
         let device = deviceID.lowercased()
@@ -36,15 +37,7 @@ extension Account {
             try store.recipientStore.storeKnownDevices(updated.map { ($0.userID, $0.deviceID) }, at: time, db)
             return updated
         }
-        guard let first = approved.first else { throw MessagingError.unknownRecipient(deviceID: device) }
-        for row in approved {
-            let channel = try await channelDirectory.channel(id: row.channelID)
-            guard channel.encryption == .senderKeys,
-                  let remote = try await directory.recipientDevices(of: first.userID).first(where: { $0.deviceID == device }) else { continue }
-            // A distribution is a send: after a restore, the keys are renewed first (T18).
-            try await prepareToSend(channelID: channel.id)
-            if try await composer.distributeCurrentKey(in: channel, to: remote) { await outbox.kick(channelID: channel.id) }
-        }
+        guard !approved.isEmpty else { throw MessagingError.unknownRecipient(deviceID: device) }
         return approved.map(\.channelID)
     }
 

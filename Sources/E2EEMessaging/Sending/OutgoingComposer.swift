@@ -69,7 +69,7 @@ struct OutgoingComposer: Sendable {
         let channelID = try WireUUID(text: channel.id)
         let senderDevice = try WireUUID(text: device.deviceID)
         return try await locks.withLocks(sessionLocks(recipients)) { [self] in
-            var encryptor = PairwiseEncryptor(try await sessions.prepare(recipients))
+            var encryptor = PairwiseEncryptor(try await sessions.prepare(recipients), random: random)
             let envelope = try DMEnvelope.seal(payload: request.payload, channel: channelID, senderDevice: senderDevice,
                                                recipients: recipients.map { try WireUUID(text: $0.deviceID) }, using: random) { device, plaintext in
                 try encryptor.encrypt(device, plaintext)
@@ -82,23 +82,24 @@ struct OutgoingComposer: Sendable {
     }
 
     private func queueGroup(_ request: Request, in channel: ChatChannel, to recipients: [RemoteDevice]) async throws -> OutboxMessage {
-        let channelID = try WireUUID(text: channel.id)
         let senderDevice = try WireUUID(text: device.deviceID)
         var locks = sessionLocks(recipients)
         locks.insert(LockKeys.senderKey(channel.id))
         let (entry, newIndexEntry) = try await self.locks.withLocks(locks) { [self] () async throws -> (OutboxMessage, SenderKeyEntry?) in
-            var (state, shares, rotated) = try await currentSenderKey(channel: channel, channelID: channelID, recipients: recipients)
-            let missing = recipients.filter { !shares.contains($0.deviceID) }
-            try await queueDistribution(of: state, in: channel, to: missing)
-            shares.formUnion(missing.map(\.deviceID))
-            let (envelope, advanced) = try state.encrypt(request.payload, senderDevice: senderDevice)
+            var (state, newKey) = try await currentSenderKey(channel: channel, recipients: recipients)
+            if let newKey, !recipients.isEmpty {
+                // The new key, its distribution and its recipient set: one commit.
+                try await queueDistribution(of: state, storing: newKey, in: channel, to: recipients)
+            }
+            let (envelope, advanced) = try state.encrypt(request.payload, senderDevice: senderDevice, using: random)
             state = advanced
             let entry = try await store.queueOutgoingMessage(OutgoingCommit(
                 localID: request.localID, channelID: channel.id, content: Base64.encode(envelope.encoded()), plaintext: request.payload,
+                newSenderKey: recipients.isEmpty ? newKey : nil,
                 senderKey: OwnSenderKeyAdvance(keyID: state.keyID, state: state.serialized()), queuedAt: now(), kind: request.kind,
                 contentType: EnvelopeKind.group.contentType, targetMessageID: request.target, replacingDraft: request.replacesDraft))
             let index = state.indexEntry
-            return (entry, rotated ? SenderKeyEntry(deviceID: device.deviceID, senderKeyPublic: index.senderKeyPublic, chainKey: index.chainKey) : nil)
+            return (entry, newKey != nil ? SenderKeyEntry(deviceID: device.deviceID, senderKeyPublic: index.senderKeyPublic, chainKey: index.chainKey) : nil)
         }
         if let newIndexEntry {
             // Informational only (§4): a failure here costs nothing, the SKDs carry the key.
@@ -107,26 +108,29 @@ struct OutgoingComposer: Sendable {
         return entry
     }
 
-    /// The channel's current sender key and the devices holding it; a new key (rotation) when
-    /// there is none, after 100 messages, or when a device holding it is no longer a recipient
-    /// (a member left or was removed, a device vanished or changed identity) — T11.
-    private func currentSenderKey(channel: ChatChannel, channelID: WireUUID, recipients: [RemoteDevice])
-        async throws -> (SenderKeySendingState, Set<String>, Bool) {
+    /// The channel's current sender key, or a new one (a rotation) to be stored with its
+    /// distribution. The current key is kept only while the recipients are exactly the devices
+    /// it was created for (docs/spec/protocol.md §4.6, §4.8): a device that is no longer a
+    /// recipient (a member left or was removed, a device vanished, changed identity or was
+    /// declined — T11) and a device that was not one (a new member, a new or approved device)
+    /// both make a new key, so a newcomer never receives a chain state that a restored store
+    /// may already have used (T18). Also after 100 messages.
+    private func currentSenderKey(channel: ChatChannel, recipients: [RemoteDevice])
+        async throws -> (state: SenderKeySendingState, newKey: OwnSenderKey?) {
         let recipientIDs = Set(recipients.map(\.deviceID))
-        let stored = try await store.read { [store] db -> (OwnSenderKey?, Set<SenderKeyShare>) in
-            guard let key = try store.ownSenderKeyStore.loadCurrentSenderKey(channelID: channel.id, db) else { return (nil, []) }
-            return (key, try store.channelStore.loadShares(channelID: channel.id, keyID: key.keyID, db))
+        let stored = try await store.read { [store] db -> (OwnSenderKey?, Set<SenderKeyShare>, Set<UInt32>) in
+            let retained = try store.ownSenderKeyStore.loadKeyIDs(channelID: channel.id, db)
+            guard let key = try store.ownSenderKeyStore.loadCurrentSenderKey(channelID: channel.id, db) else { return (nil, [], retained) }
+            return (key, try store.channelStore.loadShares(channelID: channel.id, keyID: key.keyID, db), retained)
         }
         if let key = stored.0 {
             let state = try SenderKeySendingState(serialized: key.state)
-            let holders = Set(stored.1.map(\.deviceID))
-            if !state.needsRotation, holders.isSubset(of: recipientIDs) { return (state, holders, false) }
+            let createdFor = Set(stored.1.map(\.deviceID))
+            if !state.needsRotation, createdFor == recipientIDs { return (state, nil) }
         }
-        let retained = try await store.read { [store] db in try store.ownSenderKeyStore.loadKeyIDs(channelID: channel.id, db) }
-        let state = SenderKeySendingState.generate(channel: channelID, retainedKeyIDs: retained, using: random)
-        try await store.storeNewSenderKey(OwnSenderKey(channelID: channel.id, keyID: state.keyID, state: state.serialized(), isCurrent: true,
-                                                       messagesSent: 0, createdAt: now()))
-        return (state, [], true)
+        let state = SenderKeySendingState.generate(channel: try WireUUID(text: channel.id), retainedKeyIDs: stored.2, using: random)
+        return (state, OwnSenderKey(channelID: channel.id, keyID: state.keyID, state: state.serialized(), isCurrent: true,
+                                    messagesSent: 0, createdAt: now()))
     }
 }
 

@@ -153,7 +153,7 @@ extension IntegrationTests {
             }
         }
 
-        @Test("approve: a held device reads from then on and nothing earlier (DM; group by an SKD of the current state)")
+        @Test("approve: a held device reads from then on and nothing earlier (DM; group by a new sender key with the next message)")
         func approvedDeviceReadsOnlyLaterMessages() async throws {
             try await MessagingHarness.with { harness in
                 let alice = try await harness.registerWithDefaults("alice")
@@ -175,16 +175,23 @@ extension IntegrationTests {
                 let before = try await harness.serverMessages(group.id, as: harness.reader(of: bob)).count
                 #expect(Set(try await alice.approveDevice(bob2.deviceID)) == [dm.id, group.id])
                 await alice.waitForOutbox()
-                let groupPosts = try await harness.serverMessages(group.id, as: harness.reader(of: bob))
-                #expect(groupPosts.count == before + 1)
-                let skd = try #require(groupPosts.last)
-                #expect(skd.contentType == EnvelopeKind.senderKeyDistribution.contentType)
-                #expect(try recipientDevices(of: skd) == [bob2.deviceID])
+                // Approval alone sends nothing: the current key was made for Bob's first device only.
+                #expect(try await harness.serverMessages(group.id, as: harness.reader(of: bob)).count == before)
                 #expect(try await alice.pendingRecipients().isEmpty)
 
                 try await alice.send(text: "dm three", to: dm.id)
                 try await alice.send(text: "group three", to: group.id)
                 await alice.waitForOutbox()
+                // The next message rotates first (docs/spec/protocol.md §4.8): a new key to both of Bob's devices.
+                let groupPosts = try await harness.serverMessages(group.id, as: harness.reader(of: bob))
+                #expect(groupPosts.count == before + 2)
+                let skd = groupPosts[before]
+                #expect(skd.contentType == EnvelopeKind.senderKeyDistribution.contentType)
+                #expect(try recipientDevices(of: skd) == [bob.deviceID, bob2.deviceID])
+                guard case .group(let rotated) = try envelope(of: groupPosts[before + 1]), case .group(let earlier) = try envelope(of: groupPosts[before - 1]) else {
+                    Issue.record("not group envelopes"); return
+                }
+                #expect(rotated.keyID != earlier.keyID && rotated.iteration == 0)
                 #expect(try await readableTexts(bob2, dm.id) == ["dm three"])
                 #expect(try await readableTexts(bob2, group.id) == ["group three"])
                 #expect(try await readableTexts(bob, group.id) == ["group one", "group two", "group three"])
