@@ -49,6 +49,9 @@ public actor FaultInjector {
     /// When set, new messages of a channel share `created_at` in runs of this length (overriding
     /// the ``DevServerQuirks/tiedTimestamps`` quirk, on or off).
     public private(set) var tieRunLength: Int?
+    /// When set, message pages (`GET /channels/{id}/messages`) leave out every row this device
+    /// posted, as a server hiding a device's own newer messages from its catch-up would.
+    public private(set) var hiddenSenderDevice: String?
     private var random = SeededRandom(seed: 0)
 
     /// Creates an injector with no fault switched on, attached to no server (the socket actions
@@ -94,6 +97,10 @@ public actor FaultInjector {
     /// Gives new messages of a channel the same `created_at` in runs of `runLength` (at least 2);
     /// `nil` returns to the configured quirk.
     public func tieTimestamps(runLength: Int?) { tieRunLength = runLength.map { max(2, $0) } }
+
+    /// Leaves the rows `deviceID` posted out of every message page (`nil`: pages are whole
+    /// again). Events and other routes are unchanged.
+    public func hideRows(postedBy deviceID: String?) { hiddenSenderDevice = deviceID?.lowercased() }
 
     /// Drops every open socket of `userID` (of every user when `nil`) now, without a close
     /// handshake, as a lost network would.
@@ -164,6 +171,7 @@ public actor FaultInjector {
         accessTokensExpiredBefore = nil
         commitDelayLimit = nil
         tieRunLength = nil
+        hiddenSenderDevice = nil
     }
 
     /// Whether this event frame is duplicated (a draw when the probability is between 0 and 1).

@@ -37,10 +37,15 @@ struct MessageRoutes {
             beforeValue = value
         }
         let (before, limit) = (beforeValue, limitValue)
+        let hidden = await state.faults.hiddenSenderDevice
         let rows = try await state.database.read { db -> [JSONValue] in
             try state.requireMember(db, channelID: channelID, userID: caller.userID)
             var sql = "SELECT * FROM messages WHERE channel_id = ?"
             var values: [any DatabaseValueConvertible] = [channelID]
+            if let hidden {
+                sql += " AND (sender_device_id IS NULL OR sender_device_id != ?)"
+                values.append(hidden)
+            }
             if let before {
                 sql += " AND created_at < ?"
                 values.append(before)

@@ -10,6 +10,11 @@ import E2EEKeyStore
 /// committed after an earlier catch-up read): the known message proves nothing about what is
 /// older than it. The mark does: everything newer than it was read over REST or on a socket
 /// that lost nothing.
+///
+/// A catch-up that must open the send gate (docs/spec/protocol.md §3.13) goes on past its limit
+/// when the limit comes first: it reads the rest of the gap down to the mark, keeping only the
+/// messages a predicate picks (this device's own), so the rollback detection (§3.14) sees every
+/// own message however many others were posted after it, in bounded memory.
 struct HistoryCatchUp: Sendable {
     /// What one catch-up of a channel found.
     struct Result: Sendable {
@@ -21,6 +26,24 @@ struct HistoryCatchUp: Sendable {
         /// The catch-up stopped at ``HistoryCatchUp/limit`` before it reached the mark or what
         /// the store has: there may be a gap behind the oldest message fetched.
         var stoppedAtLimit = false
+        /// Past the limit, the gap behind the oldest message fetched was read down to the mark
+        /// (or the overlap, or the start), and these are the messages the scan kept, oldest →
+        /// newest. Empty when no scan ran.
+        var keptPastLimit: [ServerMessage] = []
+        /// Every message newer than the mark was read, here or by the scan past the limit: the
+        /// catch-up read the channel to the present.
+        var readToPresent = false
+    }
+
+    /// What a scan past the limit keeps, and how far it may go.
+    struct GapScan: Sendable {
+        /// The messages to keep (this device's own).
+        var keeps: @Sendable (ServerMessage) -> Bool
+        /// At most this many messages are read past the limit before the scan gives up (the
+        /// gap then stays unread and the send gate closed).
+        var maximumMessages = 200_000
+        /// At most this many kept messages.
+        var maximumKept = 5_000
     }
 
     let api: any ChatServerAPI
@@ -31,29 +54,57 @@ struct HistoryCatchUp: Sendable {
     var limit = 5_000
 
     /// Pages `channelID` back to `verifiedThrough` (microseconds of server time; nil: to the
-    /// store's overlap), the start, or the limit.
+    /// store's overlap), the start, or the limit; past the limit, with `scan`, on to the mark
+    /// keeping what `scan` keeps.
     /// - Throws: ``ServerError``, key store errors.
-    func recentMessages(channelID: String, verifiedThrough mark: Int64?) async throws -> Result {
+    func recentMessages(channelID: String, verifiedThrough mark: Int64?, scanning scan: GapScan? = nil) async throws -> Result {
         var pager = MessageHistoryPager(server: api, channelID: channelID, pageSize: min(pageSize, limit))
         var pages: [[ServerMessage]] = []
         var count = 0
         var reached = false
         while count < limit {
             let page = try await pager.nextPage()
-            guard let oldest = page.first else { break }
+            guard !page.isEmpty else { break }
             pages.append(page)
             count += page.count
-            if let mark {
-                if oldest.createdAt.microseconds < mark {
-                    reached = true
-                    break
-                }
-            } else if try await !store.knownMessageIDs(page.map(\.id)).isEmpty {
+            if try await reachesMark(page, mark: mark) {
                 reached = true
                 break
             }
         }
-        return Result(messages: pages.reversed().flatMap { $0 }, reachedStart: pager.reachedStart,
-                      stoppedAtLimit: !reached && !pager.reachedStart && count >= limit)
+        var result = Result(messages: pages.reversed().flatMap { $0 }, reachedStart: pager.reachedStart)
+        result.stoppedAtLimit = !reached && !pager.reachedStart && count >= limit
+        result.readToPresent = !result.stoppedAtLimit
+        if result.stoppedAtLimit, let scan {
+            (result.keptPastLimit, result.readToPresent) = try await scanGap(&pager, mark: mark, scan)
+        }
+        return result
+    }
+
+    /// Whether `page` (oldest first) reaches the mark, or without a mark what the store has.
+    private func reachesMark(_ page: [ServerMessage], mark: Int64?) async throws -> Bool {
+        guard let oldest = page.first else { return false }
+        if let mark { return oldest.createdAt.microseconds < mark }
+        return try await !store.knownMessageIDs(page.map(\.id)).isEmpty
+    }
+
+    /// Reads on from where `pager` stopped, down to the mark, keeping what `scan` keeps.
+    /// Returns the kept messages (oldest → newest) and whether the mark (or the start) was reached
+    /// within the scan's bounds.
+    private func scanGap(_ pager: inout MessageHistoryPager, mark: Int64?, _ scan: GapScan) async throws -> ([ServerMessage], Bool) {
+        var kept: [[ServerMessage]] = []
+        var keptCount = 0
+        var read = 0
+        while read < scan.maximumMessages {
+            let page = try await pager.nextPage()
+            guard !page.isEmpty else { return (kept.reversed().flatMap { $0 }, pager.reachedStart) }
+            read += page.count
+            let own = page.filter(scan.keeps)
+            keptCount += own.count
+            guard keptCount <= scan.maximumKept else { break }
+            kept.append(own)
+            if try await reachesMark(page, mark: mark) || pager.reachedStart { return (kept.reversed().flatMap { $0 }, true) }
+        }
+        return (kept.reversed().flatMap { $0 }, false)
     }
 }

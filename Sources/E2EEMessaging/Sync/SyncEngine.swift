@@ -88,15 +88,30 @@ final class SyncEngine: ConnectionDelegate, Sendable {
         try await catchUp(account.channel(id: channelID))
     }
 
-    private func catchUp(_ channel: ChatChannel) async throws {
-        guard let encryption = channel.encryption else { return }
+    /// Catches `channel` up; returns whether it was read to the present. Until this process has
+    /// read a channel to the present, a catch-up that stops at its limit scans the rest of the
+    /// gap for this device's own messages (docs/spec/protocol.md §3.13–§3.14): a flood of other
+    /// messages cannot push the evidence of a restored store out of sight, and a catch-up that
+    /// did not read to the present never opens the send gate.
+    /// A channel that is no longer ours (403, 404) is left to the next channel list, unless
+    /// `forSending`: then the sender gets the error.
+    @discardableResult
+    private func catchUp(_ channel: ChatChannel, forSending: Bool = false) async throws -> Bool {
+        guard let encryption = channel.encryption else { return false }
         let cursor = account.historyCursor
+        let gateOpen = await account.rollbackGuard.isCaughtUp(channel.id)
+        let device = account.device
+        let scan = gateOpen ? nil : HistoryCatchUp.GapScan(keeps: { $0.isFrom(userID: device.userID, deviceID: device.deviceID) })
         let result: HistoryCatchUp.Result
         do {
             let mark = try await cursor.verifiedThrough(channelID: channel.id)
-            result = try await history.recentMessages(channelID: channel.id, verifiedThrough: mark)
-        } catch ServerError.forbidden, ServerError.notFound {
-            return  // no longer ours: the next channel list drops it
+            result = try await history.recentMessages(channelID: channel.id, verifiedThrough: mark, scanning: scan)
+        } catch ServerError.forbidden where !forSending, ServerError.notFound where !forSending {
+            return false  // no longer ours: the next channel list drops it
+        }
+        if !result.keptPastLimit.isEmpty {
+            // Only looked at for evidence: the gap itself stays for older paging.
+            try await account.detectRollback(in: result.keptPastLimit, channelID: channel.id)
         }
         if !result.messages.isEmpty {
             try await account.noteOwnEchoes(result.messages)
@@ -108,13 +123,19 @@ final class SyncEngine: ConnectionDelegate, Sendable {
         for messageID in try await account.deleteInference.confirmedDeletes(channelID: channel.id, read: result.messages, store: account.store) {
             _ = try await pipeline.ingestDelete(messageID: messageID, channelID: channel.id)
         }
+        guard result.readToPresent else { return false }
         await account.rollbackGuard.markCaughtUp(channel.id)
+        return true
     }
 
-    /// Catches `channelID` up before this process first encrypts for it (docs/spec/protocol.md §3): a
-    /// failure is thrown to the sender, not recorded.
+    /// Catches `channelID` up before this process first encrypts for it (docs/spec/protocol.md §3.13):
+    /// a failure is thrown to the sender, not recorded.
+    /// - Throws: ``ServerError``, and ``ServerError/transport(_:)`` when the channel could not be
+    ///   read to the present (the send waits as for an unreachable server), key store errors.
     func catchUpBeforeSending(channelID: String) async throws {
-        try await catchUp(channelID: channelID)
+        guard try await catchUp(account.channel(id: channelID), forSending: true) else {
+            throw ServerError.transport("channel \(channelID) was not read to the present: nothing is encrypted for it yet")
+        }
     }
 
     func received(_ event: RealtimeEvent) async {
