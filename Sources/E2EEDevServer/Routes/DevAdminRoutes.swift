@@ -31,6 +31,7 @@ struct DevAdminRoutes {
             if let value = body["reorder_events"].flatMap(Self.probability) { await faults.reorderEvents(probability: value) }
             if let value = body["commit_delay_ms"] { await faults.delayCommits(upTo: value.intValue.map { .milliseconds($0) }) }
             if let value = body["tie_run_length"] { await faults.tieTimestamps(runLength: value.intValue) }
+            if let value = body["hide_rows_posted_by"] { await faults.hideRows(postedBy: value.stringValue) }
             if let value = body["silent"]?.boolValue { await faults.goSilent(value) }
             if let value = body["delay_events_ms"] { await faults.delayEvents(by: value.intValue.map { .milliseconds($0) }) }
             if let value = body["refuse_upgrades"] {
