@@ -76,9 +76,18 @@ extension Account {
         try await store.outbox(states: states)
     }
 
-    /// Waits until the outbox has nothing left to post right now.
+    /// Waits until the outbox has nothing left to post right now, retries included (an
+    /// unreachable server is tried on the outbox policy's schedule before its entries wait).
     public func waitForOutbox() async {
         await outbox.waitUntilIdle()
+    }
+
+    /// Waits until every message in the outbox was posted, refused, or found the server
+    /// unreachable: then it stays `.queued` and goes out in order once the server answers,
+    /// without anyone waiting for it. What a command-line `send` waits for; it never waits out
+    /// the retry schedule of a dead server.
+    public func waitForOutboxToSettle() async {
+        await outbox.waitUntilSettled()
     }
 
     /// Encrypts and queues a payload; returns the entry (a failed draft when it cannot be

@@ -10,6 +10,7 @@ extension OutboxSender {
         let channelID = entry.channelID
         let streak = (unreachableStreaks[channelID] ?? 0) + 1
         unreachableStreaks[channelID] = streak
+        settleChanged()
         if streak < policy.maxAttempts {
             do {
                 try await sleep(policy.delay(afterAttempt: streak))

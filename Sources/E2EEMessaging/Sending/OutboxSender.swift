@@ -28,6 +28,8 @@ actor OutboxSender: OwnMessageObserving {
     var parked: Set<String> = []
     /// Wakes parked channels after the policy's interval.
     var wakeUp: Task<Void, Never>?
+    /// Callers of ``waitUntilSettled()``, resumed whenever a drain ends or a try goes unanswered.
+    private var settleWaiters: [CheckedContinuation<Void, Never>] = []
 
     init(store: KeyStore, api: any ChatServerAPI, device: LocalDevice, events: EventBroadcaster, policy: OutboxPolicy, drafts: DraftEncryptor,
          sleep: @escaping @Sendable (Double) async throws -> Void, now: @escaping @Sendable () -> StoreTime) {
@@ -65,6 +67,7 @@ actor OutboxSender: OwnMessageObserving {
         stopped = true
         for task in drains.values { task.cancel() }
         drains.removeAll()
+        settleChanged()
         wakeUp?.cancel()
         wakeUp = nil
     }
@@ -75,10 +78,27 @@ actor OutboxSender: OwnMessageObserving {
         stop()
     }
 
-    /// Waits until no channel is being sent (tests, `e2ee-tool send`); channels waiting for an
-    /// unreachable server are not being sent.
+    /// Waits until no channel is being sent (tests); channels waiting for an unreachable server
+    /// are not being sent.
     func waitUntilIdle() async {
         while let task = drains.values.first { await task.value }
+    }
+
+    /// Waits until every channel being sent is done or had a try go unanswered: what can be
+    /// posted now was posted (or refused), and the rest waits for the server, `.queued`, and
+    /// goes out later in the background. Unlike ``waitUntilIdle()`` it never waits out the
+    /// retry schedule of an unreachable server.
+    func waitUntilSettled() async {
+        while drains.keys.contains(where: { (unreachableStreaks[$0] ?? 0) == 0 }) {
+            await withCheckedContinuation { settleWaiters.append($0) }
+        }
+    }
+
+    /// Resumes the callers of ``waitUntilSettled()`` so that they look again.
+    func settleChanged() {
+        let waiters = settleWaiters
+        settleWaiters = []
+        for waiter in waiters { waiter.resume() }
     }
 
     /// A manual retry of a `.failed` entry.
@@ -100,6 +120,7 @@ actor OutboxSender: OwnMessageObserving {
             }
         } while rerun.contains(channelID) && !stopped
         drains[channelID] = nil
+        settleChanged()
     }
 
     private func nextEntry(channelID: String) async throws -> OutboxMessage? {

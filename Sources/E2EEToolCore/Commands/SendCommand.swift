@@ -35,7 +35,7 @@ struct SendCommand: AsyncParsableCommand {
             let queued = report.entry
             context.logger.debug("queued", metadata: ["local_id": "\(queued.localID)", "channel": "\(queued.channelID)"])
             if queued.state != .failed { context.console.progress("sending…") }
-            await account.waitForOutbox()
+            await account.waitForOutboxToSettle()
             let all = try await account.outboxEntries(states: Set(OutboxState.allCases))
             return (all.first { $0.localID == queued.localID } ?? queued, report)
         }

@@ -104,6 +104,38 @@ extension IntegrationTests {
             await bobAgain.shutdown()
         }
 
+        @Test("waitForOutboxToSettle returns once a try went unanswered, without waiting out the retry schedule; the entry stays queued")
+        func settleDoesNotWaitOutTheRetrySchedule() async throws {
+            var restartable = try RestartableServer()
+            defer { try? FileManager.default.removeItem(at: restartable.directory) }
+            let server = try await restartable.start()
+            let harness = MessagingHarness(server: server)
+            let store = try KeyStore.inMemory()
+            // The outbox's wait between tries never ends: only a wait that does not sit it out returns.
+            var configuration = Self.configuration
+            configuration.outbox = OutboxPolicy(maxAttempts: 3, backoff: [3_600])
+            configuration.sleep = { _ in try await Task.sleep(for: .seconds(3_600)) }
+            let alice = try await harness.register("alice", store: store, configuration: configuration) { _ in
+                Self.failFast(store: store, baseURL: server.baseURL)
+            }
+            let bob = try await harness.register("bob")
+            let dm = try await alice.openDirectMessage(with: bob.userID)
+            await server.shutdown()
+            let entry = try await alice.send(text: "while down", to: dm.id)
+            let settled = await withTaskGroup(of: Bool.self) { group in
+                group.addTask { await alice.waitForOutboxToSettle(); return true }
+                group.addTask { try? await Task.sleep(for: .seconds(60)); return false }
+                let first = await group.next() ?? false
+                group.cancelAll()
+                return first
+            }
+            #expect(settled, "waitForOutboxToSettle returned while the outbox waits for its next try")
+            #expect(try await alice.outboxEntries().map(\.localID) == [entry.localID])
+            #expect(try await alice.outboxEntries().first?.state == .queued)
+            await alice.shutdown()
+            await bob.shutdown()
+        }
+
         @Test("a server that answers with errors still fails the entry after 3 answered attempts")
         func answeredErrorsStillFail() async throws {
             try await MessagingHarness.with { harness in
