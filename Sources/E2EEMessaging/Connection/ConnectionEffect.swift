@@ -21,6 +21,8 @@ struct ConnectionTimer: Sendable, Hashable {
         case echo(String)
         /// The next light check that the open socket still delivers.
         case deafCheck
+        /// The next health check while the server cannot be reached.
+        case healthCheck
     }
 
     /// The kind.
@@ -50,6 +52,8 @@ enum ConnectionEffect: Sendable, Equatable {
     case catchUp(CatchUpReason)
     /// Ask the delegate to poll.
     case poll
+    /// Run health check `id` (`GET /health`) and report ``ConnectionInput/healthChecked(id:_:)``.
+    case checkHealth(id: Int)
     /// Ask the delegate whether the socket of attempt `id` missed a message (one light REST read).
     case checkSocket(id: Int)
     /// Tell the delegate the session ended.

@@ -29,6 +29,19 @@ enum ConnectionInput: Sendable, Equatable {
     case echoSeen(messageID: String)
     /// The delegate's check found a message the socket of attempt `id` should have delivered.
     case socketDeaf(id: Int)
+    /// Health check `id` came back.
+    case healthChecked(id: Int, HealthCheckOutcome)
+}
+
+/// What a health check (`GET /health`) found.
+enum HealthCheckOutcome: Sendable, Equatable {
+    /// It answered 200: the server is back.
+    case up
+    /// No answer, or a 5xx (a proxy or a server still starting): still away.
+    case down
+    /// Any other answer (no such route): the server cannot be checked this way; the backoff
+    /// alone paces the attempts for the rest of the run.
+    case unsupported
 }
 
 /// Why an attempt (ticket, then handshake) failed, reduced to what changes the machine's course.
@@ -41,7 +54,10 @@ enum AttemptFailure: Error, Sendable, Equatable {
     case rateLimited(retryAfter: Int?)
     /// 503: fall back to polling at once.
     case unavailable
-    /// Anything else (refused handshake, no answer, other statuses): back off and retry.
+    /// No answer at all (refused or broken connection, timeout): back off, and check the
+    /// server's health between attempts (``ConnectionPolicy/healthCheckInterval``).
+    case unreachable
+    /// Anything else (refused handshake, other statuses): back off and retry.
     case other
 
     /// Classifies an error thrown by `webSocketTicket()` or `connect(ticket:)`.
@@ -51,7 +67,27 @@ enum AttemptFailure: Error, Sendable, Equatable {
         case .notLoggedIn?: self = .notLoggedIn
         case .rateLimited(let retryAfter)?: self = .rateLimited(retryAfter: retryAfter)
         case .server(status: 503, _)?: self = .unavailable
+        case .transport?: self = .unreachable
         default: self = .other
+        }
+    }
+}
+
+extension HealthCheckOutcome {
+    /// Runs one health check through `api`: 200 (or a 429, which only a running server sends)
+    /// is `.up`; no answer or a 5xx is `.down`; anything else is `.unsupported`.
+    init(checking api: any ChatServerAPI) async {
+        do {
+            try await api.checkHealth()
+            self = .up
+        } catch ServerError.transport, ServerError.server {
+            self = .down
+        } catch ServerError.rateLimited {
+            self = .up
+        } catch is CancellationError {
+            self = .down
+        } catch {
+            self = .unsupported
         }
     }
 }

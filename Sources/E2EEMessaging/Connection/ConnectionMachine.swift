@@ -14,6 +14,9 @@
 /// closes before ``ConnectionPolicy/stableConnection`` counts as a failed attempt; one that
 /// lasted clears the count.
 ///
+/// An attempt that gets no answer at all starts health checks between the attempts
+/// (``ConnectionPolicy/healthCheckInterval``): the first that answers attempts at once.
+///
 /// An open socket can be deaf (docs/spec/sync.md "Connection"): an echo of ours missing
 /// ``ConnectionPolicy/echoTimeout`` after its 201, or the delegate's light check (every
 /// ``ConnectionPolicy/deafCheckInterval``) finding a message the socket should have delivered,
@@ -41,6 +44,16 @@ struct ConnectionMachine: Sendable {
     private(set) var channels: [String] = []
     /// The state observers last saw.
     private(set) var published: ConnectionState = .disconnected
+    /// Whether health checks run (an attempt got no answer and nothing has answered since).
+    var checkingHealth = false
+    /// Health checks timed in this outage (sets the next interval).
+    var healthChecks = 0
+    /// The health check under way.
+    var pendingHealthCheck: Int?
+    /// Health checks sent so far (their ids).
+    var healthChecksStarted = 0
+    /// The server answered a health check with something other than 200 or a 5xx in this run.
+    var healthCheckUnsupported = false
     private var attemptsStarted = 0
     private var timersStarted = 0
     private(set) var liveTimers: [ConnectionTimer.Kind: Int] = [:]
@@ -71,6 +84,8 @@ struct ConnectionMachine: Sendable {
         case .echoSeen(let messageID): cancelTimer(.echo(messageID), &effects)
         case .socketDeaf(let id):
             if phase == .connected, currentAttempt == id { socketIsDeaf(&effects) }
+        case .healthChecked(let id, let outcome):
+            healthChecked(id, outcome, &effects)
         }
         return effects
     }
@@ -167,6 +182,8 @@ struct ConnectionMachine: Sendable {
             if phase == .connected { socketIsDeaf(&effects) }
         case .deafCheck:
             deafCheckFired(&effects)
+        case .healthCheck:
+            healthCheckTimerFired(&effects)
         }
     }
 
@@ -176,6 +193,7 @@ struct ConnectionMachine: Sendable {
             return
         }
         cancelTimer(.attemptDeadline, &effects)
+        endHealthChecks(&effects)
         phase = .connected
         stable = false
         rateLimitRefusals = 0
@@ -198,14 +216,21 @@ struct ConnectionMachine: Sendable {
         case .notLoggedIn:
             fail(reason: "not logged in", notify: false, &effects)
         case .rateLimited(let retryAfter):
+            endHealthChecks(&effects)
             rateLimitRefusals += 1
             let wait = policy.rateLimitDelay(retryAfter: retryAfter, refusals: rateLimitRefusals)
             recordFailure(forcePolling: false, minimumWait: wait, &effects)
         case .unavailable:
             rateLimitRefusals = 0
+            endHealthChecks(&effects)
             recordFailure(forcePolling: true, minimumWait: policy.probeDelay(unit: random()), &effects)
+        case .unreachable:
+            rateLimitRefusals = 0
+            recordFailure(forcePolling: false, minimumWait: nil, &effects)
+            beginHealthChecks(&effects)
         case .other:
             rateLimitRefusals = 0
+            endHealthChecks(&effects)
             recordFailure(forcePolling: false, minimumWait: nil, &effects)
         }
     }
@@ -233,13 +258,14 @@ struct ConnectionMachine: Sendable {
     }
 
     private mutating func resetRun() {
+        healthCheckUnsupported = false
         failures = 0
         reconnect = 0
         rateLimitRefusals = 0
         stable = false
     }
 
-    private mutating func attemptNow(_ effects: inout [ConnectionEffect]) {
+    mutating func attemptNow(_ effects: inout [ConnectionEffect]) {
         attemptsStarted += 1
         currentAttempt = attemptsStarted
         phase = .attempting
@@ -287,13 +313,16 @@ struct ConnectionMachine: Sendable {
         liveTimers = [:]
         polling = false
         stable = false
+        checkingHealth = false
+        healthChecks = 0
+        pendingHealthCheck = nil
     }
 
     mutating func cancelConnectionTimers(_ effects: inout [ConnectionEffect]) {
         let kinds = liveTimers.keys.filter {
             switch $0 {
             case .stable, .followUp, .subscribeFollowUp, .echo, .deafCheck: return true
-            case .retry, .settle, .poll, .attemptDeadline: return false
+            case .retry, .settle, .poll, .attemptDeadline, .healthCheck: return false
             }
         }
         for kind in kinds.sorted(by: { "\($0)" < "\($1)" }) { cancelTimer(kind, &effects) }

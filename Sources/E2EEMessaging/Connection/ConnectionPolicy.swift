@@ -58,6 +58,19 @@ public struct ConnectionPolicy: Sendable, Equatable {
     /// How long `enterBackground()` waits for a closing socket to hand over its last events
     /// before telling the delegate anyway (2 s).
     public var closeDrainLimit: Duration
+    /// While the server cannot be reached (an attempt got no answer at all), a cheap health
+    /// check (`GET /health`: no authentication, no rate limit on the reference server) runs
+    /// this often between the attempts, and the first one that answers starts an attempt at
+    /// once (0.5 s): the socket is back within about this long of the server's return,
+    /// however long the outage. `nil` turns the checks off (the backoff alone paces attempts).
+    public var healthCheckInterval: Duration?
+    /// How many health checks run at ``healthCheckInterval`` in one outage before they relax
+    /// to ``relaxedHealthCheckInterval`` (600: five minutes at 0.5 s).
+    public var healthChecksAtFullPace: Int
+    /// The interval between health checks once an outage has lasted ``healthChecksAtFullPace``
+    /// of them (5 s): a phone left in the foreground without a server is not woken every
+    /// half second for ever.
+    public var relaxedHealthCheckInterval: Duration
     /// How many socket events and frame reports may wait for the delegate (10,000). A socket
     /// that gets further ahead — a flood, or a delegate stuck behind a long catch-up — is
     /// closed and its later frames dropped, instead of buffered without end; the reconnect's
@@ -84,6 +97,9 @@ public struct ConnectionPolicy: Sendable, Equatable {
         followUpCatchUp: Duration = .seconds(2),
         attemptTimeout: Duration = .seconds(30),
         closeDrainLimit: Duration = .seconds(2),
+        healthCheckInterval: Duration? = .milliseconds(500),
+        healthChecksAtFullPace: Int = 600,
+        relaxedHealthCheckInterval: Duration = .seconds(5),
         maxQueuedEvents: Int = 10_000
     ) {
         self.backoffBase = backoffBase
@@ -104,6 +120,9 @@ public struct ConnectionPolicy: Sendable, Equatable {
         self.followUpCatchUp = followUpCatchUp
         self.attemptTimeout = attemptTimeout
         self.closeDrainLimit = closeDrainLimit
+        self.healthCheckInterval = healthCheckInterval
+        self.healthChecksAtFullPace = max(0, healthChecksAtFullPace)
+        self.relaxedHealthCheckInterval = relaxedHealthCheckInterval
         self.maxQueuedEvents = max(1, maxQueuedEvents)
     }
 
@@ -136,6 +155,14 @@ public struct ConnectionPolicy: Sendable, Equatable {
     /// - Parameter unit: the random draw in 0…1 (clamped).
     public func probeDelay(unit: Double) -> Duration {
         jittered(backoffCap, unit: unit)
+    }
+
+    /// The wait before health check `check` + 1 after check `check` (1, 2, …) of an outage:
+    /// ``healthCheckInterval`` for the first ``healthChecksAtFullPace``, then
+    /// ``relaxedHealthCheckInterval``; `nil` when health checks are off.
+    public func healthCheckDelay(after check: Int) -> Duration? {
+        guard let interval = healthCheckInterval else { return nil }
+        return check < healthChecksAtFullPace ? interval : max(interval, relaxedHealthCheckInterval)
     }
 
     /// The wait after the `refusals`-th 429 in a row (1, 2, …): what `Retry-After` asked the

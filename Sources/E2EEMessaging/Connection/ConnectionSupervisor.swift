@@ -173,6 +173,12 @@ public actor ConnectionSupervisor {
             lane.yield(.catchUp(reason))
         case .checkSocket(let id):
             if let opened = openedAt[id] { lane.yield(.checkSocket(connection: id, openedAt: opened)) }
+        case .checkHealth(let id):
+            let api = self.api
+            Task {
+                let outcome = await HealthCheckOutcome(checking: api)
+                self.apply(.healthChecked(id: id, outcome))
+            }
         case .poll:
             guard !pollQueued else { return }
             pollQueued = true

@@ -75,4 +75,18 @@ public protocol ChatServerAPI: Sendable {
     func editMessage(id: String, content: String) async throws -> ServerMessage
     /// `DELETE /channels/messages/{id}`.
     func deleteMessage(id: String) async throws
+    /// `GET /health` (outside `/api/v1`, without authentication; the reference server exempts
+    /// it from the rate limit): answers when the server is up. The connection supervisor uses
+    /// it to notice a server's return between reconnect attempts.
+    /// - Throws: ``ServerError/transport(_:)`` when no answer came, the status's case otherwise.
+    func checkHealth() async throws
+}
+
+extension ChatServerAPI {
+    /// An API without a health check: every check is ``ServerError/notFound(detail:)``, so the
+    /// supervisor paces its reconnect attempts by the backoff alone.
+    /// - Throws: always ``ServerError/notFound(detail:)``.
+    public func checkHealth() async throws {
+        throw ServerError.notFound(detail: "no health check")
+    }
 }

@@ -10,4 +10,10 @@ extension HTTPChatServer {
     public func deleteDevice(id: String) async throws {
         _ = try await call(.DELETE, "/devices/" + HTTPRequester.pathSegment(id))
     }
+
+    /// `GET /health`, unauthenticated, once, within 2 s (or the client's request timeout when
+    /// that is shorter). - Throws: `ServerError` (`transport` when no answer came).
+    public func checkHealth() async throws {
+        try await requester.checkHealth(within: min(requester.timeout, .seconds(2)))
+    }
 }

@@ -26,6 +26,19 @@ struct HTTPRequester: Sendable {
         }
     }
 
+    /// `GET /health` at the server's root, once, within `deadline`: no retry of any kind (the
+    /// caller checks again on its own schedule).
+    /// - Throws: ``ServerError/transport(_:)`` when no answer came, the status's case otherwise.
+    func checkHealth(within deadline: TimeAmount) async throws {
+        try await RequestDeadline.run(within: deadline) { [self] in
+            do {
+                _ = try await exchange(.GET, "/health", body: nil, token: nil, root: true)
+            } catch let failure as TransportFailure {
+                throw failure.serverError
+            }
+        }
+    }
+
     /// One attempt (with its one repeat after an unanswered connection) within the overall
     /// deadline `timeout` (``RequestDeadline``).
     private func attempt(_ method: HTTPMethod, _ path: String, body: [UInt8]?, token: String?, repeatable: Bool) async throws -> [UInt8] {
@@ -50,8 +63,8 @@ struct HTTPRequester: Sendable {
 
     /// One request and its answer.
     /// - Throws: ``TransportFailure`` when no answer came, ``ServerError`` for a non-2xx answer.
-    private func exchange(_ method: HTTPMethod, _ path: String, body: [UInt8]?, token: String?) async throws -> [UInt8] {
-        var request = HTTPClientRequest(url: baseURL + "/api/v1" + path)
+    private func exchange(_ method: HTTPMethod, _ path: String, body: [UInt8]?, token: String?, root: Bool = false) async throws -> [UInt8] {
+        var request = HTTPClientRequest(url: baseURL + (root ? "" : "/api/v1") + path)
         request.method = method
         if let body {
             request.headers.add(name: "Content-Type", value: "application/json")

@@ -80,6 +80,94 @@ struct ConnectionScheduleTests {
         #expect(polls.dropFirst().allSatisfy { $0 <= 2 }, "polls per minute: \(polls)")
     }
 
+    @Test("a stopped server (no answer at all) back after 1 s to 10 min is reached within 0.5 s of its return, whatever the jitter",
+          arguments: [0.0, 0.5, 1.0])
+    func healthChecksReachAReturningServerAtOnce(draw: Double) {
+        for seconds in [1, 6, 12, 45, 120, 299] {
+            var sim = OutageSimulator(policy: policy, draw: draw, downFailure: .unreachable)
+            sim.connect()
+            let lost = sim.now
+            sim.loseServer(for: .seconds(seconds), thenRunFor: .seconds(seconds + 60))
+            guard let back = sim.connected(after: lost) else {
+                Issue.record("never reconnected after \(seconds) s")
+                continue
+            }
+            let waited = back - (lost + .seconds(seconds))
+            #expect(waited >= .zero && waited <= .milliseconds(500), "outage \(seconds) s: reconnected \(waited) after the server was back")
+        }
+    }
+
+    @Test("past five minutes the checks relax to one every 5 s; a server back after 10 min is reached within 5 s")
+    func healthChecksRelaxInLongOutages() {
+        var sim = OutageSimulator(policy: policy, draw: 0.5, downFailure: .unreachable)
+        sim.connect()
+        let lost = sim.now
+        sim.loseServer(for: .seconds(600), thenRunFor: .seconds(700))
+        let checks = sim.perMinute(.healthCheck, from: lost, minutes: 10)
+        #expect(checks.prefix(4).allSatisfy { $0 <= 120 }, "checks per minute: \(checks)")
+        #expect(checks.suffix(4).allSatisfy { $0 <= 12 }, "checks per minute: \(checks)")
+        let back = sim.connected(after: lost).map { $0 - (lost + .seconds(600)) }
+        #expect(back.map { $0 <= .seconds(5) } == true, "reconnected \(String(describing: back)) after the server was back")
+    }
+
+    @Test("a 10-minute outage with no answer: the expensive attempts stay on the backoff schedule, far inside the limit")
+    func unreachableOutageCost() {
+        var sim = OutageSimulator(policy: policy, draw: 0.5, downFailure: .unreachable)
+        sim.connect()
+        let lost = sim.now
+        sim.loseServer(for: .seconds(600), thenRunFor: .seconds(600))
+        let attempts = sim.perMinute(.attempt, from: lost, minutes: 10)
+        #expect(attempts[0] <= 25 && attempts.dropFirst().allSatisfy { $0 <= 3 }, "attempts per minute: \(attempts)")
+    }
+
+    @Test("a server without a health route: the checks stop and the backoff alone goes on; an answered refusal stops them too")
+    func unsupportedOrAnsweredEndsTheChecks() {
+        var m = ConnectionMachine(policy: policy, random: { 0.5 })
+        _ = m.handle(.start)
+        var effects = m.handle(.attemptFailed(id: 1, .unreachable))  // checks start; the immediate retry is attempt 2
+        #expect(effects.contains { if case .startTimer(let t, let d) = $0 { t.kind == .healthCheck && d == .milliseconds(500) } else { false } })
+        _ = m.handle(.attemptFailed(id: 2, .unreachable))  // now waiting 0.5 s for attempt 3
+        guard let token = m.liveTimers[.healthCheck] else {
+            Issue.record("no health check timer")
+            return
+        }
+        effects = m.handle(.timerFired(ConnectionTimer(kind: .healthCheck, token: token)))
+        #expect(effects.contains(.checkHealth(id: 1)))
+        effects = m.handle(.healthChecked(id: 1, .unsupported))
+        #expect(effects.contains(.cancelTimer(.healthCheck)))
+        #expect(!m.checkingHealth)
+        // A later unanswered attempt in the same run does not start them again.
+        if let retry = m.liveTimers[.retry] { _ = m.handle(.timerFired(ConnectionTimer(kind: .retry, token: retry))) }
+        effects = m.handle(.attemptFailed(id: m.currentAttempt ?? -1, .unreachable))
+        #expect(!effects.contains { if case .startTimer(let t, _) = $0 { t.kind == .healthCheck } else { false } })
+
+        var answered = ConnectionMachine(policy: policy, random: { 0.5 })
+        _ = answered.handle(.start)
+        _ = answered.handle(.attemptFailed(id: 1, .unreachable))
+        _ = answered.handle(.attemptFailed(id: 2, .unreachable))
+        #expect(answered.checkingHealth)
+        if let retry = answered.liveTimers[.retry] { _ = answered.handle(.timerFired(ConnectionTimer(kind: .retry, token: retry))) }
+        _ = answered.handle(.attemptFailed(id: answered.currentAttempt ?? -1, .other))
+        #expect(!answered.checkingHealth, "the server answered: no more checks")
+    }
+
+    @Test("a check that finds the server up while an attempt is already under way starts no second attempt")
+    func upDuringAnAttemptIsIgnored() {
+        var m = ConnectionMachine(policy: policy, random: { 0.5 })
+        _ = m.handle(.start)
+        _ = m.handle(.attemptFailed(id: 1, .unreachable))
+        _ = m.handle(.attemptFailed(id: 2, .unreachable))
+        guard let token = m.liveTimers[.healthCheck], let retry = m.liveTimers[.retry] else {
+            Issue.record("no timers")
+            return
+        }
+        let sent = m.handle(.timerFired(ConnectionTimer(kind: .healthCheck, token: token)))
+        #expect(sent.contains(.checkHealth(id: 1)))
+        _ = m.handle(.timerFired(ConnectionTimer(kind: .retry, token: retry)))  // attempt 3 starts
+        let attempts = m.handle(.healthChecked(id: 1, .up))
+        #expect(!attempts.contains { if case .attempt = $0 { true } else { false } })
+    }
+
     @Test("a connection that drops at once is retried on the schedule too: 503s keep probing at the cap")
     func unavailableProbesAtTheCap() {
         var m = ConnectionMachine(policy: policy, random: { 0.5 })

@@ -70,6 +70,27 @@ struct ConnectionSupervisorTests {
         await rig.finish()
     }
 
+    @Test("a server that does not answer: health checks every 0.5 s between attempts; the first that answers starts an attempt at once, long before the backoff")
+    func healthCheckBringsTheAttemptForward() async throws {
+        var policy = SupervisorRig.policy
+        policy.backoffBase = .seconds(10)
+        let rig = await SupervisorRig(policy: policy)
+        rig.server.failNext(2, with: .transport("connection refused"))
+        rig.server.answerHealth(with: .transport("connection refused"))
+        await rig.supervisor.start()
+        await rig.waitFor(.reconnecting(attempt: 2))
+        await rig.fire(.milliseconds(500))  // check 1: still down
+        await rig.server.healthChecks.wait { $0 == 1 }
+        rig.server.answerHealth(with: nil)  // the server is back
+        await rig.fire(.milliseconds(500))  // check 2: up, attempt 3 at once (the backoff said 10 s)
+        guard let socket = await rig.socket(1) else { return }
+        await rig.waitFor(.connected)
+        #expect(socket.ticket == "ticket-1")
+        #expect(rig.server.requests.value == 3)
+        #expect(rig.server.healthChecks.value == 2)
+        await rig.finish()
+    }
+
     @Test("a refused handshake is a failed attempt; the next one fetches a new ticket")
     func refusedHandshake() async throws {
         let rig = await SupervisorRig()

@@ -26,6 +26,21 @@ final class FakeTicketServer: ChatServerAPI, @unchecked Sendable {
         return try outcome.get()
     }
 
+    private var healthError: ServerError? = .notFound(detail: "no health route")
+    /// Health checks answered so far.
+    let healthChecks = Watched<Int>(0)
+
+    /// What `checkHealth()` answers from now on: nil is a 200, else that error.
+    func answerHealth(with error: ServerError?) {
+        lock.withLock { healthError = error }
+    }
+
+    func checkHealth() async throws {
+        let error: ServerError? = lock.withLock { healthError }
+        healthChecks.update { $0 += 1 }
+        if let error { throw error }
+    }
+
     private var unused: ServerError { .unexpectedStatus(501, body: "not used by the supervisor") }
 
     func register(username: String, password: String, deviceName: String) async throws -> TokenResponse { throw unused }

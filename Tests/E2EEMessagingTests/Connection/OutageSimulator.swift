@@ -2,7 +2,9 @@
 
 /// Drives a ``ConnectionMachine`` through simulated time: timers fire in order, every attempt
 /// fails at once while the server is down (`downUntil`) and opens once it is back, and every
-/// request the machine causes is logged with its time. Nothing sleeps.
+/// request the machine causes is logged with its time. Nothing sleeps. A server that is down
+/// either refuses attempts with an answer (`.other`) or does not answer at all
+/// (`.unreachable`, a stopped server: health checks then run and answer `.down` until it is back).
 struct OutageSimulator {
     /// A request the machine caused, at `time` (offset from the start of the simulation).
     enum Request: Equatable {
@@ -10,6 +12,8 @@ struct OutageSimulator {
         case attempt
         /// A REST poll.
         case poll
+        /// A health check (`GET /health`).
+        case healthCheck
     }
 
     private(set) var machine: ConnectionMachine
@@ -19,9 +23,11 @@ struct OutageSimulator {
     private(set) var states: [(time: Duration, state: ConnectionState)] = []
     private var timers: [(due: Duration, timer: ConnectionTimer)] = []
     private var downUntil: Duration = .zero
+    private let failure: AttemptFailure
 
-    init(policy: ConnectionPolicy, draw: Double) {
+    init(policy: ConnectionPolicy, draw: Double, downFailure: AttemptFailure = .other) {
         machine = ConnectionMachine(policy: policy, random: { draw })
+        failure = downFailure
     }
 
     /// Starts the machine against a server that is up, and lets the connection become stable.
@@ -81,8 +87,11 @@ struct OutageSimulator {
                 log.append((now, .poll))
             case .attempt(let id):
                 log.append((now, .attempt))
-                let outcome: ConnectionInput = now < downUntil ? .attemptFailed(id: id, .other) : .attemptSucceeded(id: id)
+                let outcome: ConnectionInput = now < downUntil ? .attemptFailed(id: id, failure) : .attemptSucceeded(id: id)
                 queue += machine.handle(outcome)
+            case .checkHealth(let id):
+                log.append((now, .healthCheck))
+                queue += machine.handle(.healthChecked(id: id, now < downUntil ? .down : .up))
             default:
                 continue
             }
