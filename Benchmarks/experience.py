@@ -17,6 +17,7 @@ import datetime as dt
 import json
 import os
 import queue
+import shutil
 import signal
 import statistics
 import subprocess
@@ -206,25 +207,74 @@ class Run:
                           f"peak RSS {status['VmHWM'] / 1024:.1f} MiB, idle RSS {status['VmRSS'] / 1024:.1f} MiB "
                           "(the whole `listen` process; the peak includes the store unlock's 64 MiB Argon2id)", None))
 
+    def count_connects(self, pid):
+        """Starts counting the TCP connections `pid` opens to the server's port (strace on
+        connect(2)); returns a function that stops and returns the count, or None without strace."""
+        if not shutil.which("strace"):
+            return None
+        trace = os.path.join(self.dir, f"connects-{time.time_ns()}.txt")
+        tracer = subprocess.Popen(["strace", "-f", "-qq", "-e", "trace=connect", "-o", trace, "-p", str(pid)],
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep(0.5)  # attached before the outage starts
+
+        def stop():
+            tracer.send_signal(signal.SIGINT)
+            tracer.wait(timeout=10)
+            marker = f"sin_port=htons({self.args.port})"
+            with open(trace) as lines:
+                return sum(1 for line in lines if marker in line)
+        return stop
+
     def restarts(self):
-        gaps = []
+        gaps, requests = [], []
         for run in range(self.args.restarts):
             self.err.drain()
+            counting = self.count_connects(self.listener.pid)
             down = time.time()
             self.stop_server()
             time.sleep(self.args.downtime)
             up = self.start_server()
+            if counting:
+                requests.append(counting())
             connected = self.err.wait(lambda line: "connection: connected" in line, 120)
             if connected is None:
                 self.notes.append(f"restart {run + 1}: listen did not reconnect within 120 s")
                 continue
             gaps.append(connected[0] - up)
-            log(f"restart {run + 1}: down {up - down:.2f} s, connected {gaps[-1] * 1000:.0f} ms after the server was up")
+            counted = f", {requests[-1]} connections opened to the server while it was down" if counting else ""
+            log(f"restart {run + 1}: down {up - down:.2f} s, connected {gaps[-1] * 1000:.0f} ms after the server was up{counted}")
             time.sleep(3)
         text = ", ".join(f"{gap:.2f} s" for gap in gaps)
         self.rows.append(("reconnection attempt", "< 1 s (max 3 s)",
                           f"{text} after the restarted server listened ({len(gaps)} runs, server down "
                           f"{self.args.downtime:.1f} s plus its start each time)", bool(gaps) and max(gaps) < 1))
+        if requests:
+            per_minute = [count * 60 / max(self.args.downtime, 1) for count in requests]
+            self.rows.append(("requests during the outage", "inside 300/min per IP (health checks are exempt)",
+                              f"{', '.join(str(count) for count in requests)} TCP connections opened by `listen` while the "
+                              f"server was down ({', '.join(f'{rate:.0f}' for rate in per_minute)} per minute; each is one "
+                              "health check or one attempt's ticket request)", max(per_minute) <= 300))
+        else:
+            self.notes.append("requests during the outage: not counted (strace not found)")
+
+    def offline_send(self):
+        """`send` with the server stopped: the time until it reports queued (exit 13), 5 runs."""
+        self.stop_server()
+        times, codes = [], []
+        try:
+            for index in range(5):
+                command = [self.args.tool, "send", self.channel, f"offline {index}", "--store",
+                           os.path.join(self.dir, "alice.sqlite"), "--json"]
+                start = time.time()
+                done = subprocess.run(command, env=self.env, capture_output=True, timeout=120)
+                times.append(time.time() - start)
+                codes.append(done.returncode)
+        finally:
+            self.start_server()
+        median = statistics.median(times)
+        self.rows.append(("offline send", "queued within 1 s",
+                          f"median {median:.2f} s to report queued ({', '.join(f'{t:.2f}' for t in times)} s; exit codes "
+                          f"{sorted(set(codes))})", median < 1 and set(codes) == {13}))
 
     def socket_lost(self):
         time.sleep(12)  # the last reconnect has lasted (10 s): its failures no longer count
@@ -320,6 +370,8 @@ def main():
     parser.add_argument("--polling", type=float, default=120)
     parser.add_argument("--polling-gap", type=float, default=9)
     parser.add_argument("--server-flag", dest="server_flags", action="append", default=[])
+    parser.add_argument("--restarts-only", action="store_true",
+                        help="connect, then only the restarts and the offline send (no push, idle or polling rows)")
     parser.add_argument("--idle-only", action="store_true",
                         help="connect, push and idle only (with --idle 130: the keepalive floor, no deaf-socket check)")
     args = parser.parse_args()
@@ -327,11 +379,16 @@ def main():
     try:
         run.setup()
         run.start_listener()
-        run.push_to_display()
-        run.idle()
-        if not args.idle_only:
+        if args.restarts_only:
             run.restarts()
-            run.socket_lost()
+            run.offline_send()
+        else:
+            run.push_to_display()
+            run.idle()
+            if not args.idle_only:
+                run.restarts()
+                run.offline_send()
+                run.socket_lost()
     finally:
         run.finish()
     run.report()
