@@ -4,10 +4,15 @@
 /// attempt at once. The backoff still paces the expensive attempts (ticket and handshake), so a
 /// long outage costs one light request a tick and few attempts, and the socket is back within
 /// about one interval of the server's return, whatever the backoff has grown to.
+///
+/// A lost socket starts the checks too, but a check only brings an attempt forward once the
+/// server was seen away (an attempt or a check got no answer): a server that is up and drops
+/// sockets keeps its backoff, so a flapping socket never turns into a tight loop.
 extension ConnectionMachine {
-    /// An attempt got no answer: the checks start (unless they run already, are off, or the
-    /// server showed it has no health route in this run).
-    mutating func beginHealthChecks(_ effects: inout [ConnectionEffect]) {
+    /// The checks start (unless they run already, are off, or the server showed it has no
+    /// health route): `serverAway` when an attempt got no answer, not when a socket was lost.
+    mutating func beginHealthChecks(serverAway: Bool, _ effects: inout [ConnectionEffect]) {
+        if serverAway { serverSeenAway = true }
         guard !checkingHealth, !healthCheckUnsupported, let delay = policy.healthCheckDelay(after: 0) else { return }
         checkingHealth = true
         healthChecks = 0
@@ -18,6 +23,7 @@ extension ConnectionMachine {
     /// no more checks in this outage.
     mutating func endHealthChecks(_ effects: inout [ConnectionEffect]) {
         checkingHealth = false
+        serverSeenAway = false
         healthChecks = 0
         pendingHealthCheck = nil
         cancelTimer(.healthCheck, &effects)
@@ -37,19 +43,24 @@ extension ConnectionMachine {
         if let next = policy.healthCheckDelay(after: healthChecks) { startTimer(.healthCheck, after: next, &effects) }
     }
 
-    /// Check `id` came back: the server is up (attempt now), still away (wait for the next
-    /// check), or has no health route (the backoff alone goes on).
+    /// Check `id` came back: the server is up (attempt now, if it was seen away; else it never
+    /// was, and the backoff goes on without checks), still away (wait for the next check), or
+    /// has no health route (the backoff alone goes on).
     mutating func healthChecked(_ id: Int, _ outcome: HealthCheckOutcome, _ effects: inout [ConnectionEffect]) {
         guard pendingHealthCheck == id else { return }
         pendingHealthCheck = nil
         guard checkingHealth else { return }
         switch outcome {
         case .up:
+            guard serverSeenAway else {
+                endHealthChecks(&effects)
+                return
+            }
             guard phase == .waiting else { return }
             cancelTimer(.retry, &effects)
             attemptNow(&effects)
         case .down:
-            return
+            serverSeenAway = true
         case .unsupported:
             healthCheckUnsupported = true
             endHealthChecks(&effects)

@@ -44,8 +44,11 @@ struct ConnectionMachine: Sendable {
     private(set) var channels: [String] = []
     /// The state observers last saw.
     private(set) var published: ConnectionState = .disconnected
-    /// Whether health checks run (an attempt got no answer and nothing has answered since).
+    /// Whether health checks run (an attempt got no answer, or a socket was lost, and nothing
+    /// has answered since).
     var checkingHealth = false
+    /// The server was seen away in this outage (an attempt or a check got no answer).
+    var serverSeenAway = false
     /// Health checks timed in this outage (sets the next interval).
     var healthChecks = 0
     /// The health check under way.
@@ -227,7 +230,7 @@ struct ConnectionMachine: Sendable {
         case .unreachable:
             rateLimitRefusals = 0
             recordFailure(forcePolling: false, minimumWait: nil, &effects)
-            beginHealthChecks(&effects)
+            beginHealthChecks(serverAway: true, &effects)
         case .other:
             rateLimitRefusals = 0
             endHealthChecks(&effects)
@@ -247,6 +250,7 @@ struct ConnectionMachine: Sendable {
         } else {
             recordFailure(forcePolling: false, minimumWait: nil, &effects)
         }
+        if phase == .waiting || phase == .attempting { beginHealthChecks(serverAway: false, &effects) }
     }
 
     // MARK: - Steps
@@ -314,6 +318,7 @@ struct ConnectionMachine: Sendable {
         polling = false
         stable = false
         checkingHealth = false
+        serverSeenAway = false
         healthChecks = 0
         pendingHealthCheck = nil
     }

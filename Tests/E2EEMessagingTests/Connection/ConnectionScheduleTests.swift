@@ -97,6 +97,41 @@ struct ConnectionScheduleTests {
         }
     }
 
+    @Test("restarts 3 s apart (the socket never becomes stable): each return is still reached within 0.5 s")
+    func backToBackRestarts() {
+        var sim = OutageSimulator(policy: policy, draw: 0.5, downFailure: .unreachable)
+        sim.connect()
+        for run in 1...4 {
+            let lost = sim.now
+            sim.loseServer(for: .seconds(12), thenRunFor: .seconds(15))
+            guard let back = sim.connected(after: lost) else {
+                Issue.record("restart \(run): never reconnected")
+                return
+            }
+            #expect(back - (lost + .seconds(12)) <= .milliseconds(500), "restart \(run): reconnected \(back - (lost + .seconds(12))) after the server was back")
+        }
+    }
+
+    @Test("a socket lost while the server is up: the check finds it up and changes nothing (a flapping socket keeps its backoff)")
+    func lostSocketWithTheServerUp() {
+        var m = ConnectionMachine(policy: policy, random: { 0.5 })
+        _ = m.handle(.start)
+        _ = m.handle(.attemptSucceeded(id: 1))
+        _ = m.handle(.connectionEnded(id: 1))  // not stable: a failure; attempt 2 at once
+        _ = m.handle(.attemptSucceeded(id: 2))
+        _ = m.handle(.connectionEnded(id: 2))  // dropped again: waiting 0.5 s for attempt 3
+        #expect(m.phase == .waiting && m.checkingHealth)
+        guard let token = m.liveTimers[.healthCheck] else {
+            Issue.record("no health check timer")
+            return
+        }
+        let sent = m.handle(.timerFired(ConnectionTimer(kind: .healthCheck, token: token)))
+        #expect(sent.contains(.checkHealth(id: 1)))
+        let answered = m.handle(.healthChecked(id: 1, .up))
+        #expect(!answered.contains { if case .attempt = $0 { true } else { false } }, "the backoff decides, not the check")
+        #expect(!m.checkingHealth)
+    }
+
     @Test("past five minutes the checks relax to one every 5 s; a server back after 10 min is reached within 5 s")
     func healthChecksRelaxInLongOutages() {
         var sim = OutageSimulator(policy: policy, draw: 0.5, downFailure: .unreachable)
