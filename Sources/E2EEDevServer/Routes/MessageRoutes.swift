@@ -37,6 +37,10 @@ struct MessageRoutes {
             beforeValue = value
         }
         let (before, limit) = (beforeValue, limitValue)
+        if let fault = await state.faults.takePageFault(channelID: channelID),
+           let faulted = try await MessagePageFaults(state: state).apply(fault, channelID: channelID, before: before, limit: limit) {
+            return faulted
+        }
         let rows = try await state.database.read { db -> [JSONValue] in
             try state.requireMember(db, channelID: channelID, userID: caller.userID)
             var sql = "SELECT * FROM messages WHERE channel_id = ?"
