@@ -3,7 +3,8 @@ import E2EEKeyStore
 /// The REST half of docs/spec/sync.md guarantee 6: pages a channel back from its newest message, never
 /// skipping rows tied at a page boundary (guarantee 7, through ``MessageHistoryPager``), until
 /// it has everything newer than the channel's verified mark (``HistoryCursor``) — or, without a
-/// mark, until a page overlaps what the store has — or the history ends, or the limit.
+/// mark, until a page overlaps what the store has — or the history ends, or a limit (of
+/// messages or of bytes).
 ///
 /// Stopping at the first page that holds a known message is not enough once the store holds
 /// messages that arrived past a gap (our own sends, socket events after a lost one, a row
@@ -29,6 +30,10 @@ struct HistoryCatchUp: Sendable {
     var pageSize = 50
     /// At most this many messages are fetched in one catch-up (older history is paged on demand).
     var limit = 5_000
+    /// At most this many bytes of message content are held in one catch-up: a server whose
+    /// pages never end (`has_more` forever) or carry the largest contents cannot make a
+    /// catch-up hold more; it stops as at ``limit`` and older paging resumes behind it.
+    var byteLimit = 8 << 20
 
     /// Pages `channelID` back to `verifiedThrough` (microseconds of server time; nil: to the
     /// store's overlap), the start, or the limit.
@@ -37,12 +42,14 @@ struct HistoryCatchUp: Sendable {
         var pager = MessageHistoryPager(server: api, channelID: channelID, pageSize: min(pageSize, limit))
         var pages: [[ServerMessage]] = []
         var count = 0
+        var bytes = 0
         var reached = false
-        while count < limit {
+        while count < limit, bytes < byteLimit {
             let page = try await pager.nextPage()
             guard let oldest = page.first else { break }
             pages.append(page)
             count += page.count
+            bytes += page.reduce(0) { $0 + $1.content.utf8.count }
             if let mark {
                 if oldest.createdAt.microseconds < mark {
                     reached = true
@@ -54,6 +61,6 @@ struct HistoryCatchUp: Sendable {
             }
         }
         return Result(messages: pages.reversed().flatMap { $0 }, reachedStart: pager.reachedStart,
-                      stoppedAtLimit: !reached && !pager.reachedStart && count >= limit)
+                      stoppedAtLimit: !reached && !pager.reachedStart && (count >= limit || bytes >= byteLimit))
     }
 }

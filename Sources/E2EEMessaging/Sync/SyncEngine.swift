@@ -8,9 +8,9 @@ import E2EEKeyStore
 /// supervisor calls it one method at a time, in order; events of a socket reach it only after
 /// that socket's first catch-up (the supervisor buffers them).
 final class SyncEngine: ConnectionDelegate, Sendable {
-    private let account: Account
-    private let pipeline: ReceivePipeline
-    private let history: HistoryCatchUp
+    let account: Account
+    let pipeline: ReceivePipeline
+    let history: HistoryCatchUp
 
     init(account: Account, pipeline: ReceivePipeline, history: HistoryCatchUp) {
         self.account = account
@@ -25,7 +25,8 @@ final class SyncEngine: ConnectionDelegate, Sendable {
     func catchUp(reason: CatchUpReason) async throws {
         switch reason {
         case .subscribed(let channelID), .subscribedFollowUp(let channelID):
-            try await isolated(channelID: channelID) { try await self.catchUp(channelID: channelID) }
+            let channel = try await account.channel(id: channelID)
+            try await catchUpChannels([channel])
         default:
             try await catchUpAll()
         }
@@ -35,11 +36,13 @@ final class SyncEngine: ConnectionDelegate, Sendable {
         try await catchUpAll()
     }
 
-    /// Every channel: the list re-read, each channel paged back to the overlap, pending re-driven,
-    /// keys maintained. A failure that belongs to one channel (a 403, a refused copy, an
-    /// undecodable page) is recorded and surfaced for it and the rest goes on (docs/spec/sync.md
-    /// guarantee 10); one that stops everything (no network, logged out) is thrown.
-    func catchUpAll() async throws {
+    /// Every channel: the list re-read, each channel paged back to the overlap (the one asked
+    /// for first, ``CatchUpPlan``), pending re-driven, keys maintained. A failure of one
+    /// channel's reads (a 403, a refused copy, an undecodable page, and also a 5xx, a 429 or no
+    /// answer in time) is recorded for it, with its own backoff, and the rest goes on
+    /// (docs/spec/sync.md guarantee 10); one that stops everything (logged out, no answer for the
+    /// channel list) is thrown.
+    func catchUpAll(first asked: String? = nil) async throws {
         var channels: [ChatChannel]
         do {
             channels = try await account.refreshChannels()
@@ -47,7 +50,14 @@ final class SyncEngine: ConnectionDelegate, Sendable {
             await account.recordSyncFailure(channelID: nil, error)
             channels = try await account.channels()
         }
-        try await catchUpOverlapping(channels)
+        let now = account.configuration.now()
+        let everyChannel = await account.channelFailures.serverFailedLast
+        var due: [ChatChannel] = []
+        for channel in try await CatchUpPlan.ordered(channels, first: asked, store: account.store) {
+            let isDue = await account.channelFailures.isDue(channel.id, at: now)
+            if everyChannel || channel.id == asked || isDue { due.append(channel) }
+        }
+        try await catchUpChannels(due)
         try await isolated(channelID: nil) { _ = try await self.pipeline.redrivePending() }
         try await isolated(channelID: nil) { try await self.account.maintainKeysIfNeeded() }
         // Keys renewed after a detected rollback before any waiting draft is encrypted (docs/spec/protocol.md §3).
@@ -55,27 +65,8 @@ final class SyncEngine: ConnectionDelegate, Sendable {
         await account.outbox.serverAnswered()  // the server answers: entries waiting for it go out
     }
 
-    /// Channels caught up at the same time: their pages are read and ingested side by side
-    /// (the receive pipeline overlaps batches of different channels), so one slow channel or a
-    /// DM decrypted on one core does not leave the rest waiting.
-    static let overlappingCatchUps = 4
-
-    /// Catches every channel of `channels` up, at most ``overlappingCatchUps`` at a time, each
-    /// isolated; the first failure that is not one channel's cancels the others and is thrown.
-    private func catchUpOverlapping(_ channels: [ChatChannel]) async throws {
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            var remaining = channels[...]
-            func startNext() {
-                guard let channel = remaining.popFirst() else { return }
-                group.addTask { try await self.isolated(channelID: channel.id) { try await self.catchUp(channel) } }
-            }
-            for _ in 0..<Self.overlappingCatchUps { startNext() }
-            while try await group.next() != nil { startNext() }
-        }
-    }
-
     /// Runs `work`; a failure of its channel alone is recorded and surfaced, not thrown.
-    private func isolated(channelID: String?, _ work: () async throws -> Void) async throws {
+    func isolated(channelID: String?, _ work: () async throws -> Void) async throws {
         do {
             try await work()
             if let channelID { await account.channelFailures.clear(channelID) }
@@ -84,11 +75,11 @@ final class SyncEngine: ConnectionDelegate, Sendable {
         }
     }
 
-    private func catchUp(channelID: String) async throws {
+    func catchUp(channelID: String) async throws {
         try await catchUp(account.channel(id: channelID))
     }
 
-    private func catchUp(_ channel: ChatChannel) async throws {
+    func catchUp(_ channel: ChatChannel) async throws {
         guard let encryption = channel.encryption else { return }
         let cursor = account.historyCursor
         let result: HistoryCatchUp.Result

@@ -1,0 +1,100 @@
+import E2EEDevServer
+import E2EEKeyStore
+import E2EEMessaging
+import E2EETransport
+import Foundation
+import NIOCore
+import Testing
+
+extension IntegrationTests {
+    /// docs/spec/sync.md guarantee 10 against a server that fails one channel's pages: a 500, a
+    /// 429, a stall past the request deadline or pages that never end in `team-bad` leave
+    /// `team-ok` caught up, the failure recorded for `team-bad` alone, and the memory one
+    /// catch-up holds bounded.
+    @Suite("10. One bad channel never stops the others")
+    struct ChannelIsolationTests {
+        /// Alice's two groups with Bob, both read once by Bob; then a new message in team-ok
+        /// that Bob has not read.
+        private static func twoTeams(_ harness: MessagingHarness, bob: Account? = nil) async throws
+            -> (alice: Account, bob: Account, ok: ChatChannel, bad: ChatChannel) {
+            let alice = try await harness.register("alice")
+            var reader = bob
+            if reader == nil { reader = try await harness.register("bob") }
+            let bob = try #require(reader)
+            let ok = try await alice.createGroup(name: "team-ok", members: [bob.userID])
+            let bad = try await alice.createGroup(name: "team-bad", members: [bob.userID])
+            try await alice.send(text: "ok one", to: ok.id)
+            try await alice.send(text: "bad one", to: bad.id)
+            await alice.waitForOutbox()
+            try await bob.sync()
+            try await alice.send(text: "ok two", to: ok.id)
+            await alice.waitForOutbox()
+            return (alice, bob, ok, bad)
+        }
+
+        private static func readable(_ account: Account, _ channelID: String) async throws -> [String] {
+            try await account.timeline(channelID: channelID).compactMap { $0.state == .decrypted ? $0.text : nil }
+        }
+
+        /// Bob's sync with `fault` on team-bad's pages: it returns, team-ok's new message is
+        /// read, and the failure is team-bad's alone.
+        private static func badChannelLeavesTheOtherCaughtUp(_ fault: FaultInjector.PageFault, timeout: TimeAmount = .seconds(30)) async throws {
+            try await MessagingHarness.with { harness in
+                let store = try KeyStore.inMemory()
+                let http = HTTPChatServer(baseURL: harness.server.baseURL, session: AuthSession(keyStore: store, serverURL: harness.server.baseURL),
+                                          timeout: timeout, sleep: { _ in })
+                let bob = try await Account.register(username: "bob", password: "password123", deviceName: "phone", server: http, store: store,
+                                                     configuration: MessagingHarness.testConfiguration)
+                _ = try await bob.bootstrapKeys()
+                let (alice, _, ok, bad) = try await twoTeams(harness, bob: bob)
+                await harness.server.faults.faultPages(ofChannel: bad.id, fault)
+
+                try await bob.sync()  // team-bad's failure stays with team-bad
+
+                #expect(try await readable(bob, ok.id) == ["ok one", "ok two"])
+                let failures = await bob.channelSyncFailures()
+                #expect(failures.map(\.channelID) == [bad.id])
+                #expect(failures.allSatisfy { ($0.retryAt?.microseconds ?? 0) > $0.at.microseconds }, "each failure has its backoff")
+                // The channel asked for answers for itself.
+                try await bob.sync(channelID: ok.id)
+                await #expect(throws: ServerError.self) { try await bob.sync(channelID: bad.id) }
+                await alice.shutdown()
+                await bob.shutdown()
+            }
+        }
+
+        @Test("a 500 on team-bad's pages: team-ok is caught up, team-bad's failure is recorded for it")
+        func serverErrorInOneChannel() async throws {
+            try await Self.badChannelLeavesTheOtherCaughtUp(.status(500))
+        }
+
+        @Test("a 429 on team-bad's pages: team-ok is caught up, team-bad waits for its Retry-After")
+        func rateLimitInOneChannel() async throws {
+            try await Self.badChannelLeavesTheOtherCaughtUp(.status(429))
+        }
+
+        @Test("team-bad's pages stall past the request deadline: team-ok is caught up")
+        func stallInOneChannel() async throws {
+            try await Self.badChannelLeavesTheOtherCaughtUp(.stall(.seconds(6)), timeout: .seconds(2))
+        }
+
+        @Test("team-bad's pages never end: the catch-up stops at its byte bound and team-ok is caught up")
+        func endlessPagesInOneChannel() async throws {
+            try await MessagingHarness.with { harness in
+                let (alice, bob, ok, bad) = try await Self.twoTeams(harness)
+                // 50 messages of 20,000 characters a page: about 1 MB a page.
+                await harness.server.faults.faultPages(ofChannel: bad.id, .endless(contentLength: 20_000))
+
+                try await bob.sync()
+
+                #expect(try await Self.readable(bob, ok.id) == ["ok one", "ok two"])
+                // 8 MiB of content is about 8.4 pages; without the bound the catch-up read
+                // 5,000 messages (100 pages, 100 MB) before it stored any.
+                let reads = await harness.server.faults.faultedPageReads(ofChannel: bad.id)
+                #expect(reads <= 10, "read \(reads) endless pages in one catch-up")
+                await alice.shutdown()
+                await bob.shutdown()
+            }
+        }
+    }
+}
