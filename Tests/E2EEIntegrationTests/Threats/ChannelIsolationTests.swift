@@ -98,3 +98,37 @@ extension IntegrationTests {
         }
     }
 }
+
+extension IntegrationTests {
+    /// docs/spec/sync.md guarantee 10 against a flood of channels, with the reference server's
+    /// rate limit (300 requests per minute per IP) on.
+    @Suite("10. A flood of channels delays, never aborts")
+    struct ChannelFloodTests {
+        @Test("Bob is added to 1,500 channels: his catch-up stays within the rate limit and his real channel is read first")
+        func fifteenHundredChannels() async throws {
+            var configuration = DevServerConfiguration.testing()
+            configuration.rateLimit = DevServerConfiguration.RateLimit()
+            try await MessagingHarness.with(configuration) { harness in
+                let alice = try await harness.register("alice")
+                let bob = try await harness.register("bob")
+                let team = try await alice.createGroup(name: "team", members: [bob.userID])
+                try await alice.send(text: "one", to: team.id)
+                await alice.waitForOutbox()
+                try await bob.sync()
+                let mallory = try await harness.register("mallory")
+                let flood = try await harness.server.addToNewChannels(userID: bob.userID, createdBy: mallory.userID, count: 1_500)
+                try await alice.send(text: "two", to: team.id)
+                await alice.waitForOutbox()
+
+                try await bob.sync()  // not aborted by a 429
+
+                #expect(try await bob.timeline(channelID: team.id).compactMap(\.text) == ["one", "two"])
+                #expect(await bob.channelSyncFailures().isEmpty)
+                #expect(try await bob.channels().count == flood.count + 1, "every channel is known, the rest are read later")
+                await alice.shutdown()
+                await bob.shutdown()
+                await mallory.shutdown()
+            }
+        }
+    }
+}
