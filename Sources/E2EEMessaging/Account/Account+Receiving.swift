@@ -4,13 +4,14 @@ import E2EEKeyStore
 extension Account {
     /// Pages every channel back to what the store has, ingests what is new, and re-drives the
     /// pending queue (what the connection does on every connect; also usable without a socket).
-    /// A channel whose reads fail is recorded (``channelSyncFailures()``) and read again after
-    /// its own backoff while the others are caught up; channels beyond one catch-up's request
-    /// budget are read a little later.
+    /// A channel whose reads fail is recorded (``channelSyncFailures()``) while the others are
+    /// caught up, and read again after its own backoff (this call, asked for explicitly, also
+    /// reads channels still in their backoff; the connection's catch-ups do not); channels
+    /// beyond one catch-up's request budget are read a little later.
     /// - Throws: ``ServerError`` when the channel list cannot be read or every channel's read
     ///   failed at the server, key store errors.
     public func sync() async throws {
-        try await syncEngine.catchUpAll()
+        try await syncEngine.catchUpAll(everyChannel: true)
     }
 
     /// Catches up `channelID` alone (then re-drives the pending queue): what a caller that shows

@@ -42,7 +42,9 @@ final class SyncEngine: ConnectionDelegate, Sendable {
     /// answer in time) is recorded for it, with its own backoff, and the rest goes on
     /// (docs/spec/sync.md guarantee 10); one that stops everything (logged out, no answer for the
     /// channel list) is thrown.
-    func catchUpAll(first asked: String? = nil) async throws {
+    /// `everyChannel`: read channels in their backoff too (a caller asked for a sync); the
+    /// connection's own catch-ups and polls leave them to their retry.
+    func catchUpAll(first asked: String? = nil, everyChannel: Bool = false) async throws {
         var channels: [ChatChannel]
         do {
             channels = try await account.refreshChannels()
@@ -51,11 +53,12 @@ final class SyncEngine: ConnectionDelegate, Sendable {
             channels = try await account.channels()
         }
         let now = account.configuration.now()
-        let everyChannel = await account.channelFailures.serverFailedLast
+        let serverFailedLast = await account.channelFailures.serverFailedLast
+        let readAll = everyChannel || serverFailedLast
         var due: [ChatChannel] = []
         for channel in try await CatchUpPlan.ordered(channels, first: asked, store: account.store) {
             let isDue = await account.channelFailures.isDue(channel.id, at: now)
-            if everyChannel || channel.id == asked || isDue { due.append(channel) }
+            if readAll || channel.id == asked || isDue { due.append(channel) }
         }
         try await catchUpChannels(due)
         try await isolated(channelID: nil) { _ = try await self.pipeline.redrivePending() }
