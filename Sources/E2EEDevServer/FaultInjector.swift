@@ -53,6 +53,8 @@ public actor FaultInjector {
     /// What the message pages of a channel do instead of answering normally, per channel id.
     public private(set) var pageFaults: [String: PageFault] = [:]
     private var pageFaultReads: [String: Int] = [:]
+    /// Message ids left out of a channel's pages, per channel id (``omitRows(ofChannel:_:)``).
+    public private(set) var omittedRows: [String: Set<String>] = [:]
 
     /// What a channel's message pages (`GET /channels/{id}/messages`) do under
     /// ``faultPages(ofChannel:_:)``: only that channel's reads, every other route and channel
@@ -171,6 +173,13 @@ public actor FaultInjector {
         pageFaults[channelID.lowercased()] = fault
     }
 
+    /// Leaves the messages `messageIDs` out of `channelID`'s pages (the rows stay stored, no
+    /// event is sent: a server erasing by omission); `nil` or empty returns them.
+    public func omitRows(ofChannel channelID: String, _ messageIDs: Set<String>?) {
+        let ids = Set((messageIDs ?? []).map { $0.lowercased() })
+        omittedRows[channelID.lowercased()] = ids.isEmpty ? nil : ids
+    }
+
     /// How many reads of `channelID`'s message pages met a fault.
     public func faultedPageReads(ofChannel channelID: String) -> Int {
         pageFaultReads[channelID.lowercased(), default: 0]
@@ -186,6 +195,7 @@ public actor FaultInjector {
     /// Clears every fault.
     public func reset() {
         pageFaults = [:]
+        omittedRows = [:]
         pendingFailures = []
         dropSocketsAfterFrames = nil
         duplicateEventProbability = 0

@@ -41,10 +41,15 @@ struct MessageRoutes {
            let faulted = try await MessagePageFaults(state: state).apply(fault, channelID: channelID, before: before, limit: limit) {
             return faulted
         }
+        let omitted = await state.faults.omittedRows[channelID.lowercased()] ?? []
         let rows = try await state.database.read { db -> [JSONValue] in
             try state.requireMember(db, channelID: channelID, userID: caller.userID)
             var sql = "SELECT * FROM messages WHERE channel_id = ?"
             var values: [any DatabaseValueConvertible] = [channelID]
+            if !omitted.isEmpty {
+                sql += " AND id NOT IN (\(Array(repeating: "?", count: omitted.count).joined(separator: ",")))"
+                values += omitted.sorted().map { $0 as any DatabaseValueConvertible }
+            }
             if let before {
                 sql += " AND created_at < ?"
                 values.append(before)
