@@ -12,6 +12,11 @@ final class SyncEngine: ConnectionDelegate, Sendable {
     let pipeline: ReceivePipeline
     let history: HistoryCatchUp
 
+    /// The server's deletes, as marks.
+    var removals: ServerRemovals {
+        ServerRemovals(store: account.store, events: account.broadcaster, now: account.configuration.now)
+    }
+
     init(account: Account, pipeline: ReceivePipeline, history: HistoryCatchUp) {
         self.account = account
         self.pipeline = pipeline
@@ -96,11 +101,13 @@ final class SyncEngine: ConnectionDelegate, Sendable {
             try await account.noteOwnEchoes(result.messages)
             try await account.detectRollback(in: result.messages, channelID: channel.id)
             _ = try await pipeline.ingest(result.messages, channel: ReceivingChannel(id: channel.id, encryption: encryption))
+            try await removals.serverReturned(result.messages)
         }
         try await cursor.recordCatchUp(channelID: channel.id, result)
-        // docs/spec/sync.md guarantee 9: deletes that happened while we were away.
+        // docs/spec/sync.md guarantee 9: rows the server stopped returning while we were away
+        // are marked removed from the server, never erased.
         for messageID in try await account.deleteInference.confirmedDeletes(channelID: channel.id, read: result.messages, store: account.store) {
-            _ = try await pipeline.ingestDelete(messageID: messageID, channelID: channel.id)
+            try await removals.serverRemoved(messageID: messageID, channelID: channel.id)
         }
         await account.rollbackGuard.markCaughtUp(channel.id)
     }
@@ -126,13 +133,15 @@ final class SyncEngine: ConnectionDelegate, Sendable {
             try await account.noteOwnEchoes([message])
             try await account.detectRollback(in: [message], channelID: channel.id)
             _ = try await pipeline.ingest([message], channel: ReceivingChannel(id: channel.id, encryption: encryption))
+            try await removals.serverReturned([message])
             account.historyCursor.socketDelivered(message)
         case .messageEdit(let edit):
             guard let channel = try await knownChannel(edit.channelID), let encryption = channel.encryption else { return }
             _ = try await pipeline.ingestEdit(edit, channel: ReceivingChannel(id: channel.id, encryption: encryption))
         case .messageDelete(let messageID, let channelID):
-            guard try await knownChannel(channelID) != nil else { return }
-            _ = try await pipeline.ingestDelete(messageID: messageID, channelID: channelID)
+            // Only the sender deletes: the server's event is a hint (docs/spec/sync.md guarantee 9).
+            guard let channel = try await knownChannel(channelID) else { return }
+            try await removals.serverRemoved(messageID: messageID, channelID: channel.id)
         case .typing(let userID, let channelID, let started):
             account.broadcaster.publish(.typing(userID: userID, channelID: channelID, started: started))
         case .channelNew(let channel):
