@@ -9,6 +9,9 @@ extension SyncEngine {
     /// (the receive pipeline overlaps batches of different channels), so one slow channel or a
     /// DM decrypted on one core does not leave the rest waiting.
     static let overlappingCatchUps = 4
+    /// The shortest wait before a retry of waiting channels, in microseconds (a retry whose
+    /// channels are all due already still leaves the server a moment).
+    static let shortestRetryWait: Int64 = 1_000_000
 
     /// How one channel's catch-up ended.
     enum ChannelOutcome: Sendable {
@@ -92,8 +95,10 @@ extension SyncEngine {
                 if await failures.isDue(channel.id, at: now) { due.append(channel) }
             }
             try await catchUpChannels(try await CatchUpPlan.ordered(due, first: nil, store: account.store))
+        } catch where SyncFailureScope(error) != .everything {
+            await scheduleRetry()  // the server failed as a whole: the channels wait on (their backoff grew)
         } catch {
-            await scheduleRetry()  // the server failed as a whole: the channels wait on
+            return  // logged out, session over or cancelled: no more retries
         }
     }
 
@@ -104,7 +109,7 @@ extension SyncEngine {
         guard !waiting.isEmpty, let earliest else { return }
         let micros = max(earliest.microseconds - account.configuration.now().microseconds, 0)
         let account = self.account
-        await failures.scheduleRetry(after: .microseconds(max(micros, 100_000))) {
+        await failures.scheduleRetry(after: .microseconds(max(micros, Self.shortestRetryWait))) {
             await account.syncEngine.catchUpWaiting()
         }
     }
