@@ -90,8 +90,11 @@ extension SyncEngine {
         let (waiting, _) = await failures.waiting()
         let now = account.configuration.now()
         do {
+            let channels = try await account.channels()
+            let known = Set(channels.map(\.id))
+            for id in waiting where !known.contains(id) { await failures.clear(id) }  // no longer ours: nothing to retry
             var due: [ChatChannel] = []
-            for channel in try await account.channels() where waiting.contains(channel.id) {
+            for channel in channels where waiting.contains(channel.id) {
                 if await failures.isDue(channel.id, at: now) { due.append(channel) }
             }
             try await catchUpChannels(try await CatchUpPlan.ordered(due, first: nil, store: account.store))
