@@ -78,6 +78,28 @@ extension IntegrationTests {
             try await Self.badChannelLeavesTheOtherCaughtUp(.stall(.seconds(6)), timeout: .seconds(2))
         }
 
+        @Test("team-bad recovers: its own retry (after its backoff, no sync asked) reads the message it missed")
+        func failedChannelIsRetriedOnItsOwn() async throws {
+            try await MessagingHarness.with { harness in
+                let (alice, bob, ok, bad) = try await Self.twoTeams(harness)
+                await harness.server.faults.faultPages(ofChannel: bad.id, .status(503))
+                try await alice.send(text: "bad two", to: bad.id)
+                await alice.waitForOutbox()
+                try await bob.sync()
+                #expect(await bob.channelSyncFailures().map(\.channelID) == [bad.id])
+                let monitor = AccountMonitor(bob, channelIDs: [ok.id, bad.id])
+                await harness.server.faults.faultPages(ofChannel: bad.id, nil)
+
+                // The first retry is due 5 s after the failure; nothing else reads team-bad.
+                #expect(await monitor.waitForReadable([ok.id: 2, bad.id: 2], limit: .seconds(30)))
+                #expect(try await Self.readable(bob, bad.id) == ["bad one", "bad two"])
+                #expect(await bob.channelSyncFailures().isEmpty)
+                monitor.stop()
+                await alice.shutdown()
+                await bob.shutdown()
+            }
+        }
+
         @Test("team-bad's pages never end: the catch-up stops at its byte bound and team-ok is caught up")
         func endlessPagesInOneChannel() async throws {
             try await MessagingHarness.with { harness in
