@@ -116,6 +116,21 @@ public final class RunningDevServer: Sendable {
         }
     }
 
+    /// Adds `userID` to `count` new group channels created by `creatorID`, written straight to
+    /// the database: what any account holder can do with `count` requests (a flood of channels),
+    /// without spending the rate limit of the test's own loopback address. Returns their ids.
+    /// - Throws: GRDB's `DatabaseError`.
+    public func addToNewChannels(userID: String, createdBy creatorID: String, count: Int) async throws -> [String] {
+        try await state.database.write { [state] db in
+            try (0..<max(count, 0)).map { index in
+                let row = try state.createChannel(db, name: "flood \(index)", isDM: false, encryptionType: "sender_keys", creatorID: creatorID)
+                let id: String = row["id"]
+                try state.addMember(db, channelID: id, userID: userID, role: "member")
+                return id
+            }
+        }
+    }
+
     /// The channels a user's sockets are subscribed to right now (subscriptions are per user).
     public func subscriptions(ofUser userID: String) async -> Set<String> {
         await state.hub.subscriptions(of: userID)

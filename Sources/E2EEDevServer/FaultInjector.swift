@@ -53,6 +53,24 @@ public actor FaultInjector {
     /// posted, as a server hiding a device's own newer messages from its catch-up would.
     public private(set) var hiddenSenderDevice: String?
     private var random = SeededRandom(seed: 0)
+    /// What the message pages of a channel do instead of answering normally, per channel id.
+    public private(set) var pageFaults: [String: PageFault] = [:]
+    private var pageFaultReads: [String: Int] = [:]
+    /// Message ids left out of a channel's pages, per channel id (``omitRows(ofChannel:_:)``).
+    public private(set) var omittedRows: [String: Set<String>] = [:]
+
+    /// What a channel's message pages (`GET /channels/{id}/messages`) do under
+    /// ``faultPages(ofChannel:_:)``: only that channel's reads, every other route and channel
+    /// answers normally.
+    public enum PageFault: Sendable, Equatable {
+        /// Every read fails with this status (a 429 carries `Retry-After: 1`).
+        case status(Int)
+        /// Every read waits this long before it answers (normally).
+        case stall(Duration)
+        /// Pages never end: every read answers a full page of made-up messages older than its
+        /// `before`, each with `contentLength` characters of content, and `has_more: true`.
+        case endless(contentLength: Int)
+    }
 
     /// Creates an injector with no fault switched on, attached to no server (the socket actions
     /// reach nobody).
@@ -156,8 +174,35 @@ public actor FaultInjector {
     /// Expires every access token issued so far (`now` in microseconds since the epoch).
     func expireAccessTokens(issuedAtOrBefore now: Int64) { accessTokensExpiredBefore = now }
 
+    /// Makes the message pages of `channelID` fail, stall or never end (``PageFault``); `nil`
+    /// answers them normally again.
+    public func faultPages(ofChannel channelID: String, _ fault: PageFault?) {
+        pageFaults[channelID.lowercased()] = fault
+    }
+
+    /// Leaves the messages `messageIDs` out of `channelID`'s pages (the rows stay stored, no
+    /// event is sent: a server erasing by omission); `nil` or empty returns them.
+    public func omitRows(ofChannel channelID: String, _ messageIDs: Set<String>?) {
+        let ids = Set((messageIDs ?? []).map { $0.lowercased() })
+        omittedRows[channelID.lowercased()] = ids.isEmpty ? nil : ids
+    }
+
+    /// How many reads of `channelID`'s message pages met a fault.
+    public func faultedPageReads(ofChannel channelID: String) -> Int {
+        pageFaultReads[channelID.lowercased(), default: 0]
+    }
+
+    /// The fault of a read of `channelID`'s pages, counted, if any.
+    func takePageFault(channelID: String) -> PageFault? {
+        guard let fault = pageFaults[channelID.lowercased()] else { return nil }
+        pageFaultReads[channelID.lowercased(), default: 0] += 1
+        return fault
+    }
+
     /// Clears every fault.
     public func reset() {
+        pageFaults = [:]
+        omittedRows = [:]
         pendingFailures = []
         dropSocketsAfterFrames = nil
         duplicateEventProbability = 0

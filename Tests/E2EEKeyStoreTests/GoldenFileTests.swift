@@ -45,6 +45,6 @@ import Testing
         #expect(Fixtures.text(try await store.message(id: "message-1")?.plaintext) == "golden plaintext")
         #expect(try await store.integrityCheck() == ["ok"])
         let applied = try await store.read { db in try StoreSchema.migrator.appliedIdentifiers(db) }
-        #expect(applied.sorted() == StoreSchema.versions)
+        #expect(Set(applied) == Set(StoreSchema.versions))
     }
 }

@@ -8,7 +8,9 @@ import Testing
     private func appliedMigrations(_ path: String) throws -> [String] {
         let queue = try DatabaseQueue(path: path)
         defer { try? queue.close() }
-        return try queue.read { db in try StoreSchema.migrator.appliedIdentifiers(db) }.sorted()
+        // In registration order ("v10" sorts before "v2" as text).
+        let order = { (id: String) in StoreSchema.versions.firstIndex(of: id) ?? Int.max }
+        return try queue.read { db in try StoreSchema.migrator.appliedIdentifiers(db) }.sorted { (order($0), $0) < (order($1), $1) }
     }
 
     @Test func emptyFileGetsEveryMigration() throws {

@@ -89,6 +89,13 @@ struct ToolCoreUnitTests {
         let left = MessageOutput(afterLeaving, event: "undecryptable")
         #expect(left.reason == "sent_after_leaving")
         #expect(left.line(showingChannel: false).hasSuffix("u1/d1  [not a recipient: sent after this device left the channel]"))
+        var removed = item
+        removed.removedFromServer = true
+        let kept = MessageOutput(removed)
+        #expect(kept.line(showingChannel: false).hasSuffix("u1/d1  two\\nlines \\\\ and a\\ttab  [edited]  [removed from the server]"))
+        let removedJSON = try #require(try JSONSerialization.jsonObject(with: Data(Console.encodeLine(kept).utf8)) as? [String: Any])
+        #expect(removedJSON["removed_from_server"] as? Bool == true)
+        #expect(removedJSON["text"] as? String == "two\nlines \\ and a\ttab", "the text is kept")
     }
 
     @Test("the demo's check finds a device that reads differently, a message it cannot read, and a missing message")

@@ -38,6 +38,11 @@ struct MessageRoutes {
         }
         let (before, limit) = (beforeValue, limitValue)
         let hidden = await state.faults.hiddenSenderDevice
+        if let fault = await state.faults.takePageFault(channelID: channelID),
+           let faulted = try await MessagePageFaults(state: state).apply(fault, channelID: channelID, before: before, limit: limit) {
+            return faulted
+        }
+        let omitted = await state.faults.omittedRows[channelID.lowercased()] ?? []
         let rows = try await state.database.read { db -> [JSONValue] in
             try state.requireMember(db, channelID: channelID, userID: caller.userID)
             var sql = "SELECT * FROM messages WHERE channel_id = ?"
@@ -45,6 +50,10 @@ struct MessageRoutes {
             if let hidden {
                 sql += " AND (sender_device_id IS NULL OR sender_device_id != ?)"
                 values.append(hidden)
+            }
+            if !omitted.isEmpty {
+                sql += " AND id NOT IN (\(Array(repeating: "?", count: omitted.count).joined(separator: ",")))"
+                values += omitted.sorted().map { $0 as any DatabaseValueConvertible }
             }
             if let before {
                 sql += " AND created_at < ?"

@@ -1,4 +1,5 @@
 import E2EECrypto
+import Foundation
 import GRDB
 
 extension KeyStore {
@@ -100,13 +101,22 @@ extension KeyStore {
     }
 
     /// A duplicate copy the server stored after an unknown POST outcome was deleted again: its
-    /// timeline row (if the receive side stored one) goes too.
+    /// timeline row (if the receive side stored one) goes too — only when that row is the copy:
+    /// received (not our own send's row), from `senderUserID`'s device `senderDeviceID` (ours),
+    /// with `contentHash`, the hash of bytes an outbox entry of its channel holds. A row with
+    /// that id and anything else (another user's message a server named) stays.
     /// - Throws: GRDB's `DatabaseError`.
-    public func forgetDuplicateCopy(serverMessageID: String) async throws {
+    public func forgetDuplicateCopy(serverMessageID: String, senderUserID: String, senderDeviceID: String, contentHash: [UInt8]) async throws {
         try await writer.write { db in
-            try db.run("DELETE FROM timeline WHERE message_id = ? AND is_own = 0", [serverMessageID])
+            try db.run(Self.forgetDuplicateSQL, [serverMessageID, senderUserID, senderDeviceID, Data(contentHash)])
         }
     }
+
+    private static let forgetDuplicateSQL = """
+        DELETE FROM timeline
+        WHERE message_id = ? AND is_own = 0 AND sender_user_id = ? AND sender_device_id = ? AND content_hash = ?
+          AND EXISTS (SELECT 1 FROM outbox WHERE outbox.channel_id = timeline.channel_id AND outbox.content_hash = timeline.content_hash)
+        """
 
     /// A message that could not be encrypted (T12): stored as a `.failed` draft with its
     /// plaintext and no content, so it is visible, never sent, and can be retried (re-encrypted

@@ -4,9 +4,23 @@ import E2EEKeyStore
 extension Account {
     /// Pages every channel back to what the store has, ingests what is new, and re-drives the
     /// pending queue (what the connection does on every connect; also usable without a socket).
-    /// - Throws: ``ServerError``, key store errors.
+    /// A channel whose reads fail is recorded (``channelSyncFailures()``) while the others are
+    /// caught up, and read again after its own backoff (this call, asked for explicitly, also
+    /// reads channels still in their backoff; the connection's catch-ups do not); channels
+    /// beyond one catch-up's request budget are read a little later.
+    /// - Throws: ``ServerError`` when the channel list cannot be read or every channel's read
+    ///   failed at the server, key store errors.
     public func sync() async throws {
-        try await syncEngine.catchUpAll()
+        try await syncEngine.catchUpAll(everyChannel: true)
+    }
+
+    /// Catches up `channelID` alone (then re-drives the pending queue): what a caller that shows
+    /// one channel needs, answered whatever the other channels do. The other channels are
+    /// caught up by ``sync()`` and the connection.
+    /// - Throws: ``MessagingError/unknownChannel(_:)``, the ``ServerError`` of this channel's
+    ///   reads (also recorded, with its backoff), key store errors.
+    public func sync(channelID: String) async throws {
+        try await syncEngine.catchUpAsked(channelID: channelID)
     }
 
     /// Ingests messages of a channel as they came (a REST page, a socket event): deduped,
@@ -50,9 +64,13 @@ extension Account {
 
     /// The channel history positions kept in the store.
     nonisolated var historyCursor: HistoryCursor {
-        let overlap = configuration.catchUpOverlap.components
         return HistoryCursor(store: store, locks: locks, now: configuration.now, marks: verifiedMarks,
-                             overlap: overlap.seconds * 1_000_000 + overlap.attoseconds / 1_000_000_000_000)
+                             overlap: Self.microseconds(configuration.catchUpOverlap), maxSkew: Self.microseconds(configuration.maxClockSkew))
+    }
+
+    private static func microseconds(_ duration: Duration) -> Int64 {
+        let parts = duration.components
+        return parts.seconds * 1_000_000 + parts.attoseconds / 1_000_000_000_000
     }
 
     /// A page of a channel's timeline from the store, oldest → newest, ordered by

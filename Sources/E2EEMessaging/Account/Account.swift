@@ -51,7 +51,10 @@ public actor Account {
     nonisolated let deleteInference: DeleteInference
     /// A sync engine over this account (catch-up, events); the connection keeps one in
     /// ``connectedEngine`` (it holds its delegate weakly).
-    var syncEngine: SyncEngine { SyncEngine(account: self, pipeline: pipeline, history: HistoryCatchUp(api: api, store: store, limit: configuration.catchUpLimit)) }
+    var syncEngine: SyncEngine {
+        let history = HistoryCatchUp(api: api, store: store, limit: configuration.catchUpLimit, byteLimit: configuration.catchUpByteLimit)
+        return SyncEngine(account: self, pipeline: pipeline, history: history)
+    }
     /// The engine the current connection delegates to.
     var connectedEngine: SyncEngine?
     /// The realtime connection, once ``connect(using:policy:)`` ran.
@@ -166,6 +169,7 @@ public actor Account {
     /// are — exactly as a kill would leave them — and the next ``open(server:store:configuration:)``
     /// reconciles and resumes them. Queueing still stores messages; nothing more is posted.
     public func shutdown() async {
+        await channelFailures.cancelRetry()
         await outbox.shutdown()
         await disconnect()
     }

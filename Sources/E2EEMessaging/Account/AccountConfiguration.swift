@@ -27,6 +27,16 @@ public struct AccountConfiguration: Sendable {
     /// channel's verified mark, so that the next one reads that stretch again: it covers rows
     /// committed after their event and events lost where a socket opened or dropped.
     public var catchUpOverlap: Duration
+    /// At most this many bytes of message content one catch-up of a channel holds in memory
+    /// before it stops (older history then is paged on demand): a server whose pages never end
+    /// cannot make a catch-up grow without bound.
+    public var catchUpByteLimit: Int = 8 << 20
+    /// How far past this device's own clock a server timestamp may move a channel's verified
+    /// mark. The server sets `created_at`; a mark moved past the real present by a forged one
+    /// would make later catch-ups stop early and lose what lies between. The default, zero,
+    /// never lets a mark pass this device's clock (a server clock running ahead only makes
+    /// catch-ups read a little more again).
+    public var maxClockSkew: Duration = .zero
     /// The recipient policy for channels with none set in the store (``Account/setRecipientPolicy(_:channelID:)``);
     /// `nil`: docs/spec/protocol.md §5's defaults (`hold` for new devices in DMs and of our own user,
     /// `surface` for groups).

@@ -50,6 +50,11 @@ public struct TimelineChange: Sendable, Equatable {
         case undecryptable(reason: String)
         /// The message waits for a key.
         case pending
+        /// The server no longer has the message (a hint: its text stays, see
+        /// ``TimelineItem/removedFromServer``).
+        case removedFromServer
+        /// The server returned a message marked removed: the mark is gone.
+        case backOnServer
     }
 
     /// The channel.

@@ -214,7 +214,7 @@ actor OutboxSender: OwnMessageObserving {
             .sorted(by: ServerMessage.timelineOrder)
         guard let first = copies.first else { return false }
         try await recordSent(entry, serverID: first.id, createdAt: first.createdAt)
-        for extra in copies.dropFirst() { try await deleteDuplicate(serverID: extra.id) }
+        for extra in copies.dropFirst() { try await deleteDuplicate(serverID: extra.id, of: entry.contentHash) }
         return true
     }
 
@@ -225,7 +225,7 @@ actor OutboxSender: OwnMessageObserving {
         } catch KeyStoreError.invalidTransition {
             // Our echo recorded it first. If under another id, the server stored it twice.
             if let current = try await loadEntry(localID: entry.localID), current.serverMessageID != serverID {
-                try await deleteDuplicate(serverID: serverID)
+                try await deleteDuplicate(serverID: serverID, of: entry.contentHash)
             }
             return
         }
@@ -235,13 +235,17 @@ actor OutboxSender: OwnMessageObserving {
         }
     }
 
-    private func deleteDuplicate(serverID: String) async throws {
+    /// Deletes the server's extra copy `serverID` of our own message with content hash
+    /// `contentHash`. The local row goes only if it is that copy — from this device, with those
+    /// bytes — so a server that names someone else's message cannot make us forget it.
+    private func deleteDuplicate(serverID: String, of contentHash: [UInt8]) async throws {
         do {
             try await api.deleteMessage(id: serverID)
         } catch ServerError.notFound {
             // Already gone.
         }
-        try await store.forgetDuplicateCopy(serverMessageID: serverID)
+        try await store.forgetDuplicateCopy(serverMessageID: serverID, senderUserID: device.userID, senderDeviceID: device.deviceID,
+                                            contentHash: contentHash)
     }
 
     /// See ``OwnMessageObserving/ownMessageSeen(_:)``.
@@ -276,7 +280,7 @@ actor OutboxSender: OwnMessageObserving {
         }
         if !sameBytes.isEmpty {
             // The same bytes under a second id: the server stored a retried POST twice.
-            try await deleteDuplicate(serverID: message.id)
+            try await deleteDuplicate(serverID: message.id, of: hash)
             return true
         }
         return false

@@ -1,5 +1,4 @@
 import E2EEKeyStore
-import Foundation
 
 /// A failure while catching up one channel (docs/spec/sync.md guarantee 10): recorded for that channel
 /// and surfaced as ``AccountEvent/channelSyncFailed(_:)``; every other channel, the pending
@@ -13,21 +12,29 @@ public struct ChannelSyncFailure: Sendable, Equatable {
     public var reason: String
     /// When it failed.
     public var at: StoreTime
+    /// When the channel is read again on its own (its backoff); `nil` for work that belongs to
+    /// no channel, which the next catch-up runs again.
+    public var retryAt: StoreTime?
 
     /// Creates the value.
-    public init(channelID: String?, reason: String, at: StoreTime) {
+    public init(channelID: String?, reason: String, at: StoreTime, retryAt: StoreTime? = nil) {
         self.channelID = channelID
         self.reason = reason
         self.at = at
+        self.retryAt = retryAt
     }
 }
 
 /// Which failures stop a whole catch-up and which stay with the channel they happened in.
-enum SyncFailureScope {
-    /// The server or the session as a whole is unusable (no network, 5xx, 429, logged out,
-    /// cancelled): every other channel would fail the same way, and the connection supervisor
-    /// must hear it to reconnect or poll.
+enum SyncFailureScope: Equatable {
+    /// The session as a whole is over or the work was cancelled (logged out, session ended):
+    /// nothing else can go on, and the connection supervisor must hear it.
     case everything
+    /// The server did not answer usefully (no answer in time, a 5xx, a 429). For a channel's
+    /// reads this may be that channel alone (a hostile or broken server can fail one channel's
+    /// pages and serve the rest), so it stays with the channel; for work that belongs to no
+    /// channel, or when every channel failed so, it is the server's and is thrown.
+    case server
     /// Only this channel's work failed (a 403, a 404, a refused copy, an undecodable page).
     case thisChannel
 
@@ -37,30 +44,12 @@ enum SyncFailureScope {
             return
         }
         switch error as? ServerError {
-        case .transport?, .rateLimited?, .server?, .unauthenticated?, .sessionEnded?, .notLoggedIn?:
+        case .unauthenticated?, .sessionEnded?, .notLoggedIn?:
             self = .everything
+        case .transport?, .rateLimited?, .server?:
+            self = .server
         default:
             self = .thisChannel
         }
-    }
-}
-
-/// The latest failure per channel, cleared when the channel catches up again.
-actor ChannelFailureLog {
-    private var failures: [String: ChannelSyncFailure] = [:]
-
-    /// Records `failure` (replacing the channel's earlier one).
-    func record(_ failure: ChannelSyncFailure) {
-        failures[failure.channelID ?? ""] = failure
-    }
-
-    /// Forgets the failure of `channelID` (it caught up).
-    func clear(_ channelID: String) {
-        failures[channelID] = nil
-    }
-
-    /// Every recorded failure, channel order.
-    func all() -> [ChannelSyncFailure] {
-        failures.values.sorted { ($0.channelID ?? "", $0.at.microseconds) < ($1.channelID ?? "", $1.at.microseconds) }
     }
 }

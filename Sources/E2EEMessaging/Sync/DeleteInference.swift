@@ -4,8 +4,9 @@ import E2EEKeyStore
 /// (docs/spec/server-api.md §15), so a device away during a `message.delete` infers it. A stored
 /// message inside the time range a catch-up read contiguously that the read did not return is
 /// a *candidate*; still absent from a read at least ``confirmAfter`` later (rows can be briefly
-/// missing before their commit), it is deleted, exactly as if the event had come. A candidate
-/// that shows up again is forgotten.
+/// missing before their commit), it is confirmed removed from the server, exactly as if the
+/// event had come — a mark (``ServerRemovals``), never an erase: a server can leave out any row.
+/// A candidate that shows up again is forgotten.
 ///
 /// The range is `(oldest, newest]` of the read: rows tied with the oldest one may lie beyond
 /// the last page, and rows newer than the newest arrived after the read began. A read that
@@ -23,7 +24,7 @@ actor DeleteInference {
     }
 
     /// Compares a contiguous read of `channelID` (`messages`, oldest → newest) with the store;
-    /// returns the ids confirmed deleted now (the caller applies them).
+    /// returns the ids confirmed removed from the server now (the caller marks them).
     /// - Throws: key store errors.
     func confirmedDeletes(channelID: String, read messages: [ServerMessage], store: KeyStore) async throws -> [String] {
         guard let oldest = messages.first?.createdAt.microseconds, let newest = messages.last?.createdAt.microseconds, oldest < newest else {

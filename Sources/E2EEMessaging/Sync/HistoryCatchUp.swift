@@ -3,7 +3,8 @@ import E2EEKeyStore
 /// The REST half of docs/spec/sync.md guarantee 6: pages a channel back from its newest message, never
 /// skipping rows tied at a page boundary (guarantee 7, through ``MessageHistoryPager``), until
 /// it has everything newer than the channel's verified mark (``HistoryCursor``) — or, without a
-/// mark, until a page overlaps what the store has — or the history ends, or the limit.
+/// mark, until a page overlaps what the store has — or the history ends, or a limit (of
+/// messages or of bytes).
 ///
 /// Stopping at the first page that holds a known message is not enough once the store holds
 /// messages that arrived past a gap (our own sends, socket events after a lost one, a row
@@ -39,9 +40,10 @@ struct HistoryCatchUp: Sendable {
     struct GapScan: Sendable {
         /// The messages to keep (this device's own).
         var keeps: @Sendable (ServerMessage) -> Bool
-        /// At most this many messages are read past the limit before the scan gives up (the
-        /// gap then stays unread and the send gate closed).
-        var maximumMessages = 200_000
+        /// At most this many messages are read past the limit (the sync engine asks for four
+        /// times the limit: 20,000, 200 requests of 100) before the scan gives up; the caller
+        /// then renews its keys instead of relying on what it read.
+        var maximumMessages = 20_000
         /// At most this many kept messages.
         var maximumKept = 5_000
     }
@@ -52,6 +54,10 @@ struct HistoryCatchUp: Sendable {
     var pageSize = 50
     /// At most this many messages are fetched in one catch-up (older history is paged on demand).
     var limit = 5_000
+    /// At most this many bytes of message content are held in one catch-up: a server whose
+    /// pages never end (`has_more` forever) or carry the largest contents cannot make a
+    /// catch-up hold more; it stops as at ``limit`` and older paging resumes behind it.
+    var byteLimit = 8 << 20
 
     /// Pages `channelID` back to `verifiedThrough` (microseconds of server time; nil: to the
     /// store's overlap), the start, or the limit; past the limit, with `scan`, on to the mark
@@ -61,22 +67,24 @@ struct HistoryCatchUp: Sendable {
         var pager = MessageHistoryPager(server: api, channelID: channelID, pageSize: min(pageSize, limit))
         var pages: [[ServerMessage]] = []
         var count = 0
+        var bytes = 0
         var reached = false
-        while count < limit {
+        while count < limit, bytes < byteLimit {
             let page = try await pager.nextPage()
             guard !page.isEmpty else { break }
             pages.append(page)
             count += page.count
+            bytes += page.reduce(0) { $0 + $1.content.utf8.count }
             if try await reachesMark(page, mark: mark) {
                 reached = true
                 break
             }
         }
         var result = Result(messages: pages.reversed().flatMap { $0 }, reachedStart: pager.reachedStart)
-        result.stoppedAtLimit = !reached && !pager.reachedStart && count >= limit
+        result.stoppedAtLimit = !reached && !pager.reachedStart && (count >= limit || bytes >= byteLimit)
         result.readToPresent = !result.stoppedAtLimit
-        if result.stoppedAtLimit, let scan {
-            (result.keptPastLimit, result.readToPresent) = try await scanGap(&pager, mark: mark, scan)
+        if result.stoppedAtLimit, let scan, let oldest = result.messages.first {
+            (result.keptPastLimit, result.readToPresent) = try await scanGap(channelID: channelID, from: oldest.createdAt, mark: mark, scan)
         }
         return result
     }
@@ -88,10 +96,11 @@ struct HistoryCatchUp: Sendable {
         return try await !store.knownMessageIDs(page.map(\.id)).isEmpty
     }
 
-    /// Reads on from where `pager` stopped, down to the mark, keeping what `scan` keeps.
-    /// Returns the kept messages (oldest → newest) and whether the mark (or the start) was reached
-    /// within the scan's bounds.
-    private func scanGap(_ pager: inout MessageHistoryPager, mark: Int64?, _ scan: GapScan) async throws -> ([ServerMessage], Bool) {
+    /// Reads on from `start` (the oldest message the catch-up fetched) down to the mark, in pages
+    /// of 100, keeping what `scan` keeps. Returns the kept messages (oldest → newest) and whether
+    /// the mark (or the start) was reached within the scan's bounds.
+    private func scanGap(channelID: String, from start: ServerTimestamp, mark: Int64?, _ scan: GapScan) async throws -> ([ServerMessage], Bool) {
+        var pager = MessageHistoryPager(server: api, channelID: channelID, pageSize: 100, from: start)
         var kept: [[ServerMessage]] = []
         var keptCount = 0
         var read = 0

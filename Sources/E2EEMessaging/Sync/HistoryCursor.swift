@@ -19,21 +19,35 @@ struct HistoryCursor: Sendable {
     let marks: VerifiedMarks
     /// Microseconds of server time the mark stays behind the newest message verified.
     let overlap: Int64
+    /// Microseconds past this device's clock a mark may be set to: the server sets
+    /// `created_at`, and a mark moved past what this device can verify by a forged one would
+    /// make every later catch-up stop early (``AccountConfiguration/maxClockSkew``).
+    var maxSkew: Int64 = 0
+
+    /// The mark a message at `micros` (server time) verifies: `overlap` behind it, and never
+    /// beyond this device's clock plus ``maxSkew``.
+    private func markBehind(_ micros: Int64) -> Int64 {
+        min(micros - overlap, ceiling)
+    }
+
+    /// The latest mark this device can verify now.
+    private var ceiling: Int64 { now().microseconds + maxSkew }
 
     /// The channel's verified mark (microseconds of server time), or nil when it has none yet.
     /// - Throws: key store errors.
     func verifiedThrough(channelID: String) async throws -> Int64? {
         let saved = try await store.syncCursor(channelID: channelID)?.newest?.createdAt.microseconds
+        // A mark saved past the ceiling (by an earlier version) is read as the ceiling.
         switch (saved, marks.mark(channelID)) {
-        case (let saved?, let moved?): return max(saved, moved)
-        case (let saved, let moved): return saved ?? moved
+        case (let saved?, let moved?): return min(max(saved, moved), ceiling)
+        case (let saved, let moved): return (saved ?? moved).map { min($0, ceiling) }
         }
     }
 
     /// A socket delivered `message` after its socket's catch-up: the stream has no gap up to it
     /// (for a channel a catch-up of this process has read).
     func socketDelivered(_ message: ServerMessage) {
-        marks.advanceIfCaughtUp(message.channelID.lowercased(), to: message.createdAt.microseconds - overlap)
+        marks.advanceIfCaughtUp(message.channelID.lowercased(), to: markBehind(message.createdAt.microseconds))
     }
 
     /// Writes the marks socket events moved (before the socket closes for the background).
@@ -76,7 +90,7 @@ struct HistoryCursor: Sendable {
     /// - Throws: key store errors.
     func recordCatchUp(channelID: String, _ result: HistoryCatchUp.Result) async throws {
         let oldest = result.messages.first.map { TimelineCursor(createdAt: StoreTime(microseconds: $0.createdAt.microseconds), messageID: $0.id) }
-        let mark = result.messages.last.map { ($0.createdAt.microseconds - overlap, $0.id) }
+        let mark = result.messages.last.map { (markBehind($0.createdAt.microseconds), $0.id) }
         let moved = marks.mark(channelID)
         try await update(channelID: channelID) { cursor in
             if let (time, id) = mark { Self.raise(&cursor, to: time, messageID: id) }

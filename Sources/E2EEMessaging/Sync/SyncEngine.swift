@@ -8,9 +8,14 @@ import E2EEKeyStore
 /// supervisor calls it one method at a time, in order; events of a socket reach it only after
 /// that socket's first catch-up (the supervisor buffers them).
 final class SyncEngine: ConnectionDelegate, Sendable {
-    private let account: Account
-    private let pipeline: ReceivePipeline
-    private let history: HistoryCatchUp
+    let account: Account
+    let pipeline: ReceivePipeline
+    let history: HistoryCatchUp
+
+    /// The server's deletes, as marks.
+    var removals: ServerRemovals {
+        ServerRemovals(store: account.store, events: account.broadcaster, now: account.configuration.now)
+    }
 
     init(account: Account, pipeline: ReceivePipeline, history: HistoryCatchUp) {
         self.account = account
@@ -25,7 +30,8 @@ final class SyncEngine: ConnectionDelegate, Sendable {
     func catchUp(reason: CatchUpReason) async throws {
         switch reason {
         case .subscribed(let channelID), .subscribedFollowUp(let channelID):
-            try await isolated(channelID: channelID) { try await self.catchUp(channelID: channelID) }
+            let channel = try await account.channel(id: channelID)
+            try await catchUpChannels([channel])
         default:
             try await catchUpAll()
         }
@@ -35,11 +41,15 @@ final class SyncEngine: ConnectionDelegate, Sendable {
         try await catchUpAll()
     }
 
-    /// Every channel: the list re-read, each channel paged back to the overlap, pending re-driven,
-    /// keys maintained. A failure that belongs to one channel (a 403, a refused copy, an
-    /// undecodable page) is recorded and surfaced for it and the rest goes on (docs/spec/sync.md
-    /// guarantee 10); one that stops everything (no network, logged out) is thrown.
-    func catchUpAll() async throws {
+    /// Every channel: the list re-read, each channel paged back to the overlap (the one asked
+    /// for first, ``CatchUpPlan``), pending re-driven, keys maintained. A failure of one
+    /// channel's reads (a 403, a refused copy, an undecodable page, and also a 5xx, a 429 or no
+    /// answer in time) is recorded for it, with its own backoff, and the rest goes on
+    /// (docs/spec/sync.md guarantee 10); one that stops everything (logged out, no answer for the
+    /// channel list) is thrown.
+    /// `everyChannel`: read channels in their backoff too (a caller asked for a sync); the
+    /// connection's own catch-ups and polls leave them to their retry.
+    func catchUpAll(first asked: String? = nil, everyChannel: Bool = false) async throws {
         var channels: [ChatChannel]
         do {
             channels = try await account.refreshChannels()
@@ -47,7 +57,15 @@ final class SyncEngine: ConnectionDelegate, Sendable {
             await account.recordSyncFailure(channelID: nil, error)
             channels = try await account.channels()
         }
-        try await catchUpOverlapping(channels)
+        let now = account.configuration.now()
+        let serverFailedLast = await account.channelFailures.serverFailedLast
+        let readAll = everyChannel || serverFailedLast
+        var due: [ChatChannel] = []
+        for channel in try await CatchUpPlan.ordered(channels, first: asked, store: account.store) {
+            let isDue = await account.channelFailures.isDue(channel.id, at: now)
+            if readAll || channel.id == asked || isDue { due.append(channel) }
+        }
+        try await catchUpChannels(due)
         try await isolated(channelID: nil) { _ = try await self.pipeline.redrivePending() }
         try await isolated(channelID: nil) { try await self.account.maintainKeysIfNeeded() }
         // Keys renewed after a detected rollback before any waiting draft is encrypted (docs/spec/protocol.md §3).
@@ -55,27 +73,8 @@ final class SyncEngine: ConnectionDelegate, Sendable {
         await account.outbox.serverAnswered()  // the server answers: entries waiting for it go out
     }
 
-    /// Channels caught up at the same time: their pages are read and ingested side by side
-    /// (the receive pipeline overlaps batches of different channels), so one slow channel or a
-    /// DM decrypted on one core does not leave the rest waiting.
-    static let overlappingCatchUps = 4
-
-    /// Catches every channel of `channels` up, at most ``overlappingCatchUps`` at a time, each
-    /// isolated; the first failure that is not one channel's cancels the others and is thrown.
-    private func catchUpOverlapping(_ channels: [ChatChannel]) async throws {
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            var remaining = channels[...]
-            func startNext() {
-                guard let channel = remaining.popFirst() else { return }
-                group.addTask { try await self.isolated(channelID: channel.id) { try await self.catchUp(channel) } }
-            }
-            for _ in 0..<Self.overlappingCatchUps { startNext() }
-            while try await group.next() != nil { startNext() }
-        }
-    }
-
     /// Runs `work`; a failure of its channel alone is recorded and surfaced, not thrown.
-    private func isolated(channelID: String?, _ work: () async throws -> Void) async throws {
+    func isolated(channelID: String?, _ work: () async throws -> Void) async throws {
         do {
             try await work()
             if let channelID { await account.channelFailures.clear(channelID) }
@@ -84,24 +83,25 @@ final class SyncEngine: ConnectionDelegate, Sendable {
         }
     }
 
-    private func catchUp(channelID: String) async throws {
+    func catchUp(channelID: String) async throws {
         try await catchUp(account.channel(id: channelID))
     }
 
-    /// Catches `channel` up; returns whether it was read to the present. Until this process has
-    /// read a channel to the present, a catch-up that stops at its limit scans the rest of the
-    /// gap for this device's own messages (docs/spec/protocol.md §3.13–§3.14): a flood of other
-    /// messages cannot push the evidence of a restored store out of sight, and a catch-up that
-    /// did not read to the present never opens the send gate.
-    /// A channel that is no longer ours (403, 404) is left to the next channel list, unless
-    /// `forSending`: then the sender gets the error.
+    /// Catches `channel` up; returns whether it was read to the present. Before the first send
+    /// in a channel (`forSending`, docs/spec/protocol.md §3.13–§3.14), a catch-up that stops at
+    /// its limit scans the rest of the gap for this device's own messages: a flood of other
+    /// messages cannot push the evidence of a restored store out of sight. A catch-up that did
+    /// not read to the present never opens the send gate. A channel that is no longer ours
+    /// (403, 404) is left to the next channel list, unless `forSending`: then the sender gets
+    /// the error.
     @discardableResult
-    private func catchUp(_ channel: ChatChannel, forSending: Bool = false) async throws -> Bool {
-        guard let encryption = channel.encryption else { return false }
+    func catchUp(_ channel: ChatChannel, forSending: Bool = false) async throws -> Bool {
+        guard let encryption = channel.encryption else { return true }  // nothing is read or sent there
         let cursor = account.historyCursor
         let gateOpen = await account.rollbackGuard.isCaughtUp(channel.id)
         let device = account.device
-        let scan = gateOpen ? nil : HistoryCatchUp.GapScan(keeps: { $0.isFrom(userID: device.userID, deviceID: device.deviceID) })
+        let scan = gateOpen || !forSending ? nil : HistoryCatchUp.GapScan(
+            keeps: { $0.isFrom(userID: device.userID, deviceID: device.deviceID) }, maximumMessages: 4 * history.limit)
         let result: HistoryCatchUp.Result
         do {
             let mark = try await cursor.verifiedThrough(channelID: channel.id)
@@ -117,11 +117,13 @@ final class SyncEngine: ConnectionDelegate, Sendable {
             try await account.noteOwnEchoes(result.messages)
             try await account.detectRollback(in: result.messages, channelID: channel.id)
             _ = try await pipeline.ingest(result.messages, channel: ReceivingChannel(id: channel.id, encryption: encryption))
+            try await removals.serverReturned(result.messages)
         }
         try await cursor.recordCatchUp(channelID: channel.id, result)
-        // docs/spec/sync.md guarantee 9: deletes that happened while we were away.
+        // docs/spec/sync.md guarantee 9: rows the server stopped returning while we were away
+        // are marked removed from the server, never erased.
         for messageID in try await account.deleteInference.confirmedDeletes(channelID: channel.id, read: result.messages, store: account.store) {
-            _ = try await pipeline.ingestDelete(messageID: messageID, channelID: channel.id)
+            try await removals.serverRemoved(messageID: messageID, channelID: channel.id)
         }
         guard result.readToPresent else { return false }
         await account.rollbackGuard.markCaughtUp(channel.id)
@@ -129,12 +131,16 @@ final class SyncEngine: ConnectionDelegate, Sendable {
     }
 
     /// Catches `channelID` up before this process first encrypts for it (docs/spec/protocol.md §3.13):
-    /// a failure is thrown to the sender, not recorded.
-    /// - Throws: ``ServerError``, and ``ServerError/transport(_:)`` when the channel could not be
-    ///   read to the present (the send waits as for an unreachable server), key store errors.
+    /// a failure is thrown to the sender, not recorded. When even the scan past the limit could
+    /// not read the channel to the present (a gap of more than its bound), what was read proves
+    /// nothing: the store is treated as rolled back, so its keys are renewed before the send
+    /// (§3.12), and the gate opens.
+    /// - Throws: ``ServerError``, key store errors.
     func catchUpBeforeSending(channelID: String) async throws {
         guard try await catchUp(account.channel(id: channelID), forSending: true) else {
-            throw ServerError.transport("channel \(channelID) was not read to the present: nothing is encrypted for it yet")
+            try await account.store.markRolledBack(at: account.configuration.now())
+            await account.rollbackGuard.markCaughtUp(channelID)
+            return
         }
     }
 
@@ -153,13 +159,15 @@ final class SyncEngine: ConnectionDelegate, Sendable {
             try await account.noteOwnEchoes([message])
             try await account.detectRollback(in: [message], channelID: channel.id)
             _ = try await pipeline.ingest([message], channel: ReceivingChannel(id: channel.id, encryption: encryption))
+            try await removals.serverReturned([message])
             account.historyCursor.socketDelivered(message)
         case .messageEdit(let edit):
             guard let channel = try await knownChannel(edit.channelID), let encryption = channel.encryption else { return }
             _ = try await pipeline.ingestEdit(edit, channel: ReceivingChannel(id: channel.id, encryption: encryption))
         case .messageDelete(let messageID, let channelID):
-            guard try await knownChannel(channelID) != nil else { return }
-            _ = try await pipeline.ingestDelete(messageID: messageID, channelID: channelID)
+            // Only the sender deletes: the server's event is a hint (docs/spec/sync.md guarantee 9).
+            guard let channel = try await knownChannel(channelID) else { return }
+            try await removals.serverRemoved(messageID: messageID, channelID: channel.id)
         case .typing(let userID, let channelID, let started):
             account.broadcaster.publish(.typing(userID: userID, channelID: channelID, started: started))
         case .channelNew(let channel):

@@ -37,10 +37,14 @@ public struct TimelineItem: Sendable, Equatable {
     public var editedAt: ServerTimestamp?
     /// `true` for a message this device sent.
     public var isOwn: Bool
+    /// The server no longer has it (its `message.delete` event, or missing from two reads a few
+    /// seconds apart): shown as "removed from the server", collapsed by default. Only the
+    /// sender deletes, so the text stays; the mark goes if the server returns the message.
+    public var removedFromServer: Bool
 
     /// Creates the value.
     public init(messageID: String, channelID: String, senderUserID: String?, senderDeviceID: String?, createdAt: ServerTimestamp,
-                state: State, text: String?, replyTo: String?, editedAt: ServerTimestamp?, isOwn: Bool) {
+                state: State, text: String?, replyTo: String?, editedAt: ServerTimestamp?, isOwn: Bool, removedFromServer: Bool = false) {
         self.messageID = messageID
         self.channelID = channelID
         self.senderUserID = senderUserID
@@ -51,6 +55,7 @@ public struct TimelineItem: Sendable, Equatable {
         self.replyTo = replyTo
         self.editedAt = editedAt
         self.isOwn = isOwn
+        self.removedFromServer = removedFromServer
     }
 
     /// Where the item sorts, for paging further back.

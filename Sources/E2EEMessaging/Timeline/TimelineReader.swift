@@ -2,7 +2,8 @@ import E2EECrypto
 import E2EEKeyStore
 
 /// Reads a channel's timeline for the app: pages of messages by `(created_at, id)`, control
-/// rows (sender key distributions) and duplicate rows left out, each stored payload decoded.
+/// rows (sender key distributions) and duplicate rows left out, each stored payload decoded,
+/// messages the server no longer has marked ``TimelineItem/removedFromServer``.
 public struct TimelineReader: Sendable {
     private let store: KeyStore
 
@@ -14,14 +15,19 @@ public struct TimelineReader: Sendable {
     /// - Throws: `KeyStoreError` for a tampered row, GRDB's `DatabaseError`.
     public func page(channelID: String, before position: TimelinePosition? = nil, limit: Int = 50) async throws -> [TimelineItem] {
         let cursor = position.map { TimelineCursor(createdAt: StoreTime(microseconds: $0.createdAt.microseconds), messageID: $0.messageID) }
-        return try await store.receivedTimelinePage(channelID: channelID, before: cursor, limit: limit).map(Self.item)
+        var items = try await store.receivedTimelinePage(channelID: channelID, before: cursor, limit: limit).map(Self.item)
+        let removed = try await store.removedFromServer(messageIDs: items.map(\.messageID))
+        for index in items.indices where removed.contains(items[index].messageID) { items[index].removedFromServer = true }
+        return items
     }
 
     /// One message by server id (nil when unknown or not a timeline message).
     /// - Throws: as ``page(channelID:before:limit:)``.
     public func item(messageID: String) async throws -> TimelineItem? {
         guard let stored = try await store.receivedMessage(id: messageID), stored.facts.kind == .message else { return nil }
-        return Self.item(stored)
+        var item = Self.item(stored)
+        item.removedFromServer = try await !store.removedFromServer(messageIDs: [messageID]).isEmpty
+        return item
     }
 
     /// The app's view of a stored row. The plaintext of a decrypted or own message is its

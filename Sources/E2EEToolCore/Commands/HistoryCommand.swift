@@ -2,15 +2,16 @@ import ArgumentParser
 import E2EEMessaging
 import Foundation
 
-/// `e2ee-tool history <channel-id> [--limit N]`: catch up, then print the channel's timeline
+/// `e2ee-tool history <channel-id> [--limit N]`: catch the channel up, then print its timeline
 /// from the store.
 struct HistoryCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "history",
         abstract: "Catch up with the server, then print a channel's messages, oldest first.",
         discussion: """
-            Every channel is paged back to what the store already holds and what is new is \
-            decrypted and stored (the account's sync); then the newest --limit messages of the \
+            The channel is paged back to what the store already holds and what is new is \
+            decrypted and stored (the account's sync of that channel: other channels, and \
+            whatever fails in them, do not hold it up); then the newest --limit messages of the \
             channel are printed from the store, oldest first, with markers for edited, deleted, \
             pending (waiting for a key) and undecryptable messages. --json prints one array.
             """)
@@ -40,7 +41,7 @@ struct HistoryCommand: AsyncParsableCommand {
         let items = try await opened.using { account in
             let channel = try await account.channel(id: channelID)
             context.console.progress("catching up…")
-            try await account.sync()
+            try await account.sync(channelID: channel.id)
             await account.waitForOutbox()  // messages queued while the server was down go out first
             return try await Self.newest(limit, in: channel.id, of: account)
         }

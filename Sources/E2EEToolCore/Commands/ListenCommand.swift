@@ -83,6 +83,8 @@ actor ListenPrinter: AccountEventHandling {
         case .deleted: kind = "deleted"
         case .pending: kind = "pending"
         case .undecryptable: kind = "undecryptable"
+        case .removedFromServer: kind = "removed_from_server"
+        case .backOnServer: kind = "back_on_server"
         }
         guard let item = try await reader.item(messageID: change.messageID) else { return true }
         let output = MessageOutput(item, event: kind)

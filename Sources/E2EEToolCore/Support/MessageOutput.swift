@@ -4,7 +4,8 @@ import E2EEMessaging
 /// or one text line. Texts are the user's own data on the user's own terminal; they never go
 /// to the log.
 struct MessageOutput: Encodable, Equatable {
-    /// What happened (`listen` only): `message`, `edited`, `deleted`, `pending`, `undecryptable`.
+    /// What happened (`listen` only): `message`, `edited`, `deleted`, `pending`, `undecryptable`,
+    /// `removed_from_server`, `back_on_server`.
     let event: String?
     let channelID: String
     let messageID: String
@@ -20,11 +21,13 @@ struct MessageOutput: Encodable, Equatable {
     let editedAt: String?
     /// Sent by this device.
     let own: Bool
+    /// The server no longer has it (its text is kept: only the sender deletes).
+    let removedFromServer: Bool
 
     enum CodingKeys: String, CodingKey {
         case event, channelID = "channel_id", messageID = "message_id", createdAt = "created_at"
         case senderUserID = "sender_user_id", senderDeviceID = "sender_device_id", state, reason, text
-        case replyTo = "reply_to", editedAt = "edited_at", own
+        case replyTo = "reply_to", editedAt = "edited_at", own, removedFromServer = "removed_from_server"
     }
 
     init(_ item: TimelineItem, event: String? = nil) {
@@ -35,6 +38,7 @@ struct MessageOutput: Encodable, Equatable {
         senderUserID = item.senderUserID
         senderDeviceID = item.senderDeviceID
         own = item.isOwn
+        removedFromServer = item.removedFromServer
         text = item.text
         replyTo = item.replyTo
         editedAt = item.editedAt?.restText
@@ -70,6 +74,7 @@ struct MessageOutput: Encodable, Equatable {
             parts.append("[not a recipient: sent after this device left the channel]")
         default: parts.append("[undecryptable: \(reason ?? "other")]")
         }
+        if removedFromServer { parts.append("[removed from the server]") }
         return parts.joined(separator: "  ")
     }
 

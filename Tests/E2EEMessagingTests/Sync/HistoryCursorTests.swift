@@ -15,7 +15,7 @@ struct HistoryCursorTests {
     }
 
     private func cursor(_ store: KeyStore) -> HistoryCursor {
-        HistoryCursor(store: store, locks: KeyedAsyncLock(), now: { StoreTime(microseconds: 1) }, marks: VerifiedMarks(), overlap: 10)
+        HistoryCursor(store: store, locks: KeyedAsyncLock(), now: { StoreTime(microseconds: 1_000_000_000) }, marks: VerifiedMarks(), overlap: 10)
     }
 
     @Test("a socket event of a channel no catch-up has read leaves it without a mark (its older history stays the catch-up's)")
@@ -48,5 +48,19 @@ struct HistoryCursorTests {
         try await history.recordCatchUp(channelID: channel, HistoryCatchUp.Result(messages: [], reachedStart: true))
         history.socketDelivered(message(at: 7_000))
         #expect(try await history.verifiedThrough(channelID: channel) == 6_990)
+    }
+
+    @Test("a server timestamp in the future moves the mark no further than this device's clock (plus the allowed skew)")
+    func futureTimestampIsClampedToTheDeviceClock() async throws {
+        let store = try KeyStore.inMemory()
+        let now: Int64 = 1_000_000_000
+        let history = HistoryCursor(store: store, locks: KeyedAsyncLock(), now: { StoreTime(microseconds: now) }, marks: VerifiedMarks(),
+                                    overlap: 10, maxSkew: 500)
+        try await history.recordCatchUp(channelID: channel, HistoryCatchUp.Result(messages: [message(at: 1_000)]))
+        history.socketDelivered(message(at: 4_102_444_800_000_000))  // 2100-01-01
+        #expect(try await history.verifiedThrough(channelID: channel) == now + 500)
+        try await history.recordCatchUp(channelID: channel, HistoryCatchUp.Result(messages: [message(at: 4_102_444_800_000_000)]))
+        try await history.saveSocketMarks()
+        #expect(try await store.syncCursor(channelID: channel)?.newest?.createdAt.microseconds == now + 500)
     }
 }
