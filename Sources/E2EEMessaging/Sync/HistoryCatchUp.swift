@@ -100,7 +100,7 @@ struct HistoryCatchUp: Sendable {
     /// of 100, keeping what `scan` keeps. Returns the kept messages (oldest → newest) and whether
     /// the mark (or the start) was reached within the scan's bounds.
     private func scanGap(channelID: String, from start: ServerTimestamp, mark: Int64?, _ scan: GapScan) async throws -> ([ServerMessage], Bool) {
-        var pager = MessageHistoryPager(server: api, channelID: channelID, pageSize: 100, from: start)
+        var pager = MessageHistoryPager(server: api, channelID: channelID, pageSize: min(100, scan.maximumMessages), from: start)
         var kept: [[ServerMessage]] = []
         var keptCount = 0
         var read = 0

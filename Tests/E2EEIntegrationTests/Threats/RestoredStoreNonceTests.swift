@@ -52,10 +52,10 @@ extension IntegrationTests {
         }
 
         /// Opens Alice's account from her file, runs `body`, and closes everything.
-        private func withAlice(_ files: Files, _ harness: MessagingHarness, _ body: (Account) async throws -> Void) async throws {
+        private func withAlice(_ files: Files, _ harness: MessagingHarness, configuration: AccountConfiguration = MessagingHarness.testConfiguration,
+                               _ body: (Account) async throws -> Void) async throws {
             let store = try KeyStore.open(at: files.url, key: files.key)
-            let alice = try await Account.open(server: try await harness.client(restoring: store), store: store,
-                                               configuration: MessagingHarness.testConfiguration)
+            let alice = try await Account.open(server: try await harness.client(restoring: store), store: store, configuration: configuration)
             do {
                 try await body(alice)
             } catch {
@@ -188,6 +188,34 @@ extension IntegrationTests {
                 Self.expectNoKeyAndNonceTwice(wire.pairwise, "pairwise")
                 try await bob.sync()
                 #expect(try await bob.timeline(channelID: group.id).contains { $0.text == "group: after the flood" })
+            }
+        }
+
+        @Test("a gap longer than the scan's bound (four catch-up limits): nothing is taken on trust, the keys are renewed before the send")
+        func gapPastTheScanBoundRenewsKeys() async throws {
+            let files = try Files()
+            defer { try? FileManager.default.removeItem(at: files.directory) }
+            try await MessagingHarness.with { harness in
+                let (bob, group, _, aliceDevice) = try await writeFromACopyThenRestore(files, harness, withDM: false)
+                let flooder = try await harness.reader(of: bob)
+                for index in 0..<60 { _ = try await flooder.sendMessage(channelID: group.id, OutgoingMessage(content: "junk \(index)")) }
+                var small = MessagingHarness.testConfiguration
+                small.catchUpLimit = 10  // reads 10, then scans 40 more: the restored position is 61 back
+                try await withAlice(files, harness, configuration: small) { alice in
+                    let events = alice.events()
+                    try await alice.send(text: "group: after the long gap", to: group.id)
+                    await alice.waitForOutbox()
+                    #expect(try await alice.outboxEntries().isEmpty)
+                    #expect(await firstEvent(in: events) { if case .rollbackDetected = $0 { true } else { false } } == nil, "nothing was seen")
+                    #expect(try await alice.store.rollbackDetectedAt() == nil, "keys renewed, mark cleared")
+                }
+                let wire = try onTheWire(try await allMessages(group.id, as: try await harness.reader(of: bob)), aliceDevice: aliceDevice,
+                                         bobDevice: bob.deviceID)
+                #expect(wire.group.count == 3)
+                #expect(Set(wire.group.map(\.position)).count == wire.group.count, "renewed keys: no position twice")
+                Self.expectNoKeyAndNonceTwice(wire.group, "group")
+                try await bob.sync()
+                #expect(try await bob.timeline(channelID: group.id).contains { $0.text == "group: after the long gap" })
             }
         }
     }
