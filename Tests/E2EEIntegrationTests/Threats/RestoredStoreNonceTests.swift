@@ -42,29 +42,13 @@ extension IntegrationTests {
             try firstStore.close()
 
             try files.copy()
-            try await withAlice(files, harness) { alice in
+            try await StoreRollbackTests.withAlice(files, harness) { alice in
                 try await alice.send(text: "group: The merger closes on Friday, tell nobody", to: group.id)
                 if let dm { try await alice.send(text: "dm: The merger closes on Friday, tell nobody", to: dm.id) }
                 await alice.waitForOutbox()
             }
             try files.restore()
             return (bob, group, dm, aliceDevice)
-        }
-
-        /// Opens Alice's account from her file, runs `body`, and closes everything.
-        private func withAlice(_ files: Files, _ harness: MessagingHarness, configuration: AccountConfiguration = MessagingHarness.testConfiguration,
-                               _ body: (Account) async throws -> Void) async throws {
-            let store = try KeyStore.open(at: files.url, key: files.key)
-            let alice = try await Account.open(server: try await harness.client(restoring: store), store: store, configuration: configuration)
-            do {
-                try await body(alice)
-            } catch {
-                await alice.shutdown()
-                try? store.close()
-                throw error
-            }
-            await alice.shutdown()
-            try store.close()
         }
 
         /// Every message of `channelID` the server holds, oldest first, read as `reader`.
@@ -123,7 +107,7 @@ extension IntegrationTests {
                 let (bob, group, optionalDM, aliceDevice) = try await writeFromACopyThenRestore(files, harness)
                 let dm = try #require(optionalDM)
                 await harness.server.faults.hideRows(postedBy: aliceDevice)
-                try await withAlice(files, harness) { alice in
+                try await StoreRollbackTests.withAlice(files, harness) { alice in
                     try await alice.send(text: "group: lunch at noon, usual place", to: group.id)
                     try await alice.send(text: "dm: lunch at noon, usual place", to: dm.id)
                     await alice.waitForOutbox()
@@ -171,7 +155,7 @@ extension IntegrationTests {
                     }
                     try await tasks.waitForAll()
                 }
-                try await withAlice(files, harness) { alice in
+                try await StoreRollbackTests.withAlice(files, harness) { alice in
                     let events = alice.events()
                     try await alice.send(text: "group: after the flood", to: group.id)
                     await alice.waitForOutbox()
@@ -201,7 +185,7 @@ extension IntegrationTests {
                 for index in 0..<60 { _ = try await flooder.sendMessage(channelID: group.id, OutgoingMessage(content: "junk \(index)")) }
                 var small = MessagingHarness.testConfiguration
                 small.catchUpLimit = 10  // reads 10, then scans 40 more: the restored position is 61 back
-                try await withAlice(files, harness, configuration: small) { alice in
+                try await StoreRollbackTests.withAlice(files, harness, configuration: small) { alice in
                     let events = alice.events()
                     try await alice.send(text: "group: after the long gap", to: group.id)
                     await alice.waitForOutbox()

@@ -43,10 +43,11 @@ extension IntegrationTests {
 
         /// Opens Alice's account from her file (what the app does after a restart), runs `body`,
         /// and closes everything.
-        private func withAlice(_ files: AliceFiles, _ harness: MessagingHarness, _ body: (Account) async throws -> Void) async throws {
+        static func withAlice(_ files: AliceFiles, _ harness: MessagingHarness,
+                              configuration: AccountConfiguration = MessagingHarness.testConfiguration,
+                              _ body: (Account) async throws -> Void) async throws {
             let store = try KeyStore.open(at: files.url, key: files.key)
-            let alice = try await Account.open(server: try await harness.client(restoring: store), store: store,
-                                               configuration: MessagingHarness.testConfiguration)
+            let alice = try await Account.open(server: try await harness.client(restoring: store), store: store, configuration: configuration)
             do {
                 try await body(alice)
             } catch {
@@ -73,7 +74,7 @@ extension IntegrationTests {
             try firstStore.close()
 
             try files.copy()
-            try await withAlice(files, harness) { alice in
+            try await Self.withAlice(files, harness) { alice in
                 try await alice.send(text: "sent by the later copy", to: group.id)
                 await alice.waitForOutbox()
             }
@@ -106,7 +107,7 @@ extension IntegrationTests {
             defer { try? FileManager.default.removeItem(at: files.directory) }
             try await MessagingHarness.with { harness in
                 let (bob, group, aliceDevice) = try await sendFromACopyThenRestore(files, harness)
-                try await withAlice(files, harness) { alice in
+                try await Self.withAlice(files, harness) { alice in
                     let events = alice.events()
                     try await alice.send(text: "sent after the restore", to: group.id)
                     await alice.waitForOutbox()
@@ -148,7 +149,7 @@ extension IntegrationTests {
             defer { try? FileManager.default.removeItem(at: files.directory) }
             try await MessagingHarness.with { harness in
                 let (bob, group, aliceDevice) = try await sendFromACopyThenRestore(files, harness)
-                try await withAlice(files, harness) { alice in
+                try await Self.withAlice(files, harness) { alice in
                     // The server does not answer: the pre-send catch-up cannot run, so the text
                     // waits unencrypted (queued), never encrypted from the restored state.
                     await harness.server.faults.dropNextRequests(1_000)
