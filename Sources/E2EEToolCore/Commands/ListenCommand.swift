@@ -10,7 +10,9 @@ struct ListenCommand: AsyncParsableCommand {
             Connects the account (a new ticket per attempt, reconnects with backoff, REST polling \
             when the socket keeps failing, a catch-up on every connect) and prints one line per \
             message as it is stored: new messages, and notices for edits, deletes, messages waiting \
-            for a key and undecryptable ones. What arrived while nobody listened is printed on the \
+            for a key and undecryptable ones; and one line, starting with "*", per change it learns \
+            of members and devices (a new, held, removed or unexpected member or device, an \
+            identity change). What arrived while nobody listened is printed on the \
             first connect. --json prints one JSON object per line (NDJSON), written as it happens; \
             --verbose adds connection states on standard error. Ends on SIGINT or SIGTERM (exit 0), \
             after --count messages (0), when --timeout passes (0; 11 when --count was not reached), \
@@ -75,6 +77,13 @@ actor ListenPrinter: AccountEventHandling {
     }
 
     func handle(_ event: AccountEvent) async throws -> Bool {
+        if case .identity(let identity) = event {
+            let notice = IdentityNotice(identity)
+            if channelID == nil || notice.channelID == nil || notice.channelID == channelID {
+                try console.record(notice) { notice.line() }
+            }
+            return true
+        }
         guard case .timeline(let change) = event, channelID == nil || change.channelID == channelID else { return true }
         let kind: String
         switch change.kind {

@@ -1,0 +1,58 @@
+import E2EEMessaging
+
+/// One change of who is in a channel, or of a user's devices, as `listen` prints it: a line,
+/// or with `--json` one object (`{"event":"member_unexpected","channel_id":…,"user_id":…}`).
+struct IdentityNotice: Encodable, Equatable {
+    /// `device_new`, `device_identity_changed`, `device_removed`, `member_unexpected`,
+    /// `recipient_added`, `recipient_held`, `recipient_removed`.
+    let event: String
+    let channelID: String?
+    let userID: String
+    let deviceID: String?
+
+    enum CodingKeys: String, CodingKey {
+        case event, channelID = "channel_id", userID = "user_id", deviceID = "device_id"
+    }
+
+    init(event: String, channelID: String?, userID: String, deviceID: String?) {
+        self.event = event
+        self.channelID = channelID
+        self.userID = userID
+        self.deviceID = deviceID
+    }
+
+    /// The notice of `identity`.
+    init(_ identity: IdentityEvent) {
+        switch identity {
+        case .newDevice(let user, let device):
+            self.init(event: "device_new", channelID: nil, userID: user, deviceID: device)
+        case .identityChanged(let user, let device):
+            self.init(event: "device_identity_changed", channelID: nil, userID: user, deviceID: device)
+        case .deviceRemoved(let user, let device):
+            self.init(event: "device_removed", channelID: nil, userID: user, deviceID: device)
+        case .unexpectedMember(let channel, let user):
+            self.init(event: "member_unexpected", channelID: channel, userID: user, deviceID: nil)
+        case .recipientAdded(let channel, let user, let device, let held):
+            self.init(event: held ? "recipient_held" : "recipient_added", channelID: channel, userID: user, deviceID: device)
+        case .recipientRemoved(let channel, let user, let device):
+            self.init(event: "recipient_removed", channelID: channel, userID: user, deviceID: device)
+        }
+    }
+
+    /// The text line.
+    func line() -> String {
+        let device = deviceID.map { " device \($0)" } ?? ""
+        let channel = channelID.map { " in channel \($0)" } ?? ""
+        let what = switch event {
+        case "device_new": "new device: user \(userID)\(device)"
+        case "device_identity_changed": "WARNING: identity changed for user \(userID)\(device) (not trusted until accepted)"
+        case "device_removed": "device removed: user \(userID)\(device)"
+        case "member_unexpected": "unexpected member: user \(userID)\(channel) (gets no keys)"
+        case "recipient_added": "new recipient: user \(userID)\(device)\(channel)"
+        case "recipient_held": "held: user \(userID)\(device)\(channel) gets no keys until approved"
+        case "recipient_removed": "left: user \(userID)\(device)\(channel)"
+        default: "\(event): user \(userID)\(device)\(channel)"
+        }
+        return "* " + what
+    }
+}

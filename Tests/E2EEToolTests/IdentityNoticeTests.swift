@@ -1,0 +1,31 @@
+import E2EEMessaging
+@testable import E2EEToolCore
+import Foundation
+import Testing
+
+/// What `listen` prints for a change of members and devices.
+@Suite("listen: membership and device notices")
+struct IdentityNoticeTests {
+    @Test("every identity event has its own event name, a line and a JSON object with the channel, user and device")
+    func notices() throws {
+        let events: [(IdentityEvent, String)] = [
+            (.newDevice(userID: "u", deviceID: "d"), "device_new"),
+            (.identityChanged(userID: "u", deviceID: "d"), "device_identity_changed"),
+            (.deviceRemoved(userID: "u", deviceID: "d"), "device_removed"),
+            (.unexpectedMember(channelID: "c", userID: "u"), "member_unexpected"),
+            (.recipientAdded(channelID: "c", userID: "u", deviceID: "d", held: false), "recipient_added"),
+            (.recipientAdded(channelID: "c", userID: "u", deviceID: "d", held: true), "recipient_held"),
+            (.recipientRemoved(channelID: "c", userID: "u", deviceID: "d"), "recipient_removed"),
+        ]
+        for (event, name) in events {
+            let notice = IdentityNotice(event)
+            #expect(notice.event == name)
+            #expect(notice.line().hasPrefix("* ") && notice.line().contains("user u"))
+            let json = try #require(try JSONSerialization.jsonObject(with: JSONEncoder().encode(notice)) as? [String: Any])
+            #expect(json["event"] as? String == name)
+            #expect(json["user_id"] as? String == "u")
+        }
+        #expect(Set(events.map(\.1)).count == events.count)
+        #expect(IdentityNotice(.unexpectedMember(channelID: "c", userID: "u")).line().contains("in channel c"))
+    }
+}
