@@ -14,9 +14,11 @@ import GRDB
 /// - `v7`: the rollback mark (``StoreSchema/recordRollbacks(_:)``).
 /// - `v8`: the outbox's count of answered failures (``StoreSchema/countAnsweredFailures(_:)``).
 /// - `v9`: the channels this account left (``StoreSchema/recordDepartures(_:)``).
+/// - `v10-channel-trust`: channel kinds pinned, requests and approved members
+///   (``StoreSchema/createChannelTrustTables(_:)``).
 enum StoreSchema {
     /// Migration identifiers, oldest first.
-    static let versions = ["v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9"]
+    static let versions = ["v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10-channel-trust"]
 
     /// The migrator holding every migration.
     static var migrator: DatabaseMigrator {
@@ -30,6 +32,7 @@ enum StoreSchema {
         migrator.registerMigration("v7") { db in try recordRollbacks(db) }
         migrator.registerMigration("v8") { db in try countAnsweredFailures(db) }
         migrator.registerMigration("v9") { db in try recordDepartures(db) }
+        migrator.registerMigration("v10-channel-trust") { db in try createChannelTrustTables(db) }
         return migrator
     }
 

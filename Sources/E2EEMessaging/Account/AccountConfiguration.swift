@@ -27,9 +27,9 @@ public struct AccountConfiguration: Sendable {
     /// channel's verified mark, so that the next one reads that stretch again: it covers rows
     /// committed after their event and events lost where a socket opened or dropped.
     public var catchUpOverlap: Duration
-    /// The recipient policy for channels with none set in the store (``Account/setRecipientPolicy(_:channelID:)``);
-    /// `nil`: docs/spec/protocol.md §5's defaults (`hold` for new devices in DMs and of our own user,
-    /// `surface` for groups).
+    /// The recipient policy for channels with none set in the store (``Account/setRecipientPolicy(_:channelID:)``),
+    /// as ``Account/recipientPolicy(channelID:)`` reports it. It no longer decides who gets keys:
+    /// new members and devices are held whatever the policy (docs/spec/protocol.md §5.11–§5.13).
     public var recipientPolicy: RecipientPolicy? = nil
 
     /// The defaults.

@@ -6,9 +6,11 @@ extension MessageProcessor {
     /// the strict payload parser and the posted/edit rule. Nothing is committed unless all pass.
     func processDM(_ envelope: DMEnvelope, _ message: IncomingMessage, lane: LaneState) async throws -> ProcessingStep {
         guard let sender = try sender(of: envelope.senderDevice, message, lane: lane) else { return ignoredStep(message) }
-        try await checkParticipant(sender.userID, in: message.channelID)
         guard let deviceUUID else { throw ProtocolError.notARecipient }
         let entry = try message.prepared?.pairwise ?? envelope.pairwiseEntry(for: deviceUUID)
+        if try await checkParticipant(sender.userID, in: message.channelID) == .waitForAcceptance {
+            return pendingStep(message, waitingFor: WaitingKey.request(channelID: message.channelID), rowKind: .message)
+        }
         switch try await decryptPairwise(entry, userID: sender.userID, deviceID: sender.deviceID, lane: lane) {
         case .waiting(let key):
             return pendingStep(message, waitingFor: key, rowKind: .message)
