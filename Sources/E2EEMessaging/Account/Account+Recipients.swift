@@ -6,7 +6,7 @@ extension Account {
     /// is `.failed` and ``SendReport/everyRecipientHeld`` is set.
     /// - Throws: as ``send(text:to:replyTo:)``.
     public func sendReporting(text: String, to channelID: String, replyTo: String? = nil) async throws -> SendReport {
-        let payload = try makePayload(text: text, editOf: nil, replyTo: replyTo)
+        let payload = try makePayload(text: text, editOf: nil, replyTo: replyTo, with: try await directMessageParticipant(channelID))
         return try await queueReporting(payload: payload, channelID: channelID.lowercased(), kind: .message, target: nil)
     }
 

@@ -19,9 +19,12 @@ extension MessageProcessor {
             let payload = try MessagePayload(json: payloadBytes)
             let editedAt = try checkPayload(payload, message)
             lane.didDecrypt(userID: sender.userID, deviceID: sender.deviceID, effects: pending.effects)
+            var unlocks = sessionUnlocks(pending.effects, sender)
+            if let other = payload.with, try await adoptParticipant(other.text, namedBy: sender.userID, in: message.channelID) {
+                unlocks.append(WaitingKey.request(channelID: message.channelID))
+            }
             return decryptedStep(message, plaintext: payloadBytes, payloadID: payload.id.text, editedAt: editedAt, rowKind: .message,
-                                 sender: sender, effects: pending.effects, senderKey: nil, unlocks: sessionUnlocks(pending.effects, sender),
-                                 result: .decrypted)
+                                 sender: sender, effects: pending.effects, senderKey: nil, unlocks: unlocks, result: .decrypted)
         }
     }
 

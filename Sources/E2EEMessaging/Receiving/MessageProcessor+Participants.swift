@@ -27,4 +27,21 @@ extension MessageProcessor {
         guard participants.contains(user) else { throw ReceiveRefusal(.notAParticipant) }
         return .allowed
     }
+
+    /// A DM message our own user wrote on another device names the DM's other participant
+    /// (payload `with`): when this device has not fixed the participants yet, our own decision
+    /// fixes them and accepts the DM here (docs/spec/protocol.md §5.10). Called once the message
+    /// decrypted (authenticated as our own device); returns whether the participants were fixed now.
+    /// - Throws: key store errors.
+    func adoptParticipant(_ other: String, namedBy sender: String, in channelID: String) async throws -> Bool {
+        let own = device.userID
+        let other = other.lowercased()
+        guard sender.lowercased() == own, other != own else { return false }
+        return try await store.write { [store] db in
+            guard try store.channelTrustStore.loadPin(channelID: channelID, db)?.isDM ?? true,
+                  try store.recipientStore.fixParticipants(channelID: channelID, userIDs: [own, other], db) else { return false }
+            try store.channelTrustStore.storeStanding(.accepted, channelID: channelID, db)
+            return true
+        }
+    }
 }

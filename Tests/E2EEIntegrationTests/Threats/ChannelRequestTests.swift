@@ -59,5 +59,32 @@ extension IntegrationTests {
                 #expect(try await harness.serverMessages(dm.id, as: harness.reader(of: alice)).count == 2)
             }
         }
+
+        @Test("our own devices need no request: our DM payloads name the other participant (with), which fixes it on our other devices")
+        func ownDevicesFixTheParticipantFromWith() async throws {
+            try await MessagingHarness.with { harness in
+                let alice = try await harness.registerWithDefaults("alice")
+                let bob = try await harness.registerWithDefaults("bob")
+                let alice2 = try await harness.login("alice", configuration: MessagingHarness.recipientConfiguration)
+                try await harness.trust([alice, alice2])
+                let dm = try await alice.openDirectMessage(with: bob.userID)
+                _ = try await bob.openDirectMessage(with: alice.userID)
+                try await alice.send(text: "hi bob", to: dm.id)
+                await alice.waitForOutbox()
+                let posted = try #require(try await alice.timeline(channelID: dm.id).first)
+                let own = try #require(try await alice.store.message(id: posted.messageID)?.plaintext)
+                #expect(try MessagePayload(json: own).with?.text == bob.userID)
+
+                #expect(try await readableTexts(alice2, dm.id) == ["hi bob"])
+                #expect(try await alice2.directMessageParticipant(dm.id) == bob.userID)
+                #expect(try await alice2.channelRequests().isEmpty)
+                try await bob.send(text: "hi alice", to: dm.id)
+                await bob.waitForOutbox()
+                #expect(try await readableTexts(alice2, dm.id) == ["hi bob", "hi alice"])
+                try await alice2.send(text: "from the laptop", to: dm.id)
+                await alice2.waitForOutbox()
+                #expect(try await readableTexts(bob, dm.id) == ["hi bob", "hi alice", "from the laptop"])
+            }
+        }
     }
 }
