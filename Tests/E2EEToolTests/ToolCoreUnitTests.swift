@@ -89,6 +89,13 @@ struct ToolCoreUnitTests {
         let left = MessageOutput(afterLeaving, event: "undecryptable")
         #expect(left.reason == "sent_after_leaving")
         #expect(left.line(showingChannel: false).hasSuffix("u1/d1  [not a recipient: sent after this device left the channel]"))
+        #expect(json["flagged"] as? Bool == false)
+        var held = item
+        held.senderHeld = true
+        let flagged = MessageOutput(held, event: "message")
+        #expect(flagged.line(showingChannel: false).contains("u1/d1 [held sender: not approved here]  two"))
+        let flaggedJSON = try #require(try JSONSerialization.jsonObject(with: Data(Console.encodeLine(flagged).utf8)) as? [String: Any])
+        #expect(flaggedJSON["flagged"] as? Bool == true)
     }
 
     @Test("the demo's check finds a device that reads differently, a message it cannot read, and a missing message")

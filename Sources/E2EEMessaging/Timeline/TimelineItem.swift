@@ -37,6 +37,10 @@ public struct TimelineItem: Sendable, Equatable {
     public var editedAt: ServerTimestamp?
     /// `true` for a message this device sent.
     public var isOwn: Bool
+    /// `true` when its sender is held or declined here (docs/spec/protocol.md §5.11–§5.12): a
+    /// group member listed after this device created or accepted the group and not approved, or
+    /// a device held or declined in the channel. Show such messages flagged.
+    public var senderHeld = false
 
     /// Creates the value.
     public init(messageID: String, channelID: String, senderUserID: String?, senderDeviceID: String?, createdAt: ServerTimestamp,

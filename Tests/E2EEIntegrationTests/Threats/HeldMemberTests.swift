@@ -158,5 +158,30 @@ extension IntegrationTests {
                 #expect(try await readableTexts(mallory, group.id).isEmpty)
             }
         }
+
+        @Test("a held member's message is shown flagged (senderHeld); once approved, it is not")
+        func heldSpeakerIsFlagged() async throws {
+            try await MessagingHarness.with { harness in
+                let alice = try await harness.registerWithDefaults("alice")
+                let bob = try await harness.registerWithDefaults("bob")
+                let mallory = try await harness.registerWithDefaults("mallory")
+                let group = try await alice.createGroup(name: "team", members: [bob.userID])
+                try await alice.send(text: "one", to: group.id)
+                await alice.waitForOutbox()
+                try await harness.reader(of: mallory).joinChannel(id: group.id)
+                _ = try await alice.sendReporting(text: "two", to: group.id)
+                await alice.waitForOutbox()
+
+                _ = try await mallory.acceptChannel(group.id)
+                try await mallory.send(text: "let me in", to: group.id)
+                await mallory.waitForOutbox()
+                try await alice.sync()
+                let items = try await alice.timeline(channelID: group.id)
+                #expect(items.contains { $0.text == "let me in" })
+                #expect(items.map(\.senderHeld) == items.map { $0.text == "let me in" })
+                try await alice.approveMember(mallory.userID, in: group.id)
+                #expect(try await alice.timeline(channelID: group.id).allSatisfy { !$0.senderHeld })
+            }
+        }
     }
 }
