@@ -55,7 +55,7 @@ struct PayloadRunner: AlgorithmRunner {
             if let fields {
                 guard payload.id.text == fields["id"]?.string, payload.timestamp == fields["ts"]?.int.map(Int64.init),
                       payload.text == fields["text"]?.string, payload.editOf?.text == fields["edit_of"]?.string,
-                      payload.replyTo?.text == fields["reply_to"]?.string else {
+                      payload.replyTo?.text == fields["reply_to"]?.string, payload.with?.text == fields["with"]?.string else {
                     return .mismatched("decoded fields")
                 }
             }

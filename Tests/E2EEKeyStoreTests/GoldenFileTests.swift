@@ -45,6 +45,7 @@ import Testing
         #expect(Fixtures.text(try await store.message(id: "message-1")?.plaintext) == "golden plaintext")
         #expect(try await store.integrityCheck() == ["ok"])
         let applied = try await store.read { db in try StoreSchema.migrator.appliedIdentifiers(db) }
-        #expect(Set(applied) == Set(StoreSchema.versions))
+        #expect(StoreSchema.versions.filter(applied.contains) == StoreSchema.versions)
+        #expect(applied.count == StoreSchema.versions.count)
     }
 }

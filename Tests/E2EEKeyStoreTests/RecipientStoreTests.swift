@@ -30,9 +30,6 @@ import Testing
         #expect(try await store.write { db in try recipients.fixParticipants(channelID: "dm", userIDs: ["a", "b"], db) })
         #expect(try await store.write { db in try recipients.fixParticipants(channelID: "dm", userIDs: ["a", "m"], db) } == false)
         #expect(try await store.read { db in try recipients.loadParticipants(channelID: "dm", db) } == ["a", "b"])
-        let learned = ChannelRecord(id: "dm2", name: nil, isDM: true, encryptionType: "x3dh", createdBy: "B", createdAt: time, membersFetchedAt: nil)
-        try await store.write { db in try recipients.fixParticipants(learning: learned, ownUserID: "a", db) }
-        #expect(try await store.read { db in try recipients.loadParticipants(channelID: "dm2", db) } == ["a", "b"])
     }
 
     @Test func knownDevicesAnomaliesAndPolicies() async throws {

@@ -16,6 +16,7 @@ struct IdentityNoticeTests {
             (.recipientAdded(channelID: "c", userID: "u", deviceID: "d", held: false), "recipient_added"),
             (.recipientAdded(channelID: "c", userID: "u", deviceID: "d", held: true), "recipient_held"),
             (.recipientRemoved(channelID: "c", userID: "u", deviceID: "d"), "recipient_removed"),
+            (.memberHeld(channelID: "c", userID: "u"), "member_held"),
         ]
         for (event, name) in events {
             let notice = IdentityNotice(event)
@@ -27,5 +28,6 @@ struct IdentityNoticeTests {
         }
         #expect(Set(events.map(\.1)).count == events.count)
         #expect(IdentityNotice(.unexpectedMember(channelID: "c", userID: "u")).line().contains("in channel c"))
+        #expect(IdentityNotice(.channelKindContradicted(channelID: "c")).event == "channel_kind_contradicted")
     }
 }

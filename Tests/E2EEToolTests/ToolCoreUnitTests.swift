@@ -96,6 +96,13 @@ struct ToolCoreUnitTests {
         let removedJSON = try #require(try JSONSerialization.jsonObject(with: Data(Console.encodeLine(kept).utf8)) as? [String: Any])
         #expect(removedJSON["removed_from_server"] as? Bool == true)
         #expect(removedJSON["text"] as? String == "two\nlines \\ and a\ttab", "the text is kept")
+        #expect(json["flagged"] as? Bool == false)
+        var held = item
+        held.senderHeld = true
+        let flagged = MessageOutput(held, event: "message")
+        #expect(flagged.line(showingChannel: false).contains("u1/d1 [held sender: not approved here]  two"))
+        let flaggedJSON = try #require(try JSONSerialization.jsonObject(with: Data(Console.encodeLine(flagged).utf8)) as? [String: Any])
+        #expect(flaggedJSON["flagged"] as? Bool == true)
     }
 
     @Test("the demo's check finds a device that reads differently, a message it cannot read, and a missing message")

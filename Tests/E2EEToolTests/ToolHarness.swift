@@ -74,6 +74,9 @@ struct ToolHarness: Sendable {
         let bob = try await register("bob", bootstrap: true)
         let dm = try await tool("channels", "dm", bob.userID, "--store", alice.store, "--json")
         guard dm.status == 0, let channelID = try dm.json()["id"] as? String else { throw HarnessError.toolFailed(dm.summary) }
+        // Bob accepts the conversation as his user would (a DM he did not open is a request).
+        let accepted = try await tool("channels", "dm", alice.userID, "--store", bob.store, "--json")
+        guard accepted.status == 0 else { throw HarnessError.toolFailed(accepted.summary) }
         return (alice, bob, channelID)
     }
 

@@ -10,7 +10,7 @@ enum PayloadVectors {
     static func build() throws -> VectorFileBuilder {
         var file = VectorFileBuilder(fileName: "payload_test.json", algorithm: "E2EE-PAYLOAD", header: [
             "Message payloads (PROTOCOL.md §6): strict UTF-8 JSON; valid tests give the decoded fields and our",
-            "canonical encoding (keys v, id, ts, text, edit_of, reply_to; no whitespace; minimal escapes).",
+            "canonical encoding (keys v, id, ts, text, edit_of, reply_to, with; no whitespace; minimal escapes).",
         ])
         let head = Array("{\"v\":1,\"id\":\"\(mid)\",\"ts\":1,\"text\":\"".utf8)
         let valid: [(String, String, String?, [UInt8])] = [
@@ -21,6 +21,8 @@ enum PayloadVectors {
              Array("{\"v\":1,\"id\":\"\(mid)\",\"ts\":9007199254740991,\"text\":\"\",\"reply_to\":\"\(reply)\"}".utf8)),
             ("edit carries edit_of = its message id", "edit", edited,
              Array("{\"v\":1,\"id\":\"\(mid)\",\"ts\":5,\"text\":\"fixed\",\"edit_of\":\"\(edited)\",\"reply_to\":\"\(reply)\"}".utf8)),
+            ("a DM payload names the other participant (with)", "post", nil,
+             Array("{\"v\":1,\"id\":\"\(mid)\",\"ts\":2,\"text\":\"hi\",\"with\":\"\(reply)\"}".utf8)),
             ("ts written as -0 is 0", "post", nil, Array("{\"v\":1,\"id\":\"\(mid)\",\"ts\":-0,\"text\":\"z\"}".utf8)),
             ("escapes: quote, backslash, controls, surrogate pair, U+2028, raw non-ASCII, escaped slash", "post", nil,
              Array(("{\"v\":1,\"id\":\"\(mid)\",\"ts\":1,\"text\":\"\\\"\\\\\\n\\t\\u0001\\ud83d\\ude00\\u2028\\u00e9 \u{e9}\u{1F600} /\\/\\u007f\"}").utf8)),
@@ -39,6 +41,7 @@ enum PayloadVectors {
             decoded.set("text", payload.text)
             if let editOf = payload.editOf { decoded.set("edit_of", editOf.text) }
             if let replyTo = payload.replyTo { decoded.set("reply_to", replyTo.text) }
+            if let with = payload.with { decoded.set("with", with.text) }
             fields.set("fields", decoded.json)
             fields.setHex("encoded", payload.encodedJSON().unprotectedCopy())
             file.add(VectorTest(groupType: "PayloadTest", comment: comment, fields: fields))
@@ -71,6 +74,7 @@ enum PayloadVectors {
             ("MissingText", "no text", "post", nil, Array("{\"v\":1,\"id\":\"\(mid)\",\"ts\":1}".utf8)),
             ("TextNotString", "text = 5", "post", nil, Array("{\"v\":1,\"id\":\"\(mid)\",\"ts\":1,\"text\":5}".utf8)),
             ("ReplyToNotString", "reply_to = 5", "post", nil, Array("{\"v\":1,\(base),\"reply_to\":5}".utf8)),
+            ("WithNotString", "with = 5", "post", nil, Array("{\"v\":1,\(base),\"with\":5}".utf8)),
             ("EditOfInPost", "posted content carries edit_of", "post", nil, Array("{\"v\":1,\(base),\"edit_of\":\"\(edited)\"}".utf8)),
             ("EditWithoutEditOf", "an edit without edit_of", "edit", edited, Array("{\"v\":1,\(base)}".utf8)),
             ("EditOfOtherMessage", "an edit whose edit_of names another message", "edit", edited,

@@ -4,7 +4,7 @@ Refused: more than 64 KiB, a byte-order mark, invalid UTF-8, anything that is no
 object, duplicate keys at any depth, lone surrogates anywhere (keys or values, any depth),
 NaN/Infinity, ``v`` other than the JSON integer 1, ``ts`` that is not a JSON integer in
 [0, 2^53−1] (a fraction or exponent makes it not an integer; ``-0`` is 0), ``id`` that is not a
-lower-case UUID, a missing or non-string ``text``, a non-string ``edit_of``/``reply_to``, and
+lower-case UUID, a missing or non-string ``text``, a non-string ``edit_of``/``reply_to``/``with``, and
 the edit rules (post: no ``edit_of``; edit: ``edit_of`` equal to the edited message's id).
 Unknown keys are ignored.
 """
@@ -17,7 +17,7 @@ from .errors import ProtocolError, limit, malformed
 from .wire import is_uuid_text
 
 BOM = b"\xef\xbb\xbf"
-ENCODED_KEYS = ("v", "id", "ts", "text", "edit_of", "reply_to")
+ENCODED_KEYS = ("v", "id", "ts", "text", "edit_of", "reply_to", "with")
 
 
 def _no_duplicates(pairs):
@@ -82,7 +82,7 @@ def parse_payload(data: bytes, context: str = "post", message_id: Optional[str] 
         raise malformed("payload", "id")
     if not isinstance(obj.get("text"), str):
         raise malformed("payload", "text")
-    for key in ("edit_of", "reply_to"):
+    for key in ("edit_of", "reply_to", "with"):
         if key in obj and not isinstance(obj[key], str):
             raise malformed("payload", key)
     if context == "post":
@@ -97,7 +97,7 @@ def parse_payload(data: bytes, context: str = "post", message_id: Optional[str] 
 
 
 def encode_payload(fields: dict) -> bytes:
-    """The canonical encoding: keys v, id, ts, text, edit_of, reply_to (those present), no
+    """The canonical encoding: keys v, id, ts, text, edit_of, reply_to, with (those present), no
     whitespace, ``json.dumps(ensure_ascii=False, separators=(",", ":"))`` escaping, UTF-8."""
     ordered = {"v": 1}
     for key in ENCODED_KEYS[1:]:

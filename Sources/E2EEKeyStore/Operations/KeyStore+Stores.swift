@@ -27,4 +27,6 @@ extension KeyStore {
     public var channelStore: ChannelStore { ChannelStore() }
     /// Who receives keys: per-channel recipients, known devices, DM participants, policies.
     public var recipientStore: RecipientStore { RecipientStore() }
+    /// What this device decided about its channels: pinned kinds, requests, member standings.
+    public var channelTrustStore: ChannelTrustStore { ChannelTrustStore() }
 }

@@ -2,7 +2,7 @@
 public enum RecipientState: String, Sendable, Equatable, CaseIterable {
     /// Keys go to it.
     case recipient
-    /// New and held back by the `hold` policy until the app approves it.
+    /// New (or back after it was removed) and held back until the app approves it.
     case held
     /// Kept out by the app until it approves it.
     case declined
@@ -10,7 +10,8 @@ public enum RecipientState: String, Sendable, Equatable, CaseIterable {
     case removed
 }
 
-/// How a channel treats a member or device that was not sent keys before (docs/spec/protocol.md §5).
+/// A channel's recipient setting, stored and reported. Since docs/spec/protocol.md text 1.2 it
+/// no longer decides anything: a new member or device is held whatever it says (§5.11–§5.13).
 public enum RecipientPolicy: String, Sendable, Equatable, CaseIterable, Codable {
     /// Keys are withheld until the app approves each new recipient.
     case hold

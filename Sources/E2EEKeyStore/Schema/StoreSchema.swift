@@ -15,9 +15,11 @@ import GRDB
 /// - `v8`: the outbox's count of answered failures (``StoreSchema/countAnsweredFailures(_:)``).
 /// - `v9`: the channels this account left (``StoreSchema/recordDepartures(_:)``).
 /// - `v10`: the mark of messages removed from the server (``StoreSchema/recordRemovalsFromServer(_:)``).
+/// - `v11`: channel kinds pinned, requests and approved members
+///   (``StoreSchema/createChannelTrustTables(_:)``).
 enum StoreSchema {
     /// Migration identifiers, oldest first.
-    static let versions = ["v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10"]
+    static let versions = ["v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10", "v11"]
 
     /// The migrator holding every migration.
     static var migrator: DatabaseMigrator {
@@ -32,6 +34,7 @@ enum StoreSchema {
         migrator.registerMigration("v8") { db in try countAnsweredFailures(db) }
         migrator.registerMigration("v9") { db in try recordDepartures(db) }
         migrator.registerMigration("v10") { db in try recordRemovalsFromServer(db) }
+        migrator.registerMigration("v11") { db in try createChannelTrustTables(db) }
         return migrator
     }
 

@@ -9,15 +9,15 @@ public struct ChannelStore: Sendable {
     public init() {}
 
     /// Inserts or updates a channel; its members' freshness is kept unless `membersFetchedAt`
-    /// is given.
+    /// is given. A stored channel's kind (`is_dm`, `encryption_type`) and creator never change:
+    /// a later listing that differs is the server's word, not a fact (docs/spec/protocol.md §5).
     /// - Throws: GRDB's `DatabaseError`.
     public func storeChannel(_ channel: ChannelRecord, _ db: Database) throws {
         try db.run(
             """
             INSERT INTO channels (id, name, is_dm, encryption_type, created_by, created_at, members_fetched_at)
             VALUES (?, ?, ?, ?, ?, ?, ?)
-            ON CONFLICT(id) DO UPDATE SET name = excluded.name, is_dm = excluded.is_dm,
-                encryption_type = excluded.encryption_type, created_by = excluded.created_by,
+            ON CONFLICT(id) DO UPDATE SET name = excluded.name,
                 members_fetched_at = COALESCE(excluded.members_fetched_at, channels.members_fetched_at)
             """,
             [channel.id, channel.name, channel.isDM, channel.encryptionType, channel.createdBy, channel.createdAt.microseconds,

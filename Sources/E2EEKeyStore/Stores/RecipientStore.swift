@@ -81,14 +81,6 @@ public struct RecipientStore: Sendable {
         return true
     }
 
-    /// Fixes the participants of a DM this device learns of (listed, announced) when someone
-    /// else created it: its creator and us. Does nothing for groups, our own DMs, or when fixed.
-    /// - Throws: GRDB's `DatabaseError`.
-    public func fixParticipants(learning channel: ChannelRecord, ownUserID: String, _ db: Database) throws {
-        guard channel.isDM, let creator = channel.createdBy?.lowercased(), creator != ownUserID else { return }
-        try fixParticipants(channelID: channel.id, userIDs: [ownUserID, creator], db)
-    }
-
     /// Users already surfaced as membership anomalies of `channelID`.
     /// - Throws: GRDB's `DatabaseError`, ``KeyStoreError/corruptColumn(table:column:)``.
     public func loadAnomalies(channelID: String, _ db: Database) throws -> Set<String> {

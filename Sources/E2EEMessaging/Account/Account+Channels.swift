@@ -27,28 +27,41 @@ extension Account {
         try await channelDirectory.members(of: channel(id: channelID), refresh: true)
     }
 
-    /// Creates a group (sender keys) and adds `members` (user ids).
+    /// Creates a group (sender keys) and adds `members` (user ids). Its kind is pinned from this
+    /// request, whatever the server answers, and the members named here are approved: anyone
+    /// else the server lists later is held until ``approveMember(_:in:)`` (docs/spec/protocol.md §5).
     /// - Throws: ``ServerError``, key store errors.
     public func createGroup(name: String, members: [String] = []) async throws -> ChatChannel {
-        let channel = try await channelDirectory.remember(try await api.createChannel(name: name))
-        for member in members { try await api.addMember(channelID: channel.id, userID: member.lowercased()) }
+        let channel = try await channelDirectory.remember(try await api.createChannel(name: name), created: .group)
+        for member in members {
+            try await approveMembers([member.lowercased()], in: channel.id)
+            try await api.addMember(channelID: channel.id, userID: member.lowercased())
+        }
         broadcaster.publish(.channelsChanged)
         return channel
     }
 
-    /// The DM with `userID` (created if it does not exist).
-    /// - Throws: ``ServerError``, key store errors.
+    /// The DM with `userID` (created if it does not exist). Opening it is this device's own
+    /// decision: its kind is pinned as a DM and its participants are fixed to us and `userID`
+    /// (a request for that DM is accepted).
+    /// - Throws: ``MessagingError/channelKindContradicted(channelID:)`` when the server answers
+    ///   with a channel this device pinned as a group, ``ServerError``, key store errors.
     public func openDirectMessage(with userID: String) async throws -> ChatChannel {
-        let channel = try await channelDirectory.remember(try await api.openDirectMessage(userID: userID.lowercased()))
-        try await recipientGate.fixParticipants(channelID: channel.id, otherUser: userID)
+        let channel = try await channelDirectory.remember(try await api.openDirectMessage(userID: userID.lowercased()), created: .directMessage)
+        guard channel.isDM else { throw MessagingError.channelKindContradicted(channelID: channel.id) }
+        let fixedNow = try await recipientGate.fixParticipants(channelID: channel.id, otherUser: userID)
         broadcaster.publish(.channelsChanged)
+        // Opening a DM that was a request here accepts it: its waiting messages go on.
+        if fixedNow { _ = try await pipeline.redrivePending() }
         return channel
     }
 
-    /// Adds `userID` to a group. The joiner gets our current sender key state with our next
-    /// message, never an earlier one (T11).
+    /// Adds `userID` to a group; adding through the core is this device's approval of the
+    /// member. The joiner gets our current sender key state with our next message, never an
+    /// earlier one (T11).
     /// - Throws: ``ServerError``, key store errors.
     public func addMember(_ userID: String, to channelID: String) async throws {
+        try await approveMembers([userID.lowercased()], in: channelID.lowercased())
         try await api.addMember(channelID: channelID.lowercased(), userID: userID.lowercased())
         try await channelDirectory.markMembersStale(channelID: channelID.lowercased())
     }

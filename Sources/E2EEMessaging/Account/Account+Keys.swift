@@ -8,7 +8,7 @@ extension Account {
     /// - Throws: ``ServerError``, key store errors.
     public func bootstrapKeys(oneTimePrekeys: Int? = nil) async throws -> KeyBootstrapResult {
         let result = try await keys.bootstrap(oneTimePrekeys: oneTimePrekeys ?? configuration.oneTimePrekeyTarget)
-        await rememberOwnDevicesAtRegistration()
+        try await rememberOwnDevicesAtRegistration()
         if case .uploaded(let count) = result {
             broadcaster.publish(.keyMaintenance(KeyMaintenanceReport(oneTimePrekeysUploaded: count, signedPrekeyRotated: false)))
         }

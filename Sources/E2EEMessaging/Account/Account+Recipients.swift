@@ -6,7 +6,7 @@ extension Account {
     /// is `.failed` and ``SendReport/everyRecipientHeld`` is set.
     /// - Throws: as ``send(text:to:replyTo:)``.
     public func sendReporting(text: String, to channelID: String, replyTo: String? = nil) async throws -> SendReport {
-        let payload = try makePayload(text: text, editOf: nil, replyTo: replyTo)
+        let payload = try makePayload(text: text, editOf: nil, replyTo: replyTo, with: try await directMessageParticipant(channelID))
         return try await queueReporting(payload: payload, channelID: channelID.lowercased(), kind: .message, target: nil)
     }
 
@@ -61,7 +61,8 @@ extension Account {
     }
 
     /// Sets the recipient policy of a channel, or of the account when `channelID` is nil;
-    /// `nil` clears it (the channel then follows the account, the account §5's defaults).
+    /// `nil` clears it. The setting is stored and reported, but no longer decides who gets keys:
+    /// a new member or device is held whatever it says (docs/spec/protocol.md §5.11–§5.13).
     /// - Throws: ``MessagingError/unknownChannel(_:)``, key store errors.
     public func setRecipientPolicy(_ policy: RecipientPolicy?, channelID: String? = nil) async throws {
         var channel: String?
@@ -70,9 +71,9 @@ extension Account {
         try await store.write { [store] db in try store.recipientStore.storePolicy(policy, channelID: scope, db) }
     }
 
-    /// The policy a channel follows now: its own, else the account's, else the configured one,
-    /// else `nil` (docs/spec/protocol.md §5's defaults: `hold` for new devices in DMs and of our own
-    /// user, `surface` for groups).
+    /// The policy set for a channel: its own, else the account's, else the configured one, else
+    /// `nil`. Informational since docs/spec/protocol.md text 1.2: new members and devices are
+    /// held whatever it says.
     /// - Throws: key store errors.
     public func recipientPolicy(channelID: String? = nil) async throws -> RecipientPolicy? {
         let channel = channelID?.lowercased()
@@ -82,15 +83,13 @@ extension Account {
         return stored ?? configuration.recipientPolicy
     }
 
-    /// Records our user's devices listed now as trusted on first use (after bootstrap: the
-    /// devices listed when this device registers, docs/spec/protocol.md §5). Best effort: when it
-    /// cannot run, they are trusted at the first send instead.
-    func rememberOwnDevicesAtRegistration() async {
-        // A failure leaves our user without known devices: the first send then trusts the
-        // devices listed at that time (first contact), as for any other user.
-        try? await recipientGate.rememberOwnDevices()
+    /// Records our user's devices listed now as trusted on first use: the devices listed when
+    /// this device registers or logs in (docs/spec/protocol.md §5). A failed listing is retried
+    /// at once; if it still fails, no other device of our user is trusted on first use (each
+    /// waits for ``approveDevice(_:)``), and no later listing takes its place.
+    func rememberOwnDevicesAtRegistration() async throws {
+        try await recipientGate.rememberOwnDevices()
     }
-
 
     /// `devices` without those this device does not send to: held or declined in a channel and
     /// a recipient in none (the safety number covers the devices keys go to, docs/spec/protocol.md §5).

@@ -11,7 +11,7 @@ extension Account {
     ///   ``MessagingError/unknownChannel(_:)``, key store errors.
     @discardableResult
     public func send(text: String, to channelID: String, replyTo: String? = nil) async throws -> OutboxMessage {
-        let payload = try makePayload(text: text, editOf: nil, replyTo: replyTo)
+        let payload = try makePayload(text: text, editOf: nil, replyTo: replyTo, with: try await directMessageParticipant(channelID))
         return try await queueReporting(payload: payload, channelID: channelID.lowercased(), kind: .message, target: nil).entry
     }
 
@@ -20,7 +20,8 @@ extension Account {
     @discardableResult
     public func edit(_ messageID: String, text: String) async throws -> OutboxMessage {
         let message = try await ownMessage(messageID)
-        let payload = try makePayload(text: text, editOf: message.messageID, replyTo: nil)
+        let payload = try makePayload(text: text, editOf: message.messageID, replyTo: nil,
+                                      with: try await directMessageParticipant(message.channelID))
         return try await queueReporting(payload: payload, channelID: message.channelID, kind: .edit, target: message.messageID).entry
     }
 
@@ -137,11 +138,14 @@ extension Account {
         return message
     }
 
-    func makePayload(text: String, editOf: String?, replyTo: String?) throws -> SecretBytes {
+    /// The payload of a message; in a DM, `with` names its other participant as this device fixed
+    /// it, so our other devices fix it from our own message (docs/spec/protocol.md §5.10, §6.1).
+    func makePayload(text: String, editOf: String?, replyTo: String?, with: String?) throws -> SecretBytes {
         do {
             let payload = try MessagePayload(
                 id: WireUUID(text: UUID().uuidString.lowercased()), timestamp: configuration.now().microseconds / 1000, text: text,
-                editOf: try editOf.map { try WireUUID(text: $0) }, replyTo: try replyTo.map { try WireUUID(text: $0.lowercased()) })
+                editOf: try editOf.map { try WireUUID(text: $0) }, replyTo: try replyTo.map { try WireUUID(text: $0.lowercased()) },
+                with: try with.map { try WireUUID(text: $0.lowercased()) })
             return payload.encodedJSON()
         } catch {
             throw MessagingError.invalidMessage(String(describing: error))

@@ -138,7 +138,7 @@ public actor Account {
         self.channelDirectory = channels
         self.locks = locks
         let gate = RecipientGate(store: store, api: server, directory: directory, channels: channels, events: events, device: device,
-                                 configuredPolicy: configuration.recipientPolicy, locks: locks, now: configuration.now)
+                                 locks: locks, now: configuration.now)
         self.recipientGate = gate
         self.composer = OutgoingComposer(
             store: store, api: server, device: device,

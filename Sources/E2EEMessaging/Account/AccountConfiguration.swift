@@ -37,9 +37,9 @@ public struct AccountConfiguration: Sendable {
     /// never lets a mark pass this device's clock (a server clock running ahead only makes
     /// catch-ups read a little more again).
     public var maxClockSkew: Duration = .zero
-    /// The recipient policy for channels with none set in the store (``Account/setRecipientPolicy(_:channelID:)``);
-    /// `nil`: docs/spec/protocol.md §5's defaults (`hold` for new devices in DMs and of our own user,
-    /// `surface` for groups).
+    /// The recipient policy for channels with none set in the store (``Account/setRecipientPolicy(_:channelID:)``),
+    /// as ``Account/recipientPolicy(channelID:)`` reports it. It no longer decides who gets keys:
+    /// new members and devices are held whatever the policy (docs/spec/protocol.md §5.11–§5.13).
     public var recipientPolicy: RecipientPolicy? = nil
 
     /// The defaults.

@@ -34,4 +34,14 @@ public enum MessagingError: Error, Sendable, Equatable {
     case unreadableDeviceList(userID: String)
     /// No channel holds (or has declined, or sends to) this device.
     case unknownRecipient(deviceID: String)
+    /// This device did not create, open or accept the channel (a request, or declined):
+    /// nothing is sent in it until the app accepts it (``Account/acceptChannel(_:)``).
+    case channelNotAccepted(channelID: String)
+    /// The server's answer names the channel with a kind other than the one this device pinned
+    /// (a DM as a group, or the reverse): nothing is sent under the other kind.
+    case channelKindContradicted(channelID: String)
+    /// A DM request has no candidate participant yet (no other user's message waits in it).
+    case noCandidate(channelID: String)
+    /// No group holds (or has declined) this user as a member.
+    case unknownMember(userID: String)
 }

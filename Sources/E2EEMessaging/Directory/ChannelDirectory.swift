@@ -13,22 +13,28 @@ struct ChannelDirectory: Sendable {
     let now: @Sendable () -> StoreTime
 
     /// `GET /channels`: stores every listed channel and forgets the ones no longer listed.
+    /// A channel is learned once (docs/spec/protocol.md §5): its kind is pinned the first time,
+    /// a listing that contradicts it is surfaced and never followed, and what this device
+    /// decided (pin, standing, members) survives the channel's absence from a listing.
     func refreshChannels() async throws -> [ChatChannel] {
         let listed = try await api.channels()
-        let records = listed.map(record)
         let time = now()
-        try await store.write { [store] db in
+        let contradicted = try await store.write { [store, self] db -> [String] in
             let known = try store.channelStore.loadChannels(db).map(\.id)
-            for stale in Set(known).subtracting(records.map(\.id)) {
+            for stale in Set(known).subtracting(listed.map { $0.id.lowercased() }) {
                 try store.channelStore.removeChannel(id: stale, db)
                 try store.recordDeparture(channelID: stale, db)
             }
-            for channel in records {
-                try store.recordRejoin(channelID: channel.id, at: time, db)
-                try store.channelStore.storeChannel(channel, db)
-                try store.recipientStore.fixParticipants(learning: channel, ownUserID: ownUserID, db)
+            var contradicted: [String] = []
+            for channel in listed {
+                let learned = try store.channelTrustStore.learn(record(channel), createdAsDM: nil, at: time, db)
+                try store.recordRejoin(channelID: learned.record.id, at: time, db)
+                try store.channelStore.storeChannel(learned.record, db)
+                if learned.firstContradiction { contradicted.append(learned.record.id) }
             }
+            return contradicted
         }
+        publishContradictions(contradicted)
         return try await cachedChannels()
     }
 
@@ -37,16 +43,21 @@ struct ChannelDirectory: Sendable {
         try await store.read { [store] db in try store.channelStore.loadChannels(db) }.map(ChatChannel.init)
     }
 
-    /// Stores a channel the server just described (create, DM, `channel.new`); its members are stale.
+    /// Stores a channel the server just described (create, DM, `channel.new`); its members are
+    /// stale. `created`: the kind this device asked for when it created or opened the channel
+    /// (its pin, whatever the answer says, and its own decision); `nil`: learned, a request
+    /// until the app accepts it.
     @discardableResult
-    func remember(_ channel: ServerChannel) async throws -> ChatChannel {
-        let record = record(channel)
-        try await store.write { [store] db in
-            try store.channelStore.storeChannel(record, db)
-            try store.channelStore.markMembersStale(channelID: record.id, db)
-            try store.recipientStore.fixParticipants(learning: record, ownUserID: ownUserID, db)
+    func remember(_ channel: ServerChannel, created: ChannelKind? = nil) async throws -> ChatChannel {
+        let time = now()
+        let learned = try await store.write { [store, self] db in
+            let learned = try store.channelTrustStore.learn(record(channel), createdAsDM: created?.isDM, at: time, db)
+            try store.channelStore.storeChannel(learned.record, db)
+            try store.channelStore.markMembersStale(channelID: learned.record.id, db)
+            return learned
         }
-        return ChatChannel(record)
+        if learned.firstContradiction { publishContradictions([learned.record.id]) }
+        return ChatChannel(learned.record)
     }
 
     /// The channel with `id`: from the store, else asked of the server.
@@ -93,4 +104,16 @@ struct ChannelDirectory: Sendable {
         ChannelRecord(id: channel.id.lowercased(), name: channel.name, isDM: channel.isDM, encryptionType: channel.encryptionType,
                       createdBy: channel.createdBy, createdAt: StoreTime(microseconds: channel.createdAt.microseconds), membersFetchedAt: nil)
     }
+
+    private func publishContradictions(_ channelIDs: [String]) {
+        for id in channelIDs { events.publish(.identity(.channelKindContradicted(channelID: id))) }
+    }
+}
+
+/// The kind of channel this device asks for when it creates or opens one.
+enum ChannelKind: Sendable, Equatable {
+    case directMessage
+    case group
+
+    var isDM: Bool { self == .directMessage }
 }

@@ -111,6 +111,12 @@ public enum IdentityEvent: Sendable, Equatable {
     /// A device that received (or was held from) this channel's keys is no longer listed: its
     /// member left, or the device is gone. A group's sender key is renewed.
     case recipientRemoved(channelID: String, userID: String, deviceID: String)
+    /// A listing or event named a channel with another kind than the one this device pinned
+    /// when it first learned it (a DM as a group, or the reverse): surfaced once, never followed.
+    case channelKindContradicted(channelID: String)
+    /// A user listed in a group after this device created or accepted it: it gets nothing until
+    /// the app approves it (``Account/approveMember(_:in:)``), whatever the channel's policy.
+    case memberHeld(channelID: String, userID: String)
 }
 
 /// What a key maintenance run did.

@@ -6,9 +6,11 @@ extension MessageProcessor {
     /// the strict payload parser and the posted/edit rule. Nothing is committed unless all pass.
     func processDM(_ envelope: DMEnvelope, _ message: IncomingMessage, lane: LaneState) async throws -> ProcessingStep {
         guard let sender = try sender(of: envelope.senderDevice, message, lane: lane) else { return ignoredStep(message) }
-        try await checkParticipant(sender.userID, in: message.channelID)
         guard let deviceUUID else { throw ProtocolError.notARecipient }
         let entry = try message.prepared?.pairwise ?? envelope.pairwiseEntry(for: deviceUUID)
+        if try await checkParticipant(sender.userID, in: message.channelID) == .waitForAcceptance {
+            return pendingStep(message, waitingFor: WaitingKey.request(channelID: message.channelID), rowKind: .message)
+        }
         switch try await decryptPairwise(entry, userID: sender.userID, deviceID: sender.deviceID, lane: lane) {
         case .waiting(let key):
             return pendingStep(message, waitingFor: key, rowKind: .message)
@@ -17,9 +19,12 @@ extension MessageProcessor {
             let payload = try MessagePayload(json: payloadBytes)
             let editedAt = try checkPayload(payload, message)
             lane.didDecrypt(userID: sender.userID, deviceID: sender.deviceID, effects: pending.effects)
+            var unlocks = sessionUnlocks(pending.effects, sender)
+            if let other = payload.with, try await adoptParticipant(other.text, namedBy: sender.userID, in: message.channelID) {
+                unlocks.append(WaitingKey.request(channelID: message.channelID))
+            }
             return decryptedStep(message, plaintext: payloadBytes, payloadID: payload.id.text, editedAt: editedAt, rowKind: .message,
-                                 sender: sender, effects: pending.effects, senderKey: nil, unlocks: sessionUnlocks(pending.effects, sender),
-                                 result: .decrypted)
+                                 sender: sender, effects: pending.effects, senderKey: nil, unlocks: unlocks, result: .decrypted)
         }
     }
 

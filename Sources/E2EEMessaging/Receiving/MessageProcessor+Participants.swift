@@ -1,12 +1,47 @@
 import E2EEKeyStore
 
 extension MessageProcessor {
-    /// A DM message must come from one of the DM's two fixed participants (docs/spec/protocol.md §5, §9):
-    /// checked before any key is used, so a refusal changes no state. A DM whose participants
-    /// are not fixed yet accepts its users as the server lists them.
+    /// Whether a DM message may be decrypted now (docs/spec/protocol.md §5, §9): checked before
+    /// any key is used, so neither answer changes state.
+    enum ParticipantCheck: Equatable {
+        /// From one of the DM's two fixed participants, or from our own user.
+        case allowed
+        /// The DM is a request on this device (no participant fixed): the message waits, not
+        /// decrypted, until the app accepts the request (``WaitingKey/request(channelID:)``).
+        case waitForAcceptance
+    }
+
+    /// A DM message must come from one of the DM's two fixed participants; while they are not
+    /// fixed in a channel this device has learned (a request), a message from another user
+    /// waits and ours pass. (A channel the account never learned has no request to wait for:
+    /// only the pipeline used on its own, without the account's directory, sees one — the
+    /// account ingests messages of stored channels only.)
     /// - Throws: ``ReceiveRefusal`` (`notAParticipant`), key store errors.
-    func checkParticipant(_ userID: String, in channelID: String) async throws {
-        let participants = try await store.read { [store] db in try store.recipientStore.loadParticipants(channelID: channelID, db) }
-        guard participants.isEmpty || participants.contains(userID.lowercased()) else { throw ReceiveRefusal(.notAParticipant) }
+    func checkParticipant(_ userID: String, in channelID: String) async throws -> ParticipantCheck {
+        let (participants, learned) = try await store.read { [store] db in
+            (try store.recipientStore.loadParticipants(channelID: channelID, db),
+             try store.channelStore.loadChannel(id: channelID, db) != nil || store.channelTrustStore.loadPin(channelID: channelID, db) != nil)
+        }
+        let user = userID.lowercased()
+        if participants.isEmpty { return user == device.userID || !learned ? .allowed : .waitForAcceptance }
+        guard participants.contains(user) else { throw ReceiveRefusal(.notAParticipant) }
+        return .allowed
+    }
+
+    /// A DM message our own user wrote on another device names the DM's other participant
+    /// (payload `with`): when this device has not fixed the participants yet, our own decision
+    /// fixes them and accepts the DM here (docs/spec/protocol.md §5.10). Called once the message
+    /// decrypted (authenticated as our own device); returns whether the participants were fixed now.
+    /// - Throws: key store errors.
+    func adoptParticipant(_ other: String, namedBy sender: String, in channelID: String) async throws -> Bool {
+        let own = device.userID
+        let other = other.lowercased()
+        guard sender.lowercased() == own, other != own else { return false }
+        return try await store.write { [store] db in
+            guard try store.channelTrustStore.loadPin(channelID: channelID, db)?.isDM ?? true,
+                  try store.recipientStore.fixParticipants(channelID: channelID, userIDs: [own, other], db) else { return false }
+            try store.channelTrustStore.storeStanding(.accepted, channelID: channelID, db)
+            return true
+        }
     }
 }

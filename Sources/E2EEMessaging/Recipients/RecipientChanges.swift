@@ -10,6 +10,9 @@ public struct RecipientChanges: Sendable, Equatable {
     public var removed: [RecipientDevice]
     /// Users listed in a DM who are not its participants (never recipients), first seen now.
     public var unexpectedMembers: [String]
+    /// Users listed in a group after this device created or accepted it and not approved yet
+    /// (``Account/approveMember(_:in:)``): none of their devices got anything.
+    public var heldMembers: [String] = []
     /// How many devices the message was encrypted to.
     public var recipientCount: Int
 
@@ -24,5 +27,5 @@ public struct RecipientChanges: Sendable, Equatable {
     }
 
     /// Nothing surfaced, held, removed or unexpected.
-    public var isEmpty: Bool { surfaced.isEmpty && held.isEmpty && removed.isEmpty && unexpectedMembers.isEmpty }
+    public var isEmpty: Bool { surfaced.isEmpty && held.isEmpty && removed.isEmpty && unexpectedMembers.isEmpty && heldMembers.isEmpty }
 }

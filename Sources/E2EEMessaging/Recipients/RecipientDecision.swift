@@ -1,8 +1,8 @@
 import E2EEKeyStore
 
 /// The pure rule of docs/spec/protocol.md §5 "Who receives keys": the members and devices the server
-/// lists now against what this device last sent keys to in the channel, the devices it knows,
-/// and the channel's policy. No I/O; ``RecipientGate`` loads the input and applies the plan.
+/// lists now against what this device last sent keys to in the channel and the devices it knows
+/// (a recipient policy no longer decides anything here). No I/O; ``RecipientGate`` loads the input and applies the plan.
 enum RecipientDecision {
     /// Everything the rule looks at.
     struct Input: Sendable, Equatable {
@@ -26,8 +26,6 @@ enum RecipientDecision {
         var known: [String: Set<String>]
         /// Users already surfaced as DM anomalies.
         var recordedAnomalies: Set<String>
-        /// The policy set for the channel, else for the account; `nil`: the defaults of §5.
-        var policy: RecipientPolicy?
     }
 
     /// What to do.
@@ -50,25 +48,21 @@ enum RecipientDecision {
         }
     }
 
-    /// The §5 default when no policy is set: `hold` for new devices in DMs and for new devices
-    /// of our own user, `surface` for members and devices of groups.
-    static func defaultPolicy(isDM: Bool, userID: String, ownUserID: String) -> RecipientPolicy {
-        isDM || userID == ownUserID ? .hold : .surface
-    }
-
-    /// Applies the rule.
+    /// Applies the rule. `members` are the users whose devices may receive keys: a DM's listed
+    /// users (non-participants are anomalies), a group's approved members listed now.
     static func decide(_ input: Input) -> Plan {
         var plan = Plan()
         var listed: Set<String> = []
-        let channelHasHistory = !input.records.isEmpty
         for member in Set(input.members).sorted() {
             if input.isDM, !input.participants.contains(member) {
                 if !input.recordedAnomalies.contains(member) { plan.changes.unexpectedMembers.append(member) }
                 continue
             }
-            let firstContact = input.known[member] == nil
+            // Our own user is never a first contact: its devices trusted on first use are the
+            // ones listed at registration or login; any other one waits for approval.
+            let own = member == input.ownUserID
+            let firstContact = input.known[member] == nil && !own
             let knownDevices = input.known[member] ?? []
-            let wasMember = input.records.values.contains { $0.userID == member && $0.state != .removed }
             for deviceID in (input.devices[member] ?? []).sorted() where deviceID != input.ownDeviceID {
                 let device = RecipientDevice(userID: member, deviceID: deviceID)
                 listed.insert(deviceID)
@@ -81,18 +75,17 @@ enum RecipientDecision {
                 case .held?:
                     plan.changes.held.append(device)
                 case .removed?, nil:
+                    // Unknown after first contact, or back after it was removed: held whatever
+                    // the channel's policy, until the app approves it (§5.12).
                     let cameBack = input.records[deviceID]?.state == .removed
-                    let newDevice = !firstContact && !knownDevices.contains(deviceID)
-                    let newMember = !input.isDM && channelHasHistory && !wasMember
-                    let policy = input.policy ?? defaultPolicy(isDM: input.isDM, userID: member, ownUserID: input.ownUserID)
+                    let trusted = firstContact || knownDevices.contains(deviceID)
                     plan.changes.surfaced.append(device)
-                    if policy == .hold, cameBack || newDevice || newMember {
+                    if !trusted || cameBack {
                         plan.changes.held.append(device)
                         plan.updates.append((device, .held))
                     } else {
                         plan.recipients.append(device)
                         plan.updates.append((device, .recipient))
-                        if !firstContact, !knownDevices.contains(deviceID) { plan.newlyKnown.append(device) }
                     }
                 }
             }

@@ -12,7 +12,6 @@ struct RecipientGate: Sendable {
     let channels: ChannelDirectory
     let events: EventBroadcaster
     let device: LocalDevice
-    let configuredPolicy: RecipientPolicy?
     let locks: KeyedAsyncLock
     let now: @Sendable () -> StoreTime
 
@@ -28,8 +27,18 @@ struct RecipientGate: Sendable {
     }
 
     private func comparedPlan(for channel: ChatChannel, refreshMembers: Bool) async throws -> (RecipientDecision.Plan, [RemoteDevice]) {
-        let members = try await channels.members(of: channel, refresh: refreshMembers).map(\.userID)
-        let participants = channel.isDM ? try await participants(of: channel, members: members) : []
+        let pin = try await store.read { [store] db in try store.channelTrustStore.loadPin(channelID: channel.id, db) }
+        guard let pin, pin.standing.isOpen else { throw MessagingError.channelNotAccepted(channelID: channel.id) }
+        guard pin.isDM == channel.isDM else { throw MessagingError.channelKindContradicted(channelID: channel.id) }
+        let listedMembers = try await channels.members(of: channel, refresh: refreshMembers).map(\.userID)
+        var members = listedMembers
+        var memberOutcome = MemberDecision.Outcome()
+        let participants = channel.isDM ? try await participants(of: channel) : []
+        if !channel.isDM {
+            let standings = try await store.read { [store] db in try store.channelTrustStore.loadMembers(channelID: channel.id, db) }
+            memberOutcome = MemberDecision.decide(channelID: channel.id, listed: listedMembers, ownUserID: device.userID, standings: standings, now: now())
+            members = memberOutcome.approved
+        }
         var listed: [String: [RemoteDevice]] = [:]
         for member in Set(members) where !channel.isDM || participants.contains(member) {
             listed[member] = try await directory.recipientDevices(of: member)
@@ -38,72 +47,72 @@ struct RecipientGate: Sendable {
         let stored = try await store.read { [store, channel] db in
             let recipients = store.recipientStore
             return (try recipients.loadRecipients(channelID: channel.id, db), try recipients.loadKnownDevices(userIDs: users, db),
-                    try recipients.loadAnomalies(channelID: channel.id, db),
-                    try recipients.loadPolicy(channelID: channel.id, db) ?? recipients.loadPolicy(channelID: nil, db))
+                    try recipients.loadAnomalies(channelID: channel.id, db))
         }
         let input = RecipientDecision.Input(
             channelID: channel.id, isDM: channel.isDM, ownUserID: device.userID, ownDeviceID: device.deviceID, participants: participants,
             members: members, devices: listed.mapValues { $0.map(\.deviceID) }, records: Dictionary(stored.0.map { ($0.deviceID, $0) }) { a, _ in a },
-            known: stored.1, recordedAnomalies: stored.2, policy: stored.3 ?? configuredPolicy)
-        let plan = RecipientDecision.decide(input)
-        try await apply(plan, channelID: channel.id)
-        publish(plan, channelID: channel.id)
+            known: stored.1, recordedAnomalies: stored.2)
+        var plan = RecipientDecision.decide(input)
+        plan.changes.heldMembers = memberOutcome.held
+        try await apply(plan, members: memberOutcome, channelID: channel.id)
+        publish(plan, newlyHeldMembers: memberOutcome.newlyHeld, channelID: channel.id)
         let byID = Dictionary(listed.values.joined().map { ($0.deviceID, $0) }) { a, _ in a }
         return (plan, plan.recipients.compactMap { byID[$0.deviceID] })
     }
 
     /// Records our own user's devices listed now (`GET /devices`, which consumes no one-time
-    /// prekey) as known: at registration, trusted on first use. Does nothing once our user has
-    /// known devices.
-    /// - Throws: ``ServerError``, key store errors.
-    func rememberOwnDevices() async throws {
+    /// prekey) as known: at registration or login, trusted on first use. Does nothing once our
+    /// user has known devices. A failed listing is retried at once (`attempts` in all); when it
+    /// still fails, only this device is recorded, so that no later listing is ever taken as
+    /// the first one: every other device of our user then waits for the app's approval.
+    /// Returns whether the listing was read.
+    /// - Throws: key store errors.
+    @discardableResult
+    func rememberOwnDevices(attempts: Int = 3) async throws -> Bool {
         let user = device.userID
         let known = try await store.read { [store] db in try store.recipientStore.loadKnownDevices(userIDs: [user], db) }
-        guard known.isEmpty else { return }
-        let devices = try await api.devices().map { $0.id.lowercased() } + [device.deviceID]
+        guard known.isEmpty else { return true }
+        var listed: [String]?
+        for _ in 0..<max(1, attempts) where listed == nil {
+            listed = try? await api.devices().map { $0.id.lowercased() }
+        }
+        let devices = (listed ?? []) + [device.deviceID]
         let time = now()
         try await store.write { [store] db in
             try store.recipientStore.storeKnownDevices(Set(devices).map { (user, $0) }, at: time, db)
         }
+        return listed != nil
     }
 
     /// Fixes a DM's participants if they are not fixed yet (docs/spec/protocol.md §5): the two users
     /// named when this device opened it or learned of it.
+    /// Returns whether they were fixed now.
     /// - Throws: key store errors.
-    func fixParticipants(channelID: String, otherUser: String) async throws {
+    @discardableResult
+    func fixParticipants(channelID: String, otherUser: String) async throws -> Bool {
         let users: Set<String> = [device.userID, otherUser.lowercased()]
-        try await store.write { [store] db in _ = try store.recipientStore.fixParticipants(channelID: channelID, userIDs: users, db) }
+        return try await store.write { [store] db in try store.recipientStore.fixParticipants(channelID: channelID, userIDs: users, db) }
     }
 
-    /// The DM's fixed participants; not fixed yet: the creator and us, else the member list
-    /// when it names exactly us and one other user.
-    private func participants(of channel: ChatChannel, members: [String]) async throws -> Set<String> {
-        let own = device.userID
-        let (fixed, creator) = try await store.read { [store] db in
-            (try store.recipientStore.loadParticipants(channelID: channel.id, db), try store.channelStore.loadChannel(id: channel.id, db)?.createdBy)
-        }
-        if !fixed.isEmpty { return fixed }
-        var candidate: Set<String> = []
-        if let creator = creator?.lowercased(), creator != own {
-            candidate = [own, creator]
-        } else if Set(members).count == 2, members.contains(own) {
-            candidate = Set(members)
-        }
-        guard candidate.count == 2 else { throw MessagingError.participantsUnknown(channelID: channel.id) }
-        let chosen = candidate
-        try await store.write { [store] db in _ = try store.recipientStore.fixParticipants(channelID: channel.id, userIDs: chosen, db) }
-        return try await store.read { [store] db in try store.recipientStore.loadParticipants(channelID: channel.id, db) }
+    /// The DM's fixed participants (docs/spec/protocol.md §5): fixed when this device opened
+    /// the DM or accepted its request, never from the server's creator or member list.
+    private func participants(of channel: ChatChannel) async throws -> Set<String> {
+        let fixed = try await store.read { [store] db in try store.recipientStore.loadParticipants(channelID: channel.id, db) }
+        guard fixed.count == 2 else { throw MessagingError.participantsUnknown(channelID: channel.id) }
+        return fixed
     }
 
-    private func apply(_ plan: RecipientDecision.Plan, channelID: String) async throws {
+    private func apply(_ plan: RecipientDecision.Plan, members: MemberDecision.Outcome, channelID: String) async throws {
         let time = now()
         let records = plan.updates.map {
             ChannelRecipient(channelID: channelID, userID: $0.device.userID, deviceID: $0.device.deviceID, state: $0.state, updatedAt: time)
         }
         let known = plan.newlyKnown.map { (userID: $0.userID, deviceID: $0.deviceID) }
         let anomalies = plan.changes.unexpectedMembers
-        guard !records.isEmpty || !known.isEmpty || !anomalies.isEmpty else { return }
+        guard !records.isEmpty || !known.isEmpty || !anomalies.isEmpty || !members.updates.isEmpty else { return }
         try await store.write { [store] db in
+            try store.channelTrustStore.storeMembers(members.updates, at: time, db)
             let recipients = store.recipientStore
             try recipients.storeRecipients(records, db)
             try recipients.storeKnownDevices(known, at: time, db)
@@ -111,8 +120,9 @@ struct RecipientGate: Sendable {
         }
     }
 
-    private func publish(_ plan: RecipientDecision.Plan, channelID: String) {
+    private func publish(_ plan: RecipientDecision.Plan, newlyHeldMembers: [String], channelID: String) {
         let held = Set(plan.changes.held)
+        for user in newlyHeldMembers { events.publish(.identity(.memberHeld(channelID: channelID, userID: user))) }
         for user in plan.changes.unexpectedMembers { events.publish(.identity(.unexpectedMember(channelID: channelID, userID: user))) }
         for device in plan.changes.surfaced {
             events.publish(.identity(.recipientAdded(channelID: channelID, userID: device.userID, deviceID: device.deviceID,

@@ -41,6 +41,10 @@ public struct TimelineItem: Sendable, Equatable {
     /// seconds apart): shown as "removed from the server", collapsed by default. Only the
     /// sender deletes, so the text stays; the mark goes if the server returns the message.
     public var removedFromServer: Bool
+    /// `true` when its sender is held or declined here (docs/spec/protocol.md §5.11–§5.12): a
+    /// group member listed after this device created or accepted the group and not approved, or
+    /// a device held or declined in the channel. Show such messages flagged.
+    public var senderHeld = false
 
     /// Creates the value.
     public init(messageID: String, channelID: String, senderUserID: String?, senderDeviceID: String?, createdAt: ServerTimestamp,

@@ -15,7 +15,7 @@ public struct TimelineReader: Sendable {
     /// - Throws: `KeyStoreError` for a tampered row, GRDB's `DatabaseError`.
     public func page(channelID: String, before position: TimelinePosition? = nil, limit: Int = 50) async throws -> [TimelineItem] {
         let cursor = position.map { TimelineCursor(createdAt: StoreTime(microseconds: $0.createdAt.microseconds), messageID: $0.messageID) }
-        var items = try await store.receivedTimelinePage(channelID: channelID, before: cursor, limit: limit).map(Self.item)
+        var items = try await flagged(try await store.receivedTimelinePage(channelID: channelID, before: cursor, limit: limit).map(Self.item))
         let removed = try await store.removedFromServer(messageIDs: items.map(\.messageID))
         for index in items.indices where removed.contains(items[index].messageID) { items[index].removedFromServer = true }
         return items
@@ -25,9 +25,34 @@ public struct TimelineReader: Sendable {
     /// - Throws: as ``page(channelID:before:limit:)``.
     public func item(messageID: String) async throws -> TimelineItem? {
         guard let stored = try await store.receivedMessage(id: messageID), stored.facts.kind == .message else { return nil }
-        var item = Self.item(stored)
+        guard var item = try await flagged([Self.item(stored)]).first else { return nil }
         item.removedFromServer = try await !store.removedFromServer(messageIDs: [messageID]).isEmpty
         return item
+    }
+
+    /// `items` with ``TimelineItem/senderHeld`` set for senders held or declined in their channel.
+    private func flagged(_ items: [TimelineItem]) async throws -> [TimelineItem] {
+        let channels = Set(items.map(\.channelID))
+        guard !channels.isEmpty else { return items }
+        let held = try await store.read { [store] db -> Set<String> in
+            var held: Set<String> = []
+            for channel in channels {
+                for standing in try store.channelTrustStore.loadMembers(channelID: channel, db).values
+                    where standing.state == .held || standing.state == .declined {
+                    held.insert("\(channel)/user/\(standing.userID)")
+                }
+                for record in try store.recipientStore.loadRecipients(channelID: channel, db) where record.state == .held || record.state == .declined {
+                    held.insert("\(channel)/device/\(record.deviceID)")
+                }
+            }
+            return held
+        }
+        return items.map { item in
+            var item = item
+            item.senderHeld = !item.isOwn && (held.contains("\(item.channelID)/user/\(item.senderUserID ?? "")")
+                || held.contains("\(item.channelID)/device/\(item.senderDeviceID ?? "")"))
+            return item
+        }
     }
 
     /// The app's view of a stored row. The plaintext of a decrypted or own message is its

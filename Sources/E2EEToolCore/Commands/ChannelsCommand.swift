@@ -2,12 +2,15 @@ import ArgumentParser
 import E2EECrypto
 import E2EEMessaging
 
-/// `e2ee-tool channels [list]`, `channels dm <user-id>`, `channels create <name>`, `channels policy <channel-id> hold|surface`.
+/// `e2ee-tool channels [list]`, `channels dm <user-id>`, `channels create <name>`, `channels policy <channel-id> hold|surface`,
+/// and the requests and member decisions of ``ChannelRequestCommands``.
 struct ChannelsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "channels",
         abstract: "The account's channels: list them (the default), open a DM, create a group.",
-        subcommands: [List.self, DirectMessage.self, Create.self, ChannelPolicyCommand.self],
+        subcommands: [List.self, DirectMessage.self, Create.self, ChannelPolicyCommand.self, ChannelRequestCommands.Requests.self,
+                      ChannelRequestCommands.Accept.self, ChannelRequestCommands.Decline.self, ChannelRequestCommands.Add.self,
+                      ChannelRequestCommands.Held.self, ChannelRequestCommands.MemberDecision.self],
         defaultSubcommand: List.self
     )
 

@@ -50,12 +50,19 @@ struct DemoScenario {
 
         console.progress("alice/phone opens a DM with bob and sends…")
         let dm = try await alicePhone.account.openDirectMessage(with: bobPhone.account.userID)
+        // Each other device accepts the DM as its user would, by opening it with the other user:
+        // until then it is a request there (nothing sent, messages waiting).
+        for device in [aliceLaptop, bobPhone, bobLaptop] {
+            let other = device.account.userID == alicePhone.account.userID ? bobPhone.account.userID : alicePhone.account.userID
+            _ = try await device.account.openDirectMessage(with: other)
+        }
         var sent: [DemoReport.Sent] = []
         sent.append(try await send("Hi Bob, this is a DM from my phone.", from: alicePhone, to: dm.id))
         sent.append(try await send("And this one comes from Bob's laptop.", from: bobLaptop, to: dm.id))
 
         console.progress("alice/phone creates a group with bob and sends; bob/laptop answers…")
         let group = try await alicePhone.account.createGroup(name: "demo group", members: [bobPhone.account.userID])
+        for device in [aliceLaptop, bobPhone, bobLaptop] { try await device.account.acceptChannel(group.id) }
         sent.append(try await send("Hello group!", from: alicePhone, to: group.id))
         sent.append(try await send("Hi all, bob on the laptop.", from: bobLaptop, to: group.id))
         sent.append(try await send("alice again, from the laptop.", from: aliceLaptop, to: group.id))

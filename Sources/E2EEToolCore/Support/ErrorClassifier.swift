@@ -56,6 +56,12 @@ public enum ErrorClassifier {
         case .participantsUnknown(let id): return ToolError(.notSent, "the two participants of DM \(id) are not known: nothing was sent")
         case .unreadableDeviceList(let user): return ToolError(.notSent, "the device list of user \(user) holds a bundle that does not verify: nothing was sent")
         case .unknownRecipient(let id): return ToolError(.notFound, "no channel holds, declined or sends to device \(id)")
+        case .channelNotAccepted(let id):
+            return ToolError(.notSent, "channel \(id) is a request this device has not accepted: run channels accept \(id) first")
+        case .channelKindContradicted(let id):
+            return ToolError(.notSent, "the server names channel \(id) with another kind than the one pinned here: nothing was sent")
+        case .noCandidate(let id): return ToolError(.notFound, "no message from another user waits in DM \(id) yet")
+        case .unknownMember(let id): return ToolError(.notFound, "no group holds or declined member \(id)")
         }
     }
 

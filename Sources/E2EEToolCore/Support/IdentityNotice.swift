@@ -4,7 +4,8 @@ import E2EEMessaging
 /// or with `--json` one object (`{"event":"member_unexpected","channel_id":…,"user_id":…}`).
 struct IdentityNotice: Encodable, Equatable {
     /// `device_new`, `device_identity_changed`, `device_removed`, `member_unexpected`,
-    /// `recipient_added`, `recipient_held`, `recipient_removed`.
+    /// `member_held`, `recipient_added`, `recipient_held`, `recipient_removed`,
+    /// `channel_kind_contradicted`.
     let event: String
     let channelID: String?
     let userID: String
@@ -36,6 +37,10 @@ struct IdentityNotice: Encodable, Equatable {
             self.init(event: held ? "recipient_held" : "recipient_added", channelID: channel, userID: user, deviceID: device)
         case .recipientRemoved(let channel, let user, let device):
             self.init(event: "recipient_removed", channelID: channel, userID: user, deviceID: device)
+        case .memberHeld(let channel, let user):
+            self.init(event: "member_held", channelID: channel, userID: user, deviceID: nil)
+        case .channelKindContradicted(let channel):
+            self.init(event: "channel_kind_contradicted", channelID: channel, userID: "", deviceID: nil)
         }
     }
 
@@ -48,6 +53,8 @@ struct IdentityNotice: Encodable, Equatable {
         case "device_identity_changed": "WARNING: identity changed for user \(userID)\(device) (not trusted until accepted)"
         case "device_removed": "device removed: user \(userID)\(device)"
         case "member_unexpected": "unexpected member: user \(userID)\(channel) (gets no keys)"
+        case "member_held": "new member held: user \(userID)\(channel) gets no keys until approved"
+        case "channel_kind_contradicted": "WARNING: the server named channel \(channelID ?? "?") with another kind; the pinned kind stays"
         case "recipient_added": "new recipient: user \(userID)\(device)\(channel)"
         case "recipient_held": "held: user \(userID)\(device)\(channel) gets no keys until approved"
         case "recipient_removed": "left: user \(userID)\(device)\(channel)"

@@ -23,11 +23,13 @@ struct MessageOutput: Encodable, Equatable {
     let own: Bool
     /// The server no longer has it (its text is kept: only the sender deletes).
     let removedFromServer: Bool
+    /// Its sender is a member or device held or declined here (docs/spec/protocol.md §5.11–§5.12).
+    let flagged: Bool
 
     enum CodingKeys: String, CodingKey {
         case event, channelID = "channel_id", messageID = "message_id", createdAt = "created_at"
         case senderUserID = "sender_user_id", senderDeviceID = "sender_device_id", state, reason, text
-        case replyTo = "reply_to", editedAt = "edited_at", own, removedFromServer = "removed_from_server"
+        case replyTo = "reply_to", editedAt = "edited_at", own, removedFromServer = "removed_from_server", flagged
     }
 
     init(_ item: TimelineItem, event: String? = nil) {
@@ -39,6 +41,7 @@ struct MessageOutput: Encodable, Equatable {
         senderDeviceID = item.senderDeviceID
         own = item.isOwn
         removedFromServer = item.removedFromServer
+        flagged = item.senderHeld
         text = item.text
         replyTo = item.replyTo
         editedAt = item.editedAt?.restText
@@ -60,7 +63,8 @@ struct MessageOutput: Encodable, Equatable {
     func line(showingChannel: Bool) -> String {
         var parts = [createdAt]
         if showingChannel { parts.append(channelID) }
-        parts.append((senderUserID ?? "?") + "/" + (senderDeviceID ?? "?") + (own ? " (this device)" : ""))
+        parts.append((senderUserID ?? "?") + "/" + (senderDeviceID ?? "?") + (own ? " (this device)" : "")
+                     + (flagged ? " [held sender: not approved here]" : ""))
         if event == "edited" { parts.append("edited:") }
         switch state {
         case "decrypted", "unencrypted":

@@ -49,6 +49,7 @@ extension IntegrationTests {
                 let alice = try await harness.register("alice")
                 let bob = try await harness.register("bob")
                 let dm = try await alice.openDirectMessage(with: bob.userID)
+                try await harness.accept(dm, on: [bob], between: (alice.userID, bob.userID))
                 try await bob.sync()
                 let policy = Self.policy(check: .seconds(1))
                 let (states, recorder) = recordStates(bob)
@@ -87,6 +88,7 @@ extension IntegrationTests {
                 let alice = try await harness.register("alice")
                 let bob = try await harness.register("bob")
                 let dm = try await alice.openDirectMessage(with: bob.userID)
+                try await harness.accept(dm, on: [bob], between: (alice.userID, bob.userID))
                 try await bob.sync()
                 let policy = Self.policy(check: nil, echo: .milliseconds(500))  // the echo rule alone
                 let (states, recorder) = recordStates(bob)
@@ -114,6 +116,7 @@ extension IntegrationTests {
                 let alice = try await harness.register("alice")
                 let bob = try await harness.register("bob")
                 let dm = try await alice.openDirectMessage(with: bob.userID)
+                try await harness.accept(dm, on: [bob], between: (alice.userID, bob.userID))
                 try await bob.sync()
                 let (states, recorder) = recordStates(bob)
                 let monitor = try await connect(bob, harness, Self.policy(check: .milliseconds(300), echo: .seconds(2), grace: .seconds(1)), watching: [dm.id])

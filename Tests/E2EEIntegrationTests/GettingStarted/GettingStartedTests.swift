@@ -48,6 +48,9 @@ extension IntegrationTests {
                 await alice.connect()
                 await bob.connect()
 
+                // Bob's app opens the conversation with Alice: a DM it did not open would be a
+                // request, its messages waiting until he accepts (docs/spec/protocol.md §5.9).
+                _ = try await bob.account.openDirectMessage(with: alice.account.userID)
                 let first = try await sendDirectMessage("Hi Bob", to: bob.account.userID, from: alice)
                 #expect(first.state == .queued)
                 #expect(await shown.wait { $0.contains("Hi Bob") }, "bob never saw the first message")

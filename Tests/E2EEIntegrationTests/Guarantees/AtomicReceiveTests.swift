@@ -20,8 +20,9 @@ extension IntegrationTests.GuaranteeTests {
             let bob = try await harness.register("bob", store: store)
             let group = try await alice.createGroup(name: "atomic", members: [bob.userID, carol.userID])
             let dm = try await alice.openDirectMessage(with: bob.userID)
-            _ = try await alice2.refreshChannels()
-            _ = try await carol.refreshChannels()
+            try await harness.accept(dm, on: [bob], between: (alice.userID, bob.userID))
+            try await harness.trust([alice, alice2])
+            try await harness.accept(group, on: [alice2, carol])
             var sent: [String: [String]] = [group.id: [], dm.id: []]
             for round in 0..<15 {
                 for (account, name) in [(alice, "alice"), (alice2, "alice-2"), (carol, "carol")] {

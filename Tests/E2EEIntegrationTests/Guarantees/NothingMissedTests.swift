@@ -14,6 +14,7 @@ extension IntegrationTests.GuaranteeTests {
             let alice = try await harness.register("alice")
             let bob = try await harness.register("bob")
             let dm = try await alice.openDirectMessage(with: bob.userID)
+            try await harness.accept(dm, on: [bob], between: (alice.userID, bob.userID))
             try await bob.sync()
             let monitor = try await Self.connect(bob, harness, watching: [dm.id])
 
@@ -51,7 +52,7 @@ extension IntegrationTests.GuaranteeTests {
             let bob = try await harness.register("bob")
             let carol = try await harness.register("carol")
             let group = try await alice.createGroup(name: "outage", members: [bob.userID, carol.userID])
-            _ = try await carol.refreshChannels()
+            try await harness.accept(group, on: [bob, carol])
             try await Self.send(["before"], from: alice, to: group.id)
             try await bob.sync()
             let monitor = try await Self.connect(bob, harness, watching: [group.id])

@@ -16,6 +16,7 @@ extension IntegrationTests.GuaranteeTests {
             let bob = try await harness.register("bob", configuration: configuration)
             let channel = group ? try await alice.createGroup(name: "history", members: [bob.userID])
                                 : try await alice.openDirectMessage(with: bob.userID)
+            try await harness.accept(channel, on: [bob], between: (alice.userID, bob.userID))
             let sent = (0..<200).map { "message \($0)" }
             for text in sent { _ = try await alice.send(text: text, to: channel.id) }
             await alice.waitForOutbox()

@@ -67,7 +67,11 @@ extension IntegrationTests {
                         == [.undecryptable(.sentAfterLeaving), .undecryptable(.sentAfterLeaving)])
                 #expect(try await carol.store.pendingCount() == 0)
 
-                // Back in the group, what is sent to her now reads normally.
+                // Back in the group, her device is held until Alice approves it again (docs/spec/protocol.md
+                // §5.12: a device back after it was removed is new); from then on what is sent to her reads.
+                let held = try await alice.sendReporting(text: "held back", to: group.id)
+                #expect(held.recipients.held == [RecipientDevice(userID: carol.userID, deviceID: carol.deviceID)])
+                try await alice.approveDevice(carol.deviceID)
                 try await alice.send(text: "welcome back", to: group.id)
                 await alice.waitForOutbox()
                 try await carol.sync()

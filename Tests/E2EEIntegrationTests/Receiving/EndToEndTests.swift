@@ -22,7 +22,9 @@ extension IntegrationTests {
                 let alice2 = try await harness.login("alice")
                 let bob = try await harness.register("bob")
                 let bob2 = try await harness.login("bob")
+                try await harness.trust([alice, alice2, bob, bob2])
                 let dm = try await alice.openDirectMessage(with: bob.userID)
+                try await harness.accept(dm, on: [alice2, bob, bob2], between: (alice.userID, bob.userID))
                 try await alice.send(text: "hello from alice", to: dm.id)
                 await alice.waitForOutbox()
                 for reader in [alice2, bob, bob2] {
@@ -54,6 +56,7 @@ extension IntegrationTests {
                 try await alice.send(text: "welcome", to: group.id)
                 await alice.waitForOutbox()
                 try await bob.sync()
+                try await harness.accept(group, on: [bob])
                 try await bob.send(text: "thanks", to: group.id)
                 await bob.waitForOutbox()
                 for reader in [alice, bob, carol] {
@@ -86,6 +89,7 @@ extension IntegrationTests {
                 let alice = try await harness.register("alice")
                 let bob = try await harness.register("bob")
                 let dm = try await alice.openDirectMessage(with: bob.userID)
+                try await harness.accept(dm, on: [bob], between: (alice.userID, bob.userID))
                 try await bob.sync()
                 let events = bob.events()
                 await bob.connect(using: WebSocketRealtimeConnector(webSocketURL: harness.server.webSocketURL))

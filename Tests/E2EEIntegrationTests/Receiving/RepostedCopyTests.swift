@@ -102,6 +102,7 @@ extension IntegrationTests {
                 let broken = try await bob.createGroup(name: "broken", members: [alice.userID])
                 let fine = try await bob.createGroup(name: "fine", members: [alice.userID])
                 let other = try await bob.openDirectMessage(with: alice.userID)
+                try await harness.accept(other, on: [alice], between: (alice.userID, bob.userID))
                 try await bob.send(text: "unreadable for now", to: broken.id)
                 try await bob.send(text: "group text", to: fine.id)
                 try await bob.send(text: "dm text", to: other.id)

@@ -34,6 +34,8 @@ extension IntegrationTests {
                 let alice2 = try await harness.login("alice")
                 let bob = try await harness.register("bob")
                 let bob2 = try await harness.login("bob")
+                // alice2 logged in after alice registered: a new own device, trusted once approved.
+                try await harness.trust([alice, alice2, bob, bob2])
                 let dm = try await alice.openDirectMessage(with: bob.userID)
                 let entry = try await alice.send(text: "hello bob", to: dm.id)
                 #expect(entry.state == .queued)
@@ -81,6 +83,7 @@ extension IntegrationTests {
                 let alice2 = try await harness.login("alice")
                 let bob = try await harness.register("bob")
                 let carol = try await harness.register("carol")
+                try await harness.trust([alice, alice2])
                 let group = try await alice.createGroup(name: "team", members: [bob.userID, carol.userID])
                 try await alice.send(text: "one", to: group.id)
                 try await alice.send(text: "two", to: group.id)

@@ -63,6 +63,7 @@ extension IntegrationTests {
             }
             let bob = try await harness.register("bob")
             let dm = try await alice.openDirectMessage(with: bob.userID)
+            try await harness.accept(dm, on: [bob], between: (alice.userID, bob.userID))
             try await alice.send(text: "before", to: dm.id)
             await alice.waitForOutbox()
             await bob.shutdown()
@@ -180,6 +181,43 @@ extension IntegrationTests {
             await alice.shutdown()
             await bob.shutdown()
             await server.shutdown()
+        }
+
+        @Test("T11: a draft queued while the server was down goes to the recipients approved then; a stranger who joined meanwhile gets nothing")
+        func offlineDraftSkipsStrangerWhoJoined() async throws {
+            var restartable = try RestartableServer()
+            defer { try? FileManager.default.removeItem(at: restartable.directory) }
+            var server = try await restartable.start()
+            let store = try KeyStore.open(at: restartable.directory.appendingPathComponent("alice.sqlite"), key: StoreKey.random())
+            let harness = MessagingHarness(server: server)
+            let alice = try await harness.register("alice", store: store, configuration: Self.configuration) { _ in
+                Self.failFast(store: store, baseURL: server.baseURL)
+            }
+            let bob = try await harness.register("bob")
+            let group = try await alice.createGroup(name: "team", members: [bob.userID])
+            try await alice.send(text: "before", to: group.id)
+            await alice.waitForOutbox()
+            await server.shutdown()
+
+            let draft = try await alice.send(text: "written offline", to: group.id)
+            #expect(draft.state == .queued)
+            await alice.shutdown()
+
+            server = try await restartable.start()
+            defer { Task { [server] in await server.shutdown() } }
+            let back = MessagingHarness(server: server)
+            let mallory = try await back.register("mallory")
+            try await back.reader(of: mallory).joinChannel(id: group.id)
+            let reopened = try await Account.open(server: HTTPChatServer(baseURL: server.baseURL, session: try await AuthSession.restored(from: store),
+                                                                         client: Self.failFast, sleep: { _ in }),
+                                                  store: store, configuration: Self.configuration)
+            await reopened.waitForOutbox()
+            #expect(try await reopened.outboxEntries(states: [.sent, .delivered]).map(\.localID).contains(draft.localID))
+            #expect(try await reopened.pendingMembers() == [HeldMember(channelID: group.id, userID: mallory.userID)])
+            let posted = try await back.serverMessages(group.id, as: try await back.reader(of: mallory))
+            #expect(try posted.allSatisfy { try !recipientDevices(of: $0).contains(mallory.deviceID) })
+            #expect(try await readableTexts(mallory, group.id).isEmpty)
+            await reopened.shutdown()
         }
     }
 }

@@ -51,8 +51,11 @@ struct SoakRun: Sendable {
         let bob2 = try await harness.login("bob", deviceName: "bob-2")
         let carol = try await harness.register("carol")
         let accounts = [alice1, alice2, bob1, bob2, carol]
+        try await harness.trust(accounts)
         let dm = try await alice1.openDirectMessage(with: bob1.userID)
         let group = try await alice1.createGroup(name: "soak", members: [bob1.userID, carol.userID])
+        try await harness.accept(dm, on: [alice2, bob1, bob2], between: (alice1.userID, bob1.userID))
+        try await harness.accept(group, on: [alice2, bob1, bob2, carol])
         for account in accounts { try await account.sync() }
         let monitors = accounts.map { AccountMonitor($0, channelIDs: [dm.id, group.id]) }
         let run = SoakRun(harness: harness, plan: plan, accounts: accounts, monitors: monitors,

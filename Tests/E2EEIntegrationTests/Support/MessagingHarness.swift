@@ -55,10 +55,12 @@ struct MessagingHarness: Sendable {
     }
 
     /// Logs `username` in again: a new device, with keys bootstrapped.
-    func login(_ username: String, deviceName: String = "laptop", configuration: AccountConfiguration = testConfiguration) async throws -> Account {
+    func login(_ username: String, deviceName: String = "laptop", configuration: AccountConfiguration = testConfiguration,
+               api: ((HTTPChatServer) -> any ChatServerAPI)? = nil) async throws -> Account {
         let store = try KeyStore.inMemory()
+        let http = client(store: store)
         let account = try await Account.login(username: username, password: "password123", deviceName: deviceName,
-                                              server: client(store: store), store: store, configuration: configuration)
+                                              server: api?(http) ?? http, store: store, configuration: configuration)
         _ = try await account.bootstrapKeys()
         return account
     }
@@ -98,5 +100,33 @@ func recipientDevices(of message: ServerMessage) throws -> Set<String> {
     case .dm(let dm): Set(dm.recipients.map(\.recipientDevice.text))
     case .senderKeyDistribution(let skd): Set(skd.recipients.map(\.recipientDevice.text))
     case .group: []
+    }
+}
+
+/// What a user does in the app before the tests below start: accepting channels and approving
+/// devices it was shown (docs/spec/protocol.md §5.9–§5.12). Suites about other things use it so
+/// that their devices talk freely; the recipient suites never do.
+extension MessagingHarness {
+    /// Each of `accounts` approves every device of the others (and of its own user) ahead of
+    /// time — as the app does when the user approves what it was shown.
+    func trust(_ accounts: [Account]) async throws {
+        for account in accounts {
+            let devices = accounts.filter { $0.deviceID != account.deviceID }.map { (userID: $0.userID, deviceID: $0.deviceID) }
+            try await account.store.write { db in
+                try account.store.recipientStore.storeKnownDevices(devices, at: StoreTime(microseconds: 0), db)
+            }
+        }
+    }
+
+    /// Each of `accounts` accepts `channel` as its user would: a DM by opening it with the other
+    /// participant (`between` names both), a group by accepting the request.
+    func accept(_ channel: ChatChannel, on accounts: [Account], between users: (String, String)? = nil) async throws {
+        for account in accounts {
+            if channel.isDM, let users {
+                _ = try await account.openDirectMessage(with: account.userID == users.0 ? users.1 : users.0)
+            } else if !channel.isDM {
+                _ = try await account.acceptChannel(channel.id)
+            }
+        }
     }
 }

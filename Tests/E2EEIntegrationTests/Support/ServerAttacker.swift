@@ -45,6 +45,7 @@ extension MessagingHarness {
         let alice = try await registerWithDefaults("alice")
         let bob = try await registerWithDefaults("bob")
         let dm = try await alice.openDirectMessage(with: bob.userID)
+        _ = try await bob.openDirectMessage(with: alice.userID)
         try await alice.send(text: "hello", to: dm.id)
         await alice.waitForOutbox()
         return (alice, bob, dm)

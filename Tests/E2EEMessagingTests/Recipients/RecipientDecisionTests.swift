@@ -2,20 +2,20 @@ import E2EEKeyStore
 @testable import E2EEMessaging
 import Testing
 
-/// docs/spec/protocol.md §5 "Who receives keys" as a pure rule: every case of a device's standing,
-/// policy and channel kind.
+/// docs/spec/protocol.md §5 "Who receives keys" as a pure rule: every case of a device's standing
+/// and channel kind (no policy decides any of them since text 1.2).
 @Suite("Recipient decision")
 struct RecipientDecisionTests {
     private let me = "u-me", peer = "u-peer", third = "u-third"
 
     private func input(dm: Bool, members: [String], devices: [String: [String]], records: [(String, String, RecipientState)] = [],
-                       known: [String: Set<String>] = [:], anomalies: Set<String> = [], policy: RecipientPolicy? = nil) -> RecipientDecision.Input {
+                       known: [String: Set<String>] = [:], anomalies: Set<String> = []) -> RecipientDecision.Input {
         RecipientDecision.Input(
             channelID: "c", isDM: dm, ownUserID: me, ownDeviceID: "d-me", participants: dm ? [me, peer] : [], members: members, devices: devices,
             records: Dictionary(uniqueKeysWithValues: records.map {
                 ($0.1, ChannelRecipient(channelID: "c", userID: $0.0, deviceID: $0.1, state: $0.2, updatedAt: StoreTime(microseconds: 0)))
             }),
-            known: known, recordedAnomalies: anomalies, policy: policy)
+            known: known, recordedAnomalies: anomalies)
     }
 
     private func device(_ user: String, _ id: String) -> RecipientDevice { RecipientDevice(userID: user, deviceID: id) }
@@ -50,26 +50,23 @@ struct RecipientDecisionTests {
         #expect(plan.newlyKnown.isEmpty)
     }
 
-    @Test("group default: a peer's new device is surfaced and sent; our own user's new device is held")
-    func groupDefaults() {
+    @Test("group: a peer's new device after first contact is held like in a DM; our own user's new device is held")
+    func groupHoldsNewDevices() {
         let plan = RecipientDecision.decide(input(dm: false, members: [me, peer], devices: [me: ["d-me", "m2"], peer: ["p1", "p9"]],
                                                   records: [(peer, "p1", .recipient)], known: [me: ["d-me"], peer: ["p1"]]))
-        #expect(plan.recipients == [device(peer, "p1"), device(peer, "p9")])
-        #expect(plan.changes.held == [device(me, "m2")])
-        #expect(Set(plan.changes.surfaced) == [device(me, "m2"), device(peer, "p9")])
-        #expect(plan.newlyKnown == [device(peer, "p9")])
+        #expect(plan.recipients == [device(peer, "p1")])
+        #expect(plan.changes.held == [device(me, "m2"), device(peer, "p9")])
+        #expect(plan.changes.surfaced == plan.changes.held)
+        #expect(plan.newlyKnown.isEmpty)
     }
 
-    @Test("surface policy on a DM sends to the new device and surfaces it; hold on a group holds it")
-    func explicitPolicyWins() {
-        let dm = RecipientDecision.decide(input(dm: true, members: [me, peer], devices: [peer: ["p1", "p9"]],
-                                                records: [(peer, "p1", .recipient)], known: [peer: ["p1"]], policy: .surface))
-        #expect(dm.recipients == [device(peer, "p1"), device(peer, "p9")])
-        #expect(dm.changes.held.isEmpty)
-        let group = RecipientDecision.decide(input(dm: false, members: [me, peer], devices: [peer: ["p1", "p9"]],
-                                                   records: [(peer, "p1", .recipient)], known: [peer: ["p1"]], policy: .hold))
-        #expect(group.recipients == [device(peer, "p1")])
-        #expect(group.changes.held == [device(peer, "p9")])
+    @Test("our own user is never a first contact: with no device known for it, every other own device is held")
+    func ownUserIsNeverFirstContact() {
+        let plan = RecipientDecision.decide(input(dm: false, members: [me, peer], devices: [me: ["d-me", "m2"], peer: ["p1"]],
+                                                  known: [peer: ["p1"]]))
+        #expect(plan.recipients == [device(peer, "p1")])
+        #expect(plan.changes.held == [device(me, "m2")])
+        #expect(!plan.newlyKnown.contains(device(me, "m2")))
     }
 
     @Test("a third member of a DM is never a recipient: surfaced once as an anomaly, its devices not even considered")
@@ -84,7 +81,7 @@ struct RecipientDecisionTests {
         #expect(again.changes.isEmpty)
     }
 
-    @Test("a member who left is removed; when they come back they are surfaced again, and held under hold")
+    @Test("a member's devices are removed when it is no longer passed as a member; back, they are surfaced and held")
     func leaveAndRejoin() {
         let left = RecipientDecision.decide(input(dm: false, members: [me, peer], devices: [peer: ["p1"]],
                                                   records: [(peer, "p1", .recipient), (third, "t1", .recipient)], known: [peer: ["p1"], third: ["t1"]]))
@@ -95,25 +92,17 @@ struct RecipientDecisionTests {
         let back = RecipientDecision.decide(input(dm: false, members: [me, peer, third], devices: [peer: ["p1"], third: ["t1"]],
                                                   records: records, known: [peer: ["p1"], third: ["t1"]]))
         #expect(back.changes.surfaced == [device(third, "t1")])
-        #expect(back.recipients.contains(device(third, "t1")))
-        let held = RecipientDecision.decide(input(dm: false, members: [me, peer, third], devices: [peer: ["p1"], third: ["t1"]],
-                                                  records: records, known: [peer: ["p1"], third: ["t1"]], policy: .hold))
-        #expect(held.changes.held == [device(third, "t1")])
-        #expect(!held.recipients.contains(device(third, "t1")))
+        #expect(back.changes.held == [device(third, "t1")])
+        #expect(!back.recipients.contains(device(third, "t1")))
     }
 
-    @Test("a new member of a group with history is held under hold, sent under surface; the group's first send holds nobody")
-    func newMember() {
-        let hold = RecipientDecision.decide(input(dm: false, members: [me, peer, third], devices: [peer: ["p1"], third: ["t1"]],
-                                                  records: [(peer, "p1", .recipient)], known: [peer: ["p1"]], policy: .hold))
-        #expect(hold.changes.held == [device(third, "t1")])
-        let surface = RecipientDecision.decide(input(dm: false, members: [me, peer, third], devices: [peer: ["p1"], third: ["t1"]],
-                                                     records: [(peer, "p1", .recipient)], known: [peer: ["p1"]]))
-        #expect(surface.recipients.contains(device(third, "t1")))
-        #expect(surface.changes.surfaced == [device(third, "t1")])
-        let first = RecipientDecision.decide(input(dm: false, members: [me, peer, third], devices: [peer: ["p1"], third: ["t1"]], policy: .hold))
-        #expect(first.changes.held.isEmpty)
-        #expect(first.recipients.count == 2)
+    @Test("a group member passed for the first time (approved) is a first contact: its listed devices are trusted on first use")
+    func approvedNewMemberIsFirstContact() {
+        let plan = RecipientDecision.decide(input(dm: false, members: [me, peer, third], devices: [peer: ["p1"], third: ["t1"]],
+                                                  records: [(peer, "p1", .recipient)], known: [peer: ["p1"]]))
+        #expect(plan.recipients == [device(peer, "p1"), device(third, "t1")])
+        #expect(plan.changes.held.isEmpty)
+        #expect(plan.newlyKnown == [device(third, "t1")])
     }
 
     @Test("a device the server stops listing is removed and, its user still listed, reported as a vanished device")

@@ -2,8 +2,8 @@ extension MessagePayload {
     /// Parses payload bytes strictly (§6): at most ``ProtocolLimits/maxPayloadBytes`` (checked
     /// first), valid UTF-8 without a byte-order mark, one JSON object without duplicate keys at
     /// any depth or lone surrogates; `v` the integer 1 and `ts` an integer in 0…2^53−1 (no
-    /// fraction or exponent; `-0` is 0); `id` a lower-case UUID; `text` a string; `edit_of` and
-    /// `reply_to`, when present, lower-case UUID strings. Unknown keys are ignored.
+    /// fraction or exponent; `-0` is 0); `id` a lower-case UUID; `text` a string; `edit_of`,
+    /// `reply_to` and `with`, when present, lower-case UUID strings. Unknown keys are ignored.
     /// - Throws: ``ProtocolError/limitExceeded(_:limit:actual:)`` or ``ProtocolError/malformed(_:reason:)``
     ///   at ``WireLocation/payload``; reasons never quote the content.
     public init(json bytes: some ByteView) throws {
@@ -24,11 +24,12 @@ extension MessagePayload {
         try self.init(
             id: id, timestamp: ts, text: text,
             editOf: Self.uuid(value["edit_of"], field: "edit_of"),
-            replyTo: Self.uuid(value["reply_to"], field: "reply_to")
+            replyTo: Self.uuid(value["reply_to"], field: "reply_to"),
+            with: Self.uuid(value["with"], field: "with")
         )
     }
 
-    /// The canonical JSON encoding: keys in the order `v, id, ts, text, edit_of, reply_to`, no
+    /// The canonical JSON encoding: keys in the order `v, id, ts, text, edit_of, reply_to, with`, no
     /// whitespace, only `"`, `\` and control characters escaped. Secret: it is the plaintext.
     public func encodedJSON() -> SecretBytes {
         var out: [UInt8] = []
@@ -39,6 +40,7 @@ extension MessagePayload {
         Self.appendString(text, to: &out)
         if let editOf { out += Array(",\"edit_of\":\"\(editOf.text)\"".utf8) }
         if let replyTo { out += Array(",\"reply_to\":\"\(replyTo.text)\"".utf8) }
+        if let with { out += Array(",\"with\":\"\(with.text)\"".utf8) }
         out.append(UInt8(ascii: "}"))
         return SecretBytes(consuming: &out)
     }

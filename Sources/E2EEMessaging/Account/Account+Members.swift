@@ -1,0 +1,61 @@
+import E2EEKeyStore
+
+/// A user listed in a group after this device created or accepted it, held until the app
+/// approves it (docs/spec/protocol.md §5).
+public struct HeldMember: Sendable, Equatable, Hashable {
+    /// The group.
+    public var channelID: String
+    /// The user.
+    public var userID: String
+
+    /// Creates the value.
+    public init(channelID: String, userID: String) {
+        self.channelID = channelID
+        self.userID = userID
+    }
+}
+
+extension Account {
+    /// Every member held back from a group's keys, waiting for ``approveMember(_:in:)`` or
+    /// ``declineMember(_:in:)``.
+    /// - Throws: key store errors.
+    public func pendingMembers() async throws -> [HeldMember] {
+        try await store.read { [store] db in try store.channelTrustStore.loadMembers(state: .held, db) }.map {
+            HeldMember(channelID: $0.channelID, userID: $0.userID)
+        }
+    }
+
+    /// Approves a member of a group (held, declined, or not listed yet): from our next message
+    /// on, its devices receive keys — those this device knows, or on first contact the ones
+    /// listed then; never an earlier key state.
+    /// - Throws: ``MessagingError/unknownChannel(_:)``, key store errors.
+    public func approveMember(_ userID: String, in channelID: String) async throws {
+        let channel = try await channelDirectory.channel(id: channelID.lowercased())
+        try await approveMembers([userID.lowercased()], in: channel.id)
+    }
+
+    /// Declines a member of a group: none of its devices gets keys until it is approved (a
+    /// sender key it held is renewed before our next message).
+    /// - Throws: ``MessagingError/unknownMember(userID:)`` when no standing for it exists there,
+    ///   key store errors.
+    public func declineMember(_ userID: String, in channelID: String) async throws {
+        let user = userID.lowercased()
+        let channel = channelID.lowercased()
+        let time = configuration.now()
+        try await store.write { [store] db in
+            guard try store.channelTrustStore.loadMembers(channelID: channel, db)[user] != nil else {
+                throw MessagingError.unknownMember(userID: user)
+            }
+            // Its devices stop being recipients at the next send's comparison, which reports them
+            // removed (and a group's sender key is renewed).
+            try store.channelTrustStore.storeMembers([MemberStanding(channelID: channel, userID: user, state: .declined)], at: time, db)
+        }
+    }
+
+    /// Records `users` as approved members of `channelID` (this device's own decision).
+    func approveMembers(_ users: [String], in channelID: String) async throws {
+        let time = configuration.now()
+        let standings = users.map { MemberStanding(channelID: channelID, userID: $0, state: .approved) }
+        try await store.write { [store] db in try store.channelTrustStore.storeMembers(standings, at: time, db) }
+    }
+}

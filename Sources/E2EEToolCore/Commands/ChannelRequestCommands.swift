@@ -1,0 +1,180 @@
+import ArgumentParser
+import E2EEMessaging
+
+/// `channels requests`, `channels accept <id>`, `channels decline <id>`, `channels add <channel-id> <user-id>`,
+/// `channels held`, `channels approve-member` and `channels decline-member` (docs/spec/protocol.md §5.9–§5.11).
+enum ChannelRequestCommands {
+    /// `channels requests`: channels this device did not create, open or accept.
+    struct Requests: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "List the requests: DMs and groups this device did not create or open (nothing is sent in them until accepted).")
+
+        @OptionGroup var options: GlobalOptions
+
+        func run() async throws {
+            let context = ToolContext(options: options)
+            let opened = try await context.openAccount()
+            let requests = try await opened.using { account in
+                _ = try await account.refreshChannels()
+                return try await account.channelRequests()
+            }.map(RequestEntry.init)
+            try context.console.result(RequestsResult(requests: requests)) {
+                requests.isEmpty ? "no requests" : requests.map(\.line).joined(separator: "\n")
+            }
+        }
+    }
+
+    /// `channels accept <id>`.
+    struct Accept: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Accept a request: a DM's participant becomes its candidate, a group's members the ones listed now.")
+
+        @OptionGroup var options: GlobalOptions
+
+        @Argument(help: "The channel's id.")
+        var channelID: String
+
+        func run() async throws {
+            let context = ToolContext(options: options)
+            let opened = try await context.openAccount()
+            let channel = channelID.lowercased()
+            let users = try await opened.using { try await $0.acceptChannel(channel) }
+            try context.console.result(ChannelDecisionResult(channelID: channel, decision: "accepted", users: users)) {
+                "accepted \(channel): \(users.joined(separator: ", "))"
+            }
+        }
+    }
+
+    /// `channels decline <id>`.
+    struct Decline: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Decline a request: nothing is ever sent in it (a DM's candidate is declined and the next one offered).")
+
+        @OptionGroup var options: GlobalOptions
+
+        @Argument(help: "The channel's id.")
+        var channelID: String
+
+        func run() async throws {
+            let context = ToolContext(options: options)
+            let opened = try await context.openAccount()
+            let channel = channelID.lowercased()
+            try await opened.using { try await $0.declineChannel(channel) }
+            try context.console.result(ChannelDecisionResult(channelID: channel, decision: "declined", users: [])) { "declined \(channel)" }
+        }
+    }
+
+    /// `channels add <channel-id> <user-id>`.
+    struct Add: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Add a member to a group (adding it is this device's approval).")
+
+        @OptionGroup var options: GlobalOptions
+
+        @Argument(help: "The group's id.")
+        var channelID: String
+
+        @Argument(help: "The user to add.")
+        var userID: String
+
+        func run() async throws {
+            let context = ToolContext(options: options)
+            let opened = try await context.openAccount()
+            let (channel, user) = (channelID.lowercased(), userID.lowercased())
+            try await opened.using { try await $0.addMember(user, to: channel) }
+            try context.console.result(ChannelDecisionResult(channelID: channel, decision: "added", users: [user])) { "added \(user) to \(channel)" }
+        }
+    }
+
+    /// `channels held`: members held back from groups.
+    struct Held: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List the members held back from groups until approved.")
+
+        @OptionGroup var options: GlobalOptions
+
+        func run() async throws {
+            let context = ToolContext(options: options)
+            let opened = try await context.openAccount()
+            let held = try await opened.using { try await $0.pendingMembers() }.map { HeldMemberEntry(channelID: $0.channelID, userID: $0.userID) }
+            try context.console.result(HeldMembersResult(members: held)) {
+                held.isEmpty ? "no held members" : held.map { "\($0.channelID)  \($0.userID)  held" }.joined(separator: "\n")
+            }
+        }
+    }
+
+    /// `channels approve-member <channel-id> <user-id>` and `channels decline-member …`.
+    struct MemberDecision: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "member", abstract: "Approve or decline a member of a group: channels member approve|decline <channel-id> <user-id>.")
+
+        @OptionGroup var options: GlobalOptions
+
+        @Argument(help: "approve or decline.")
+        var decision: Choice
+
+        @Argument(help: "The group's id.")
+        var channelID: String
+
+        @Argument(help: "The user.")
+        var userID: String
+
+        enum Choice: String, ExpressibleByArgument { case approve, decline }
+
+        func run() async throws {
+            let context = ToolContext(options: options)
+            let opened = try await context.openAccount()
+            let (channel, user, decision) = (channelID.lowercased(), userID.lowercased(), self.decision)
+            try await opened.using { account in
+                switch decision {
+                case .approve: try await account.approveMember(user, in: channel)
+                case .decline: try await account.declineMember(user, in: channel)
+                }
+            }
+            let word = decision == .approve ? "approved" : "declined"
+            try context.console.result(ChannelDecisionResult(channelID: channel, decision: word, users: [user])) { "\(word) \(user) in \(channel)" }
+        }
+    }
+}
+
+/// A request in output.
+struct RequestEntry: Encodable {
+    let id: String
+    let kind: String
+    let candidate: String?
+    let members: [String]
+
+    init(_ request: ChannelRequest) {
+        id = request.channel.id
+        kind = request.channel.isDM ? "dm" : "group"
+        candidate = request.candidate
+        members = request.members
+    }
+
+    var line: String {
+        kind == "dm" ? "\(id)  dm  from \(candidate ?? "(no message yet)")" : "\(id)  group  members \(members.joined(separator: ", "))"
+    }
+}
+
+/// `channels requests` as JSON.
+struct RequestsResult: Encodable {
+    let requests: [RequestEntry]
+}
+
+/// A decision about a channel or its members, as JSON.
+struct ChannelDecisionResult: Encodable {
+    let channelID: String
+    let decision: String
+    let users: [String]
+    enum CodingKeys: String, CodingKey { case channelID = "channel_id", decision, users }
+}
+
+/// A held member in output.
+struct HeldMemberEntry: Encodable {
+    let channelID: String
+    let userID: String
+    enum CodingKeys: String, CodingKey { case channelID = "channel_id", userID = "user_id" }
+}
+
+/// `channels held` as JSON.
+struct HeldMembersResult: Encodable {
+    let members: [HeldMemberEntry]
+}

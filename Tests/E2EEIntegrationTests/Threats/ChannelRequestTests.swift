@@ -1,0 +1,90 @@
+import E2EECrypto
+import E2EEDevServer
+import E2EEKeyStore
+import E2EEMessaging
+import E2EETransport
+import Foundation
+import Testing
+
+extension IntegrationTests {
+    /// docs/spec/protocol.md §5.9–§5.10: a DM this device did not open is a request — nothing
+    /// sent, its messages waiting — until the app accepts it; declining sends nothing ever.
+    @Suite("Channel requests")
+    struct ChannelRequestTests {
+        @Test("a DM request accepted: its waiting message is read, the participant is the candidate, and it works both ways")
+        func acceptedRequestWorksBothWays() async throws {
+            try await MessagingHarness.with { harness in
+                let alice = try await harness.registerWithDefaults("alice")
+                let bob = try await harness.registerWithDefaults("bob")
+                let dm = try await alice.openDirectMessage(with: bob.userID)
+                try await alice.send(text: "hi bob", to: dm.id)
+                await alice.waitForOutbox()
+
+                #expect(try await readableTexts(bob, dm.id).isEmpty)
+                #expect(try await bob.directMessageParticipant(dm.id) == nil)
+                let early = try await bob.send(text: "too early", to: dm.id)
+                #expect(early.state == .failed)
+                #expect(try await bob.channelRequests().map(\.candidate) == [alice.userID])
+                #expect(try await bob.acceptChannel(dm.id) == [alice.userID])
+                #expect(try await bob.directMessageParticipant(dm.id) == alice.userID)
+                #expect(try await bob.channelRequests().isEmpty)
+                #expect(try await readableTexts(bob, dm.id) == ["hi bob"])
+
+                try await bob.send(text: "hi alice", to: dm.id)
+                await bob.waitForOutbox()
+                #expect(try await readableTexts(alice, dm.id) == ["hi bob", "hi alice"])
+            }
+        }
+
+        @Test("a declined DM stays silent: nothing is sent in it and its messages are never shown; a declined candidate gives way to the next")
+        func declinedRequestStaysSilent() async throws {
+            try await MessagingHarness.with { harness in
+                let alice = try await harness.registerWithDefaults("alice")
+                let bob = try await harness.registerWithDefaults("bob")
+                let dm = try await alice.openDirectMessage(with: bob.userID)
+                try await alice.send(text: "buy my stuff", to: dm.id)
+                await alice.waitForOutbox()
+                _ = try await readableTexts(bob, dm.id)
+
+                try await bob.declineChannel(dm.id)   // the candidate (alice) is declined
+                #expect(try await bob.channelRequests().map(\.candidate) == [nil])
+                try await bob.declineChannel(dm.id)   // no candidate left: the DM itself
+                #expect(try await bob.channelRequests().isEmpty)
+                let entry = try await bob.send(text: "never", to: dm.id)
+                #expect(entry.state == .failed)
+                #expect(entry.lastError?.contains("channelNotAccepted") == true)
+                try await alice.send(text: "still there?", to: dm.id)
+                await alice.waitForOutbox()
+                #expect(try await readableTexts(bob, dm.id).isEmpty)
+                #expect(try await harness.serverMessages(dm.id, as: harness.reader(of: alice)).count == 2)
+            }
+        }
+
+        @Test("our own devices need no request: our DM payloads name the other participant (with), which fixes it on our other devices")
+        func ownDevicesFixTheParticipantFromWith() async throws {
+            try await MessagingHarness.with { harness in
+                let alice = try await harness.registerWithDefaults("alice")
+                let bob = try await harness.registerWithDefaults("bob")
+                let alice2 = try await harness.login("alice", configuration: MessagingHarness.recipientConfiguration)
+                try await harness.trust([alice, alice2])
+                let dm = try await alice.openDirectMessage(with: bob.userID)
+                _ = try await bob.openDirectMessage(with: alice.userID)
+                try await alice.send(text: "hi bob", to: dm.id)
+                await alice.waitForOutbox()
+                let posted = try #require(try await alice.timeline(channelID: dm.id).first)
+                let own = try #require(try await alice.store.message(id: posted.messageID)?.plaintext)
+                #expect(try MessagePayload(json: own).with?.text == bob.userID)
+
+                #expect(try await readableTexts(alice2, dm.id) == ["hi bob"])
+                #expect(try await alice2.directMessageParticipant(dm.id) == bob.userID)
+                #expect(try await alice2.channelRequests().isEmpty)
+                try await bob.send(text: "hi alice", to: dm.id)
+                await bob.waitForOutbox()
+                #expect(try await readableTexts(alice2, dm.id) == ["hi bob", "hi alice"])
+                try await alice2.send(text: "from the laptop", to: dm.id)
+                await alice2.waitForOutbox()
+                #expect(try await readableTexts(bob, dm.id) == ["hi bob", "hi alice", "from the laptop"])
+            }
+        }
+    }
+}
