@@ -78,8 +78,7 @@ actor ListenPrinter: AccountEventHandling {
 
     func handle(_ event: AccountEvent) async throws -> Bool {
         if case .identity(let identity) = event {
-            let notice = IdentityNotice(identity)
-            if channelID == nil || notice.channelID == nil || notice.channelID == channelID {
+            if let notice = IdentityNotice(identity), channelID == nil || notice.channelID == nil || notice.channelID == channelID {
                 try console.record(notice) { notice.line() }
             }
             return true

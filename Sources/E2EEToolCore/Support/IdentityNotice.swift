@@ -3,7 +3,7 @@ import E2EEMessaging
 /// One change of who is in a channel, or of a user's devices, as `listen` prints it: a line,
 /// or with `--json` one object (`{"event":"member_unexpected","channel_id":…,"user_id":…}`).
 struct IdentityNotice: Encodable, Equatable {
-    /// `device_new`, `device_identity_changed`, `device_removed`, `member_unexpected`,
+    /// `device_identity_changed`, `device_removed`, `member_unexpected`,
     /// `member_held`, `recipient_added`, `recipient_held`, `recipient_removed`,
     /// `channel_kind_contradicted`.
     let event: String
@@ -22,11 +22,12 @@ struct IdentityNotice: Encodable, Equatable {
         self.deviceID = deviceID
     }
 
-    /// The notice of `identity`.
-    init(_ identity: IdentityEvent) {
+    /// The notice of `identity`; nil for a device pinned on first contact (``IdentityEvent/newDevice(userID:deviceID:)``:
+    /// not a change of who is in a channel, and repeated once per device a conversation meets).
+    init?(_ identity: IdentityEvent) {
         switch identity {
-        case .newDevice(let user, let device):
-            self.init(event: "device_new", channelID: nil, userID: user, deviceID: device)
+        case .newDevice:
+            return nil
         case .identityChanged(let user, let device):
             self.init(event: "device_identity_changed", channelID: nil, userID: user, deviceID: device)
         case .deviceRemoved(let user, let device):
@@ -49,7 +50,6 @@ struct IdentityNotice: Encodable, Equatable {
         let device = deviceID.map { " device \($0)" } ?? ""
         let channel = channelID.map { " in channel \($0)" } ?? ""
         let what = switch event {
-        case "device_new": "new device: user \(userID)\(device)"
         case "device_identity_changed": "WARNING: identity changed for user \(userID)\(device) (not trusted until accepted)"
         case "device_removed": "device removed: user \(userID)\(device)"
         case "member_unexpected": "unexpected member: user \(userID)\(channel) (gets no keys)"

@@ -33,6 +33,7 @@ extension IntegrationTests {
                 let alice = try await harness.register("alice")
                 let bob = try await harness.register("bob")
                 let dm = try await alice.openDirectMessage(with: bob.userID)
+                try await harness.accept(dm, on: [bob], between: (alice.userID, bob.userID))
                 let texts = (1...31).map { "message \($0)" }
                 for text in texts { try await alice.send(text: text, to: dm.id) }
                 await alice.waitForOutbox()
@@ -63,6 +64,7 @@ extension IntegrationTests {
                 let alice = try await harness.register("alice")
                 let bob = try await harness.register("bob")
                 let dm = try await alice.openDirectMessage(with: bob.userID)
+                try await harness.accept(dm, on: [bob], between: (alice.userID, bob.userID))
                 try await alice.send(text: "before", to: dm.id)
                 await alice.waitForOutbox()
                 try await bob.sync()
@@ -95,6 +97,7 @@ extension IntegrationTests {
                 let alice = try await harness.register("alice")
                 let bob = try await harness.register("bob")
                 let dm = try await alice.openDirectMessage(with: bob.userID)
+                try await harness.accept(dm, on: [bob], between: (alice.userID, bob.userID))
                 try await alice.send(text: "kept", to: dm.id)
                 await alice.waitForOutbox()
                 try await bob.sync()
