@@ -32,13 +32,17 @@ final class SyncEngine: ConnectionDelegate, Sendable {
         case .subscribed(let channelID), .subscribedFollowUp(let channelID):
             let channel = try await account.channel(id: channelID)
             try await catchUpChannels([channel])
-        default:
+        case .connectedFollowUp, .foreground:
+            try await catchUpAll()
+            await account.watchMembership()
+        case .connected:
             try await catchUpAll()
         }
     }
 
     func poll() async throws {
         try await catchUpAll()
+        await account.watchMembership()
     }
 
     /// Every channel: the list re-read, each channel paged back to the overlap (the one asked
@@ -198,7 +202,10 @@ final class SyncEngine: ConnectionDelegate, Sendable {
     }
 
     func socketMissedMessages(connectedFor: Duration, grace: Duration) async throws -> Bool {
-        try await account.socketMissedMessages(connectedFor: connectedFor, grace: grace)
+        let missed = try await account.socketMissedMessages(connectedFor: connectedFor, grace: grace)
+        // The same light, periodic look at the server learns membership changes while connected.
+        await account.watchMembership()
+        return missed
     }
 
     func inputRefused(reason: String) async {
