@@ -127,6 +127,8 @@ class Run:
         self.tool("bob.sqlite", "keys", "bootstrap")
         channel = self.tool("alice.sqlite", "channels", "dm", bob["user_id"])
         self.channel = channel.get("id") or channel.get("channel_id")
+        # Bob opens the DM with alice too: a DM this device did not open is a request until then.
+        self.tool("bob.sqlite", "channels", "dm", alice["user_id"])
         self.send("warm-up: the session is set up before anything is timed")
         self.tool("bob.sqlite", "history", self.channel)
         log(f"alice {alice['user_id']}, bob {bob['user_id']}, channel {self.channel}")

@@ -9,23 +9,44 @@
 /// server was seen away (an attempt or a check got no answer): a server that is up and drops
 /// sockets keeps its backoff, so a flapping socket never turns into a tight loop.
 extension ConnectionMachine {
+    /// What the machine knows of its health checks.
+    struct HealthChecks: Sendable {
+        /// Checks run (an attempt got no answer, or a socket was lost, and nothing has answered since).
+        var checking = false
+        /// The server was seen away in this outage (an attempt or a check got no answer).
+        var serverSeenAway = false
+        /// Checks timed in this outage (sets the next interval).
+        var count = 0
+        /// The check whose answer counts.
+        var pending: Int?
+        /// Checks sent so far (their ids).
+        var started = 0
+        /// The server answered a check with something other than 200 or a 5xx in this run.
+        var unsupported = false
+
+        /// The outage is over (or the run stopped): no check runs.
+        mutating func endOutage() {
+            checking = false
+            serverSeenAway = false
+            count = 0
+            pending = nil
+        }
+    }
+
     /// The checks start (unless they run already, are off, or the server showed it has no
     /// health route): `serverAway` when an attempt got no answer, not when a socket was lost.
     mutating func beginHealthChecks(serverAway: Bool, _ effects: inout [ConnectionEffect]) {
-        if serverAway { serverSeenAway = true }
-        guard !checkingHealth, !healthCheckUnsupported, let delay = policy.healthCheckDelay(after: 0) else { return }
-        checkingHealth = true
-        healthChecks = 0
+        if serverAway { health.serverSeenAway = true }
+        guard !health.checking, !health.unsupported, let delay = policy.healthCheckDelay(after: 0) else { return }
+        health.checking = true
+        health.count = 0
         startTimer(.healthCheck, after: delay, &effects)
     }
 
     /// The server answered something (an attempt opened or was refused), or the run ended:
     /// no more checks in this outage.
     mutating func endHealthChecks(_ effects: inout [ConnectionEffect]) {
-        checkingHealth = false
-        serverSeenAway = false
-        healthChecks = 0
-        pendingHealthCheck = nil
+        health.endOutage()
         cancelTimer(.healthCheck, &effects)
     }
 
@@ -33,26 +54,26 @@ extension ConnectionMachine {
     /// an attempt), and the next is timed. A check still unanswered from the last tick is
     /// superseded: only the newest check's answer counts.
     mutating func healthCheckTimerFired(_ effects: inout [ConnectionEffect]) {
-        guard checkingHealth else { return }
-        healthChecks += 1
+        guard health.checking else { return }
+        health.count += 1
         if phase == .waiting {
-            healthChecksStarted += 1
-            pendingHealthCheck = healthChecksStarted
-            effects.append(.checkHealth(id: healthChecksStarted))
+            health.started += 1
+            health.pending = health.started
+            effects.append(.checkHealth(id: health.started))
         }
-        if let next = policy.healthCheckDelay(after: healthChecks) { startTimer(.healthCheck, after: next, &effects) }
+        if let next = policy.healthCheckDelay(after: health.count) { startTimer(.healthCheck, after: next, &effects) }
     }
 
     /// Check `id` came back: the server is up (attempt now, if it was seen away; else it never
     /// was, and the backoff goes on without checks), still away (wait for the next check), or
     /// has no health route (the backoff alone goes on).
     mutating func healthChecked(_ id: Int, _ outcome: HealthCheckOutcome, _ effects: inout [ConnectionEffect]) {
-        guard pendingHealthCheck == id else { return }
-        pendingHealthCheck = nil
-        guard checkingHealth else { return }
+        guard health.pending == id else { return }
+        health.pending = nil
+        guard health.checking else { return }
         switch outcome {
         case .up:
-            guard serverSeenAway else {
+            guard health.serverSeenAway else {
                 endHealthChecks(&effects)
                 return
             }
@@ -60,10 +81,10 @@ extension ConnectionMachine {
             cancelTimer(.retry, &effects)
             attemptNow(&effects)
         case .down:
-            serverSeenAway = true
+            health.serverSeenAway = true
         case .unsupported:
-            healthCheckUnsupported = true
             endHealthChecks(&effects)
+            health.unsupported = true
         }
     }
 }

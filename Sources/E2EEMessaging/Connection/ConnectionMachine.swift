@@ -44,19 +44,8 @@ struct ConnectionMachine: Sendable {
     private(set) var channels: [String] = []
     /// The state observers last saw.
     private(set) var published: ConnectionState = .disconnected
-    /// Whether health checks run (an attempt got no answer, or a socket was lost, and nothing
-    /// has answered since).
-    var checkingHealth = false
-    /// The server was seen away in this outage (an attempt or a check got no answer).
-    var serverSeenAway = false
-    /// Health checks timed in this outage (sets the next interval).
-    var healthChecks = 0
-    /// The health check under way.
-    var pendingHealthCheck: Int?
-    /// Health checks sent so far (their ids).
-    var healthChecksStarted = 0
-    /// The server answered a health check with something other than 200 or a 5xx in this run.
-    var healthCheckUnsupported = false
+    /// The health checks of the current outage (``ConnectionMachine+Health.swift``).
+    var health = HealthChecks()
     private var attemptsStarted = 0
     private var timersStarted = 0
     private(set) var liveTimers: [ConnectionTimer.Kind: Int] = [:]
@@ -262,7 +251,7 @@ struct ConnectionMachine: Sendable {
     }
 
     private mutating func resetRun() {
-        healthCheckUnsupported = false
+        health.unsupported = false
         failures = 0
         reconnect = 0
         rateLimitRefusals = 0
@@ -317,10 +306,7 @@ struct ConnectionMachine: Sendable {
         liveTimers = [:]
         polling = false
         stable = false
-        checkingHealth = false
-        serverSeenAway = false
-        healthChecks = 0
-        pendingHealthCheck = nil
+        health.endOutage()
     }
 
     mutating func cancelConnectionTimers(_ effects: inout [ConnectionEffect]) {

@@ -120,7 +120,7 @@ struct ConnectionScheduleTests {
         _ = m.handle(.connectionEnded(id: 1))  // not stable: a failure; attempt 2 at once
         _ = m.handle(.attemptSucceeded(id: 2))
         _ = m.handle(.connectionEnded(id: 2))  // dropped again: waiting 0.5 s for attempt 3
-        #expect(m.phase == .waiting && m.checkingHealth)
+        #expect(m.phase == .waiting && m.health.checking)
         guard let token = m.liveTimers[.healthCheck] else {
             Issue.record("no health check timer")
             return
@@ -129,7 +129,7 @@ struct ConnectionScheduleTests {
         #expect(sent.contains(.checkHealth(id: 1)))
         let answered = m.handle(.healthChecked(id: 1, .up))
         #expect(!answered.contains { if case .attempt = $0 { true } else { false } }, "the backoff decides, not the check")
-        #expect(!m.checkingHealth)
+        #expect(!m.health.checking)
     }
 
     @Test("a 10-minute outage with no answer: checks relax to one every 5 s after five minutes, the expensive attempts stay on the backoff schedule, the return is reached within 5 s")
@@ -162,7 +162,7 @@ struct ConnectionScheduleTests {
         #expect(effects.contains(.checkHealth(id: 1)))
         effects = m.handle(.healthChecked(id: 1, .unsupported))
         #expect(effects.contains(.cancelTimer(.healthCheck)))
-        #expect(!m.checkingHealth)
+        #expect(!m.health.checking)
         // A later unanswered attempt in the same run does not start them again.
         if let retry = m.liveTimers[.retry] { _ = m.handle(.timerFired(ConnectionTimer(kind: .retry, token: retry))) }
         effects = m.handle(.attemptFailed(id: m.currentAttempt ?? -1, .unreachable))
@@ -172,10 +172,10 @@ struct ConnectionScheduleTests {
         _ = answered.handle(.start)
         _ = answered.handle(.attemptFailed(id: 1, .unreachable))
         _ = answered.handle(.attemptFailed(id: 2, .unreachable))
-        #expect(answered.checkingHealth)
+        #expect(answered.health.checking)
         if let retry = answered.liveTimers[.retry] { _ = answered.handle(.timerFired(ConnectionTimer(kind: .retry, token: retry))) }
         _ = answered.handle(.attemptFailed(id: answered.currentAttempt ?? -1, .other))
-        #expect(!answered.checkingHealth, "the server answered: no more checks")
+        #expect(!answered.health.checking, "the server answered: no more checks")
     }
 
     @Test("a check that finds the server up while an attempt is already under way starts no second attempt")
