@@ -46,6 +46,19 @@ extension IntegrationTests {
             HTTPChatServer(baseURL: baseURL, session: AuthSession(keyStore: store, serverURL: baseURL), client: failFast, sleep: { _ in })
         }
 
+        /// The server started, Alice registered on a store file with a client that fails fast
+        /// (``configuration``), and Bob.
+        private static func aliceOnAFileAndBob(_ restartable: inout RestartableServer) async throws
+            -> (RunningDevServer, KeyStore, MessagingHarness, Account, Account) {
+            let server = try await restartable.start()
+            let store = try KeyStore.open(at: restartable.directory.appendingPathComponent("alice.sqlite"), key: StoreKey.random())
+            let harness = MessagingHarness(server: server)
+            let alice = try await harness.register("alice", store: store, configuration: configuration) { _ in
+                failFast(store: store, baseURL: server.baseURL)
+            }
+            return (server, store, harness, alice, try await harness.register("bob"))
+        }
+
         /// Members are re-read before every send (lifetime 0), so a send while the server is
         /// down cannot even be encrypted: the draft path.
         private static let configuration = AccountConfiguration(memberLifetime: 0, outbox: OutboxPolicy(maxAttempts: 3, backoff: [0, 0]),
@@ -55,13 +68,8 @@ extension IntegrationTests {
         func sendsWhileDownGoOutWhenTheServerIsBack() async throws {
             var restartable = try RestartableServer()
             defer { try? FileManager.default.removeItem(at: restartable.directory) }
-            var server = try await restartable.start()
-            let store = try KeyStore.open(at: restartable.directory.appendingPathComponent("alice.sqlite"), key: StoreKey.random())
-            let harness = MessagingHarness(server: server)
-            let alice = try await harness.register("alice", store: store, configuration: Self.configuration) { _ in
-                Self.failFast(store: store, baseURL: server.baseURL)
-            }
-            let bob = try await harness.register("bob")
+            let (started, store, harness, alice, bob) = try await Self.aliceOnAFileAndBob(&restartable)
+            var server = started
             let dm = try await alice.openDirectMessage(with: bob.userID)
             try await harness.accept(dm, on: [bob], between: (alice.userID, bob.userID))
             try await alice.send(text: "before", to: dm.id)
@@ -187,13 +195,8 @@ extension IntegrationTests {
         func offlineDraftSkipsStrangerWhoJoined() async throws {
             var restartable = try RestartableServer()
             defer { try? FileManager.default.removeItem(at: restartable.directory) }
-            var server = try await restartable.start()
-            let store = try KeyStore.open(at: restartable.directory.appendingPathComponent("alice.sqlite"), key: StoreKey.random())
-            let harness = MessagingHarness(server: server)
-            let alice = try await harness.register("alice", store: store, configuration: Self.configuration) { _ in
-                Self.failFast(store: store, baseURL: server.baseURL)
-            }
-            let bob = try await harness.register("bob")
+            let (started, store, _, alice, bob) = try await Self.aliceOnAFileAndBob(&restartable)
+            var server = started
             let group = try await alice.createGroup(name: "team", members: [bob.userID])
             try await alice.send(text: "before", to: group.id)
             await alice.waitForOutbox()
