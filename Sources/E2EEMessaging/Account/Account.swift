@@ -123,7 +123,8 @@ public actor Account {
         let random = AnyRandomSource(base: configuration.random)
         let events = EventBroadcaster()
         let locks = KeyedAsyncLock()
-        let directory = DeviceDirectory(api: server, store: store, events: events, cacheLifetime: configuration.deviceLifetime, now: configuration.now)
+        let directory = DeviceDirectory(api: server, store: store, events: events, cacheLifetime: configuration.deviceLifetime, now: configuration.now,
+                                        localDeviceID: device.deviceID)
         let channels = ChannelDirectory(store: store, api: server, events: events, ownUserID: device.userID,
                                         memberLifetime: configuration.memberLifetime, now: configuration.now)
         self.deleteInference = DeleteInference(now: configuration.now)

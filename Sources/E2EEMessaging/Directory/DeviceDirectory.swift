@@ -5,7 +5,9 @@ import E2EEKeyStore
 /// prekey signature verified (T2), every identity checked against its pin — pinned on first
 /// use (an ``IdentityEvent/newDevice(userID:deviceID:)`` event), refused and recorded when it
 /// differs (``IdentityEvent/identityChanged(userID:deviceID:)``; such a device gets nothing
-/// until the user accepts the change). Answers are cached for `cacheLifetime` seconds.
+/// until the user accepts the change). Answers are cached for `cacheLifetime` seconds. This
+/// device, which the server lists among its own user's bundles, is neither pinned nor announced
+/// nor returned: it is never a recipient, and never news.
 public actor DeviceDirectory: ListedIdentityProviding {
     private struct Entry {
         var devices: [RemoteDevice]
@@ -20,11 +22,14 @@ public actor DeviceDirectory: ListedIdentityProviding {
     private let events: EventBroadcaster
     private let cacheLifetime: Int64
     private let now: @Sendable () -> StoreTime
+    private let localDeviceID: String?
     private var cache: [String: Entry] = [:]
 
-    /// A directory asking `api`, pinning in `store`, reporting on `events`.
+    /// A directory asking `api`, pinning in `store`, reporting on `events`; `localDeviceID` is
+    /// this device (left out of every answer).
     public init(api: any ChatServerAPI, store: KeyStore, events: EventBroadcaster, cacheLifetime: Int64 = 60,
-                now: @escaping @Sendable () -> StoreTime = { .now() }) {
+                now: @escaping @Sendable () -> StoreTime = { .now() }, localDeviceID: String? = nil) {
+        self.localDeviceID = localDeviceID?.lowercased()
         self.api = api
         self.store = store
         self.events = events
@@ -76,6 +81,7 @@ public actor DeviceDirectory: ListedIdentityProviding {
                 continue
             }
             listed[device.deviceID] = device.identity
+            if device.deviceID == localDeviceID { continue }
             if try await pin(device) { devices.append(device) }
         }
         let entry = Entry(devices: devices.sorted { $0.deviceID < $1.deviceID }, listed: listed, fetchedAt: now(), refused: refused)
