@@ -57,6 +57,8 @@ public actor Account {
     }
     /// The engine the current connection delegates to.
     var connectedEngine: SyncEngine?
+    /// Light deaf-socket checks since the last membership check that rode on one (``watchMembershipOnDeafCheck()``).
+    var deafChecksSinceMembershipWatch = 0
     /// The realtime connection, once ``connect(using:policy:)`` ran.
     var supervisor: ConnectionSupervisor?
     /// Forwards connection states into the events.

@@ -204,7 +204,7 @@ final class SyncEngine: ConnectionDelegate, Sendable {
     func socketMissedMessages(connectedFor: Duration, grace: Duration) async throws -> Bool {
         let missed = try await account.socketMissedMessages(connectedFor: connectedFor, grace: grace)
         // The same light, periodic look at the server learns membership changes while connected.
-        await account.watchMembership()
+        await account.watchMembershipOnDeafCheck()
         return missed
     }
 
