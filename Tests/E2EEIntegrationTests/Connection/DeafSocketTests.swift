@@ -48,8 +48,7 @@ extension IntegrationTests {
             try await MessagingHarness.with { harness in
                 let alice = try await harness.register("alice")
                 let bob = try await harness.register("bob")
-                let dm = try await alice.openDirectMessage(with: bob.userID)
-                try await harness.accept(dm, on: [bob], between: (alice.userID, bob.userID))
+                let dm = try await harness.acceptedDM(alice, bob)
                 try await bob.sync()
                 let policy = Self.policy(check: .seconds(1))
                 let (states, recorder) = recordStates(bob)
@@ -87,8 +86,7 @@ extension IntegrationTests {
             try await MessagingHarness.with { harness in
                 let alice = try await harness.register("alice")
                 let bob = try await harness.register("bob")
-                let dm = try await alice.openDirectMessage(with: bob.userID)
-                try await harness.accept(dm, on: [bob], between: (alice.userID, bob.userID))
+                let dm = try await harness.acceptedDM(alice, bob)
                 try await bob.sync()
                 let policy = Self.policy(check: nil, echo: .milliseconds(500))  // the echo rule alone
                 let (states, recorder) = recordStates(bob)
@@ -115,8 +113,7 @@ extension IntegrationTests {
             try await MessagingHarness.with { harness in
                 let alice = try await harness.register("alice")
                 let bob = try await harness.register("bob")
-                let dm = try await alice.openDirectMessage(with: bob.userID)
-                try await harness.accept(dm, on: [bob], between: (alice.userID, bob.userID))
+                let dm = try await harness.acceptedDM(alice, bob)
                 try await bob.sync()
                 let (states, recorder) = recordStates(bob)
                 let monitor = try await connect(bob, harness, Self.policy(check: .milliseconds(300), echo: .seconds(2), grace: .seconds(1)), watching: [dm.id])

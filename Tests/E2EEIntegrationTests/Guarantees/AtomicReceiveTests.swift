@@ -19,8 +19,7 @@ extension IntegrationTests.GuaranteeTests {
             let carol = try await harness.register("carol")
             let bob = try await harness.register("bob", store: store)
             let group = try await alice.createGroup(name: "atomic", members: [bob.userID, carol.userID])
-            let dm = try await alice.openDirectMessage(with: bob.userID)
-            try await harness.accept(dm, on: [bob], between: (alice.userID, bob.userID))
+            let dm = try await harness.acceptedDM(alice, bob)
             try await harness.trust([alice, alice2])
             try await harness.accept(group, on: [alice2, carol])
             var sent: [String: [String]] = [group.id: [], dm.id: []]

@@ -10,8 +10,7 @@ extension IntegrationTests.GuaranteeTests {
             let box = UnreliableBox()
             let bob = try await harness.register("bob") { box.wrap($0) }
             let unreliable = try #require(box.server)
-            let dm = try await alice.openDirectMessage(with: bob.userID)
-            try await harness.accept(dm, on: [bob], between: (alice.userID, bob.userID))
+            let dm = try await harness.acceptedDM(alice, bob)
             try await Self.send(["before"], from: alice, to: dm.id)
             try await bob.sync()
 

@@ -13,8 +13,7 @@ extension IntegrationTests.GuaranteeTests {
         try await MessagingHarness.with(.testing(quirks: quirks)) { harness in
             let alice = try await harness.register("alice")
             let bob = try await harness.register("bob")
-            let dm = try await alice.openDirectMessage(with: bob.userID)
-            try await harness.accept(dm, on: [bob], between: (alice.userID, bob.userID))
+            let dm = try await harness.acceptedDM(alice, bob)
             try await bob.sync()
             let monitor = try await Self.connect(bob, harness, watching: [dm.id])
 

@@ -16,8 +16,7 @@ extension IntegrationTests {
             try await MessagingHarness.with { harness in
                 let alice = try await harness.register("alice")
                 let bob = try await harness.register("bob")
-                let dm = try await alice.openDirectMessage(with: bob.userID)
-                try await harness.accept(dm, on: [bob], between: (alice.userID, bob.userID))
+                let dm = try await harness.acceptedDM(alice, bob)
                 for text in ["one", "two", "three"] { try await alice.send(text: text, to: dm.id) }
                 await alice.waitForOutbox()
                 try await bob.sync()

@@ -11,8 +11,7 @@ extension IntegrationTests.GuaranteeTests {
         try await MessagingHarness.with(.testing(quirks: quirks)) { harness in
             let alice = try await harness.register("alice")
             let bob = try await harness.register("bob")
-            let dm = try await alice.openDirectMessage(with: bob.userID)
-            try await harness.accept(dm, on: [bob], between: (alice.userID, bob.userID))
+            let dm = try await harness.acceptedDM(alice, bob)
             try await Self.send((0..<9).map { "m\($0)" }, from: alice, to: dm.id)
             let onServer = try await TimelineChecks.serverTimeline(dm.id, reader: try await harness.reader(of: bob))
             try #require(onServer.count == 9)

@@ -88,8 +88,7 @@ extension IntegrationTests {
             try await MessagingHarness.with { harness in
                 let alice = try await harness.register("alice")
                 let bob = try await harness.register("bob")
-                let dm = try await alice.openDirectMessage(with: bob.userID)
-                try await harness.accept(dm, on: [bob], between: (alice.userID, bob.userID))
+                let dm = try await harness.acceptedDM(alice, bob)
                 try await bob.sync()
                 let events = bob.events()
                 await bob.connect(using: WebSocketRealtimeConnector(webSocketURL: harness.server.webSocketURL))

@@ -70,8 +70,7 @@ extension IntegrationTests {
             defer { try? FileManager.default.removeItem(at: restartable.directory) }
             let (started, store, harness, alice, bob) = try await Self.aliceOnAFileAndBob(&restartable)
             var server = started
-            let dm = try await alice.openDirectMessage(with: bob.userID)
-            try await harness.accept(dm, on: [bob], between: (alice.userID, bob.userID))
+            let dm = try await harness.acceptedDM(alice, bob)
             try await alice.send(text: "before", to: dm.id)
             await alice.waitForOutbox()
             await bob.shutdown()

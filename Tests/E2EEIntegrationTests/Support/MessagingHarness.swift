@@ -118,6 +118,13 @@ extension MessagingHarness {
         }
     }
 
+    /// The DM `from` opens with `to`, accepted on `to`'s device (opening it there too).
+    func acceptedDM(_ from: Account, _ to: Account) async throws -> ChatChannel {
+        let dm = try await from.openDirectMessage(with: to.userID)
+        try await accept(dm, on: [to], between: (from.userID, to.userID))
+        return dm
+    }
+
     /// Each of `accounts` accepts `channel` as its user would: a DM by opening it with the other
     /// participant (`between` names both), a group by accepting the request.
     func accept(_ channel: ChatChannel, on accounts: [Account], between users: (String, String)? = nil) async throws {

@@ -69,8 +69,7 @@ extension IntegrationTests {
             try await MessagingHarness.with { harness in
                 let alice = try await harness.register("alice")
                 let bob = try await harness.register("bob")
-                let dm = try await alice.openDirectMessage(with: bob.userID)
-                try await harness.accept(dm, on: [bob], between: (alice.userID, bob.userID))
+                let dm = try await harness.acceptedDM(alice, bob)
                 try await alice.send(text: "before", to: dm.id)
                 await alice.waitForOutbox()
                 try await bob.sync()
@@ -100,8 +99,7 @@ extension IntegrationTests {
             try await MessagingHarness.with { harness in
                 let alice = try await harness.register("alice")
                 let bob = try await harness.register("bob")
-                let dm = try await alice.openDirectMessage(with: bob.userID)
-                try await harness.accept(dm, on: [bob], between: (alice.userID, bob.userID))
+                let dm = try await harness.acceptedDM(alice, bob)
                 try await alice.send(text: "alice one", to: dm.id)
                 await alice.waitForOutbox()
                 try await bob.sync()

@@ -32,8 +32,7 @@ extension IntegrationTests {
             try await MessagingHarness.with { harness in
                 let alice = try await harness.register("alice")
                 let bob = try await harness.register("bob")
-                let dm = try await alice.openDirectMessage(with: bob.userID)
-                try await harness.accept(dm, on: [bob], between: (alice.userID, bob.userID))
+                let dm = try await harness.acceptedDM(alice, bob)
                 let texts = (1...31).map { "message \($0)" }
                 for text in texts { try await alice.send(text: text, to: dm.id) }
                 await alice.waitForOutbox()
@@ -63,8 +62,7 @@ extension IntegrationTests {
             try await MessagingHarness.with { harness in
                 let alice = try await harness.register("alice")
                 let bob = try await harness.register("bob")
-                let dm = try await alice.openDirectMessage(with: bob.userID)
-                try await harness.accept(dm, on: [bob], between: (alice.userID, bob.userID))
+                let dm = try await harness.acceptedDM(alice, bob)
                 try await alice.send(text: "before", to: dm.id)
                 await alice.waitForOutbox()
                 try await bob.sync()
@@ -96,8 +94,7 @@ extension IntegrationTests {
             try await MessagingHarness.with { harness in
                 let alice = try await harness.register("alice")
                 let bob = try await harness.register("bob")
-                let dm = try await alice.openDirectMessage(with: bob.userID)
-                try await harness.accept(dm, on: [bob], between: (alice.userID, bob.userID))
+                let dm = try await harness.acceptedDM(alice, bob)
                 try await alice.send(text: "kept", to: dm.id)
                 await alice.waitForOutbox()
                 try await bob.sync()
