@@ -36,7 +36,7 @@ struct RestoredStateNonceTests {
             // Unsigned tampering stays a bad signature, never a reuse report.
             let forged = try GroupEnvelope(senderDevice: rival.senderDevice, keyID: rival.keyID, iteration: rival.iteration,
                                            nonce: rival.nonce, ciphertext: rival.ciphertext, signature: first.signature)
-            try afterFirst.decrypt(forged, channel: group.channel, now: group.now)
+            _ = try afterFirst.decrypt(forged, channel: group.channel, now: group.now)
         }
         let opened = try bystander.decrypt(rival, channel: group.channel, now: group.now)
         #expect(opened.plaintext.text == "from the restored copy")

@@ -1,3 +1,4 @@
+import Foundation
 import E2EECrypto
 
 /// `payload_test.json`: accepted payloads with their decoded fields and canonical encoding, and
@@ -10,7 +11,8 @@ enum PayloadVectors {
     static func build() throws -> VectorFileBuilder {
         var file = VectorFileBuilder(fileName: "payload_test.json", algorithm: "E2EE-PAYLOAD", header: [
             "Message payloads (PROTOCOL.md §6): strict UTF-8 JSON; valid tests give the decoded fields and our",
-            "canonical encoding (keys v, id, ts, text, edit_of, reply_to, with; no whitespace; minimal escapes).",
+            "canonical encoding (keys v, id, ts, text, edit_of, reply_to, with, delete_of, then the announcement",
+            "list; no whitespace; minimal escapes). Tombstones (§6.7) and announcements (§5.15) are control payloads.",
         ])
         let head = Array("{\"v\":1,\"id\":\"\(mid)\",\"ts\":1,\"text\":\"".utf8)
         let valid: [(String, String, String?, [UInt8])] = [
@@ -23,6 +25,18 @@ enum PayloadVectors {
              Array("{\"v\":1,\"id\":\"\(mid)\",\"ts\":5,\"text\":\"fixed\",\"edit_of\":\"\(edited)\",\"reply_to\":\"\(reply)\"}".utf8)),
             ("a DM payload names the other participant (with)", "post", nil,
              Array("{\"v\":1,\"id\":\"\(mid)\",\"ts\":2,\"text\":\"hi\",\"with\":\"\(reply)\"}".utf8)),
+            ("a tombstone names the payload id of the message it deletes (delete_of)", "post", nil,
+             Array("{\"v\":1,\"id\":\"\(mid)\",\"ts\":3,\"text\":\"\",\"delete_of\":\"\(edited)\"}".utf8)),
+            ("a DM tombstone also names the participant", "post", nil,
+             Array("{\"v\":1,\"id\":\"\(mid)\",\"ts\":3,\"text\":\"\",\"with\":\"\(reply)\",\"delete_of\":\"\(edited)\"}".utf8)),
+            ("an announcement: users added", "post", nil,
+             Array("{\"v\":1,\"id\":\"\(mid)\",\"ts\":4,\"text\":\"\",\"added\":[\"\(reply)\",\"\(edited)\"]}".utf8)),
+            ("an announcement: a device approved", "post", nil,
+             Array("{\"v\":1,\"id\":\"\(mid)\",\"ts\":4,\"text\":\"\",\"approved\":[\"\(reply)\"]}".utf8)),
+            ("an announcement: declined", "post", nil,
+             Array("{\"v\":1,\"id\":\"\(mid)\",\"ts\":4,\"text\":\"\",\"declined\":[\"\(edited)\"]}".utf8)),
+            ("an announcement: a group accepted with no other member listed", "post", nil,
+             Array("{\"v\":1,\"id\":\"\(mid)\",\"ts\":4,\"text\":\"\",\"accepted\":[]}".utf8)),
             ("ts written as -0 is 0", "post", nil, Array("{\"v\":1,\"id\":\"\(mid)\",\"ts\":-0,\"text\":\"z\"}".utf8)),
             ("escapes: quote, backslash, controls, surrogate pair, U+2028, raw non-ASCII, escaped slash", "post", nil,
              Array(("{\"v\":1,\"id\":\"\(mid)\",\"ts\":1,\"text\":\"\\\"\\\\\\n\\t\\u0001\\ud83d\\ude00\\u2028\\u00e9 \u{e9}\u{1F600} /\\/\\u007f\"}").utf8)),
@@ -42,6 +56,10 @@ enum PayloadVectors {
             if let editOf = payload.editOf { decoded.set("edit_of", editOf.text) }
             if let replyTo = payload.replyTo { decoded.set("reply_to", replyTo.text) }
             if let with = payload.with { decoded.set("with", with.text) }
+            if let deleteOf = payload.deleteOf { decoded.set("delete_of", deleteOf.text) }
+            if let announcement = payload.announcement {
+                decoded.set(announcement.kind.rawValue, .array(announcement.ids.map { .string($0.text) }))
+            }
             fields.set("fields", decoded.json)
             fields.setHex("encoded", payload.encodedJSON().unprotectedCopy())
             file.add(VectorTest(groupType: "PayloadTest", comment: comment, fields: fields))
@@ -79,6 +97,31 @@ enum PayloadVectors {
             ("EditWithoutEditOf", "an edit without edit_of", "edit", edited, Array("{\"v\":1,\(base)}".utf8)),
             ("EditOfOtherMessage", "an edit whose edit_of names another message", "edit", edited,
              Array("{\"v\":1,\(base),\"edit_of\":\"\(reply)\"}".utf8)),
+            ("TombstoneWithText", "a tombstone that carries text", "post", nil,
+             Array("{\"v\":1,\"id\":\"\(mid)\",\"ts\":1,\"text\":\"gone\",\"delete_of\":\"\(edited)\"}".utf8)),
+            ("DeleteOfNotUuid", "delete_of is not a lower-case UUID", "post", nil,
+             Array("{\"v\":1,\"id\":\"\(mid)\",\"ts\":1,\"text\":\"\",\"delete_of\":\"\(edited.uppercased())\"}".utf8)),
+            ("TombstoneAndAnnouncement", "delete_of and an announcement list at once", "post", nil,
+             Array("{\"v\":1,\"id\":\"\(mid)\",\"ts\":1,\"text\":\"\",\"delete_of\":\"\(edited)\",\"added\":[\"\(reply)\"]}".utf8)),
+            ("TwoAnnouncementLists", "added and declined at once", "post", nil,
+             Array("{\"v\":1,\"id\":\"\(mid)\",\"ts\":1,\"text\":\"\",\"added\":[\"\(reply)\"],\"declined\":[]}".utf8)),
+            ("AnnouncementWithText", "an announcement that carries text", "post", nil,
+             Array("{\"v\":1,\"id\":\"\(mid)\",\"ts\":1,\"text\":\"hi\",\"approved\":[\"\(reply)\"]}".utf8)),
+            ("AnnouncementNotArray", "approved is a string", "post", nil,
+             Array("{\"v\":1,\"id\":\"\(mid)\",\"ts\":1,\"text\":\"\",\"approved\":\"\(reply)\"}".utf8)),
+            ("AnnouncementRepeatsId", "the same id twice", "post", nil,
+             Array("{\"v\":1,\"id\":\"\(mid)\",\"ts\":1,\"text\":\"\",\"added\":[\"\(reply)\",\"\(reply)\"]}".utf8)),
+            ("AnnouncementUpperCaseId", "an id in upper case", "post", nil,
+             Array("{\"v\":1,\"id\":\"\(mid)\",\"ts\":1,\"text\":\"\",\"declined\":[\"\(reply.uppercased())\"]}".utf8)),
+            ("AnnouncementIdNotString", "an id that is a number", "post", nil,
+             Array("{\"v\":1,\"id\":\"\(mid)\",\"ts\":1,\"text\":\"\",\"accepted\":[5]}".utf8)),
+            ("AnnouncementTooLong", "1,001 ids", "post", nil,
+             Array(("{\"v\":1,\"id\":\"\(mid)\",\"ts\":1,\"text\":\"\",\"added\":["
+                    + (0..<1_001).map { "\"00000000-0000-4000-8000-\(String(format: "%012d", $0))\"" }.joined(separator: ",") + "]}").utf8)),
+            ("EditCarriesDeleteOf", "an edit whose payload is a tombstone", "edit", edited,
+             Array("{\"v\":1,\"id\":\"\(mid)\",\"ts\":1,\"text\":\"\",\"edit_of\":\"\(edited)\",\"delete_of\":\"\(reply)\"}".utf8)),
+            ("EditCarriesAnnouncement", "an edit whose payload is an announcement", "edit", edited,
+             Array("{\"v\":1,\"id\":\"\(mid)\",\"ts\":1,\"text\":\"\",\"edit_of\":\"\(edited)\",\"added\":[\"\(reply)\"]}".utf8)),
             ("TooLarge", "65,537 bytes", "post", nil, head + [UInt8](repeating: 0x61, count: 65_537 - head.count - 2) + Array("\"}".utf8)),
             ("NotAnObject", "a JSON array", "post", nil, Array("[1]".utf8)),
             ("NaN", "NaN in an unknown key", "post", nil, Array("{\"v\":1,\(base),\"x\":NaN}".utf8)),

@@ -6,7 +6,10 @@ NaN/Infinity, ``v`` other than the JSON integer 1, ``ts`` that is not a JSON int
 [0, 2^53−1] (a fraction or exponent makes it not an integer; ``-0`` is 0), ``id`` that is not a
 lower-case UUID, a missing or non-string ``text``, a non-string ``edit_of``/``reply_to``/``with``, and
 the edit rules (post: no ``edit_of``; edit: ``edit_of`` equal to the edited message's id).
-Unknown keys are ignored.
+Control payloads (§5.15, §6.7) have empty ``text``: a tombstone's ``delete_of`` is a lower-case
+UUID; an announcement is exactly one of ``added``/``approved``/``declined``/``accepted``, a list
+of at most 1,000 distinct lower-case UUIDs; a payload is not both, never carries ``edit_of``,
+and is never an edit. Unknown keys are ignored.
 """
 
 import json
@@ -17,7 +20,9 @@ from .errors import ProtocolError, limit, malformed
 from .wire import is_uuid_text
 
 BOM = b"\xef\xbb\xbf"
-ENCODED_KEYS = ("v", "id", "ts", "text", "edit_of", "reply_to", "with")
+ENCODED_KEYS = ("v", "id", "ts", "text", "edit_of", "reply_to", "with", "delete_of")
+ANNOUNCEMENT_KEYS = ("added", "approved", "declined", "accepted")
+MAX_ANNOUNCEMENT_IDS = 1000
 
 
 def _no_duplicates(pairs):
@@ -85,6 +90,24 @@ def parse_payload(data: bytes, context: str = "post", message_id: Optional[str] 
     for key in ("edit_of", "reply_to", "with"):
         if key in obj and not isinstance(obj[key], str):
             raise malformed("payload", key)
+    if "delete_of" in obj and not is_uuid_text(obj["delete_of"]):
+        raise malformed("payload", "delete_of")
+    lists = [key for key in ANNOUNCEMENT_KEYS if key in obj]
+    if len(lists) > 1:
+        raise malformed("payload", "more than one announcement list")
+    for key in lists:
+        ids = obj[key]
+        if not isinstance(ids, list) or len(ids) > MAX_ANNOUNCEMENT_IDS:
+            raise malformed("payload", key)
+        if not all(is_uuid_text(item) for item in ids) or len(set(ids)) != len(ids):
+            raise malformed("payload", key)
+    if "delete_of" in obj or lists:
+        if "delete_of" in obj and lists:
+            raise malformed("payload", "tombstone and announcement at once")
+        if obj["text"] != "":
+            raise malformed("payload", "control payload with text")
+        if "edit_of" in obj:
+            raise malformed("payload", "control payload with edit_of")
     if context == "post":
         if "edit_of" in obj:
             raise malformed("payload", "edit_of in posted content")
@@ -93,14 +116,15 @@ def parse_payload(data: bytes, context: str = "post", message_id: Optional[str] 
             raise malformed("payload", "edit_of differs from the edited message")
     else:
         raise malformed("payload", "unknown context")
-    return {key: obj[key] for key in ENCODED_KEYS[1:] if key in obj}
+    return {key: obj[key] for key in ENCODED_KEYS[1:] + ANNOUNCEMENT_KEYS if key in obj}
 
 
 def encode_payload(fields: dict) -> bytes:
-    """The canonical encoding: keys v, id, ts, text, edit_of, reply_to, with (those present), no
+    """The canonical encoding: keys v, id, ts, text, edit_of, reply_to, with, delete_of, then the
+    announcement list (those present), no
     whitespace, ``json.dumps(ensure_ascii=False, separators=(",", ":"))`` escaping, UTF-8."""
     ordered = {"v": 1}
-    for key in ENCODED_KEYS[1:]:
+    for key in ENCODED_KEYS[1:] + ANNOUNCEMENT_KEYS:
         if key in fields:
             ordered[key] = fields[key]
     return json.dumps(ordered, ensure_ascii=False, separators=(",", ":")).encode("utf-8")

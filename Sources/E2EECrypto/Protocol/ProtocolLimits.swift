@@ -14,6 +14,8 @@ public enum ProtocolLimits {
     /// Deepest nesting of arrays and objects in a payload: the strict JSON parser recurses, and a
     /// hostile sender must not be able to exhaust the stack (the payload itself is flat).
     public static let maxPayloadNestingDepth = 32
+    /// Most ids one announcement lists (§5.15): a group's worth of members or devices.
+    public static let maxAnnouncementIDs = 1_000
     /// DM `payload_ct` and group `ct`: an AEAD tag at least, and at most a maximal payload plus tag.
     public static let payloadCiphertextRange = 16...65_552
     /// Shortest pairwise message: version byte, 52-byte header and a 16-byte tag.

@@ -48,19 +48,41 @@ extension KeyStore {
     }
 
     /// The server answered 201: `.sending` → `.sent` with its id, and our own message enters the
-    /// timeline with its plaintext, in one transaction.
+    /// timeline with its plaintext and payload id, in one transaction. Our own tombstone or
+    /// announcement (docs/spec/protocol.md §5.15, §6.7) is a control row instead; a tombstone
+    /// erases the message it names here and queues the `DELETE` of its server copy.
+    /// - Returns: the server id of the message a tombstone erased, if any.
     /// - Throws: as ``markSending(localID:at:)``, GRDB's `DatabaseError` (a server id used twice).
-    public func markSent(localID: String, serverMessageID: String, createdAt: StoreTime, senderUserID: String?, senderDeviceID: String?) async throws {
+    @discardableResult
+    public func markSent(localID: String, serverMessageID: String, createdAt: StoreTime, senderUserID: String?,
+                         senderDeviceID: String?) async throws -> String? {
         try await writer.write { [self] db in
             guard let message = try outboxStore.loadOutboxMessage(localID: localID, db) else {
                 throw KeyStoreError.missingRecord(.outboxMessage, id: localID)
             }
             try outboxStore.transition(localID: localID, from: [.sending, .queued, .failed], to: .sent, serverMessageID: serverMessageID, at: createdAt, db)
-            guard message.kind == .message else { return }
+            guard message.kind == .message else { return nil }
             try timelineStore.storeMessage(
                 TimelineMessage(messageID: serverMessageID, channelID: message.channelID, senderUserID: senderUserID, senderDeviceID: senderDeviceID,
                                 createdAt: createdAt, contentHash: message.contentHash, state: .decrypted, plaintext: message.plaintext, isOwn: true), db)
             try pendingStore.removePending(messageID: serverMessageID, db)
+            guard let payload = try? MessagePayload(json: message.plaintext) else { return nil }
+            guard payload.isControl else {
+                try db.run("UPDATE OR IGNORE timeline SET payload_id = ? WHERE message_id = ?", [payload.id.text, serverMessageID])
+                return nil
+            }
+            try db.run("UPDATE timeline SET kind = 'control', plaintext = NULL, delete_of = ? WHERE message_id = ?",
+                       [payload.deleteOf?.text, serverMessageID])
+            try db.run("UPDATE OR IGNORE timeline SET payload_id = ? WHERE message_id = ?", [payload.id.text, serverMessageID])
+            guard let deleteOf = payload.deleteOf, let senderUserID,
+                  let erased = try tombstoneTarget(channelID: message.channelID, senderUserID: senderUserID, payloadID: deleteOf.text, db) else {
+                return nil
+            }
+            try erase(messageID: erased, db)
+            _ = try outboxStore.enqueue(localID: UUID().uuidString.lowercased(), channelID: message.channelID, content: "",
+                                        plaintext: SecretBytes(copying: []), at: createdAt, kind: .delete,
+                                        targetMessageID: message.targetMessageID ?? erased, db)
+            return erased
         }
     }
 

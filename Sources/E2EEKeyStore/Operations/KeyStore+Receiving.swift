@@ -11,7 +11,11 @@ extension KeyStore {
     /// receive-side columns of every row.
     ///
     /// A decrypted message whose (sender user, payload id) is already used by another message
-    /// is stored as a duplicate of that one (no plaintext; its key effects still commit).
+    /// is stored as a duplicate of that one (no plaintext; its key effects still commit). A
+    /// decrypted tombstone erases its message (or, from a device not trusted here, marks it
+    /// removed from the server); a message a trusted tombstone already names is stored erased;
+    /// an announcement from a trusted device of this account is applied (docs/spec/protocol.md
+    /// §5.15, §6.7) — all in the same transaction.
     /// - Returns: what happened to each write, in order.
     /// - Throws: as ``storeDecryption(_:)`` (a replayed ephemeral key, an identity that differs
     ///   from its pin, an unknown prekey), GRDB's `DatabaseError`; on failure nothing is stored.
@@ -26,8 +30,13 @@ extension KeyStore {
             for key in finalKeys.values { try receiverSenderKeyStore.storeReceiverSenderKey(key, db) }
             let now = StoreTime.now()
             for session in finalSessions.values { try storeSessionStates(session, at: now, db) }
-            let anyPending = try pendingStore.hasPending(db)
-            return try writes.map { try applyReceive($0, removePending: anyPending, db) }
+            var batch = BatchFacts(anyPending: try pendingStore.hasPending(db),
+                                   anyTombstone: try db.row("SELECT 1 FROM timeline WHERE delete_of IS NOT NULL LIMIT 1") != nil, now: now)
+            return try writes.map { write in
+                let result = try applyReceive(write, batch, db)
+                if write.facts.deleteOf != nil { batch.anyTombstone = true }
+                return result
+            }
         }
     }
 
@@ -61,15 +70,28 @@ extension KeyStore {
         try await writer.write { [self] db in try insertRefused(input, db) }
     }
 
-    private func applyReceive(_ write: ReceiveWrite, removePending: Bool, _ db: Database) throws -> ReceiveWriteResult {
+    /// What every write of one batch shares.
+    private struct BatchFacts {
+        /// Whether any pending row exists (else no write needs to remove one).
+        var anyPending: Bool
+        /// Whether any trusted tombstone is stored (else no message needs to look for one).
+        var anyTombstone: Bool
+        /// The batch's time.
+        var now: StoreTime
+    }
+
+    private func applyReceive(_ write: ReceiveWrite, _ batch: BatchFacts, _ db: Database) throws -> ReceiveWriteResult {
         var facts = write.facts
         var result = ReceiveWriteResult.stored
         let messageID: String
+        let removePending = batch.anyPending
         switch write.action {
         case .decrypted(var commit):
             // The commit's `session` and `senderKey` are not used: the batch wrote the final ones.
             messageID = commit.message.messageID
             try applyKeyEffects(commit, db)
+            let control = try controlEffect(of: &facts, &commit.message, anyTombstone: batch.anyTombstone, db)
+            if control == .storedErased { result = .storedErased }
             do {
                 try storeReceivedRow(commit.message, facts, db)
             } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
@@ -87,6 +109,7 @@ extension KeyStore {
                 try storeReceivedRow(commit.message, facts, db)
             }
             if removePending { try pendingStore.removePending(messageID: messageID, db) }
+            if result == .stored { result = try applyControl(control, facts, commit.message, at: batch.now, db) }
         case .pending(var row, let content, let waitingFor, let receivedAt):
             messageID = row.messageID
             if let state = try timelineStore.loadState(id: messageID, db), state != .pendingKey { return .unchanged }
@@ -123,19 +146,90 @@ extension KeyStore {
         try db.run(
             """
             INSERT INTO timeline (message_id, channel_id, sender_user_id, sender_device_id, created_at, content_hash, state, failure_reason,
-                                  plaintext, is_own, kind, edited_at, duplicate_of, payload_id)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                  plaintext, is_own, kind, edited_at, duplicate_of, payload_id, delete_of)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT (message_id) DO UPDATE SET
                 channel_id = excluded.channel_id, sender_user_id = excluded.sender_user_id, sender_device_id = excluded.sender_device_id,
                 created_at = excluded.created_at, content_hash = excluded.content_hash, state = excluded.state,
                 failure_reason = excluded.failure_reason, plaintext = excluded.plaintext, is_own = excluded.is_own, kind = excluded.kind,
                 edited_at = COALESCE(excluded.edited_at, timeline.edited_at), duplicate_of = excluded.duplicate_of,
-                payload_id = COALESCE(excluded.payload_id, timeline.payload_id)
+                payload_id = COALESCE(excluded.payload_id, timeline.payload_id), delete_of = excluded.delete_of
             WHERE timeline.state != 'deleted'
             """,
             [message.messageID, message.channelID, message.senderUserID, message.senderDeviceID, message.createdAt.microseconds,
              Data(message.contentHash), message.state.columnValue, message.state.reason, plaintext, message.isOwn ? 1 : 0,
-             facts.kind.rawValue, facts.editedAt?.microseconds, facts.duplicateOf, facts.payloadID])
+             facts.kind.rawValue, facts.editedAt?.microseconds, facts.duplicateOf, facts.payloadID, facts.deleteOf])
+    }
+
+    /// What a decrypted write's control payload (or a tombstone already here) does.
+    private enum ControlEffect: Equatable {
+        case none
+        /// A trusted tombstone: erase the message it names, once stored.
+        case erase
+        /// A tombstone from a device not trusted here: only mark its message removed.
+        case hint(payloadID: String)
+        /// The message is stored erased (a trusted tombstone named it before it came).
+        case storedErased
+        /// An announcement from a trusted device of this account.
+        case ownAnnouncement
+        /// An announcement from a trusted device of another user (the app is prompted).
+        case otherAnnouncement
+    }
+
+    /// Decides, before the row is stored, what its control payload does; an untrusted
+    /// tombstone loses its `delete_of` (it never erases, not even a message that comes later),
+    /// and a message a trusted tombstone names is stored erased.
+    private func controlEffect(of facts: inout ReceivedFacts, _ message: inout TimelineMessage, anyTombstone: Bool,
+                               _ db: Database) throws -> ControlEffect {
+        guard let user = message.senderUserID, let device = message.senderDeviceID else {
+            facts.deleteOf = nil
+            return .none
+        }
+        if let deleteOf = facts.deleteOf {
+            if try isTrustedSender(channelID: message.channelID, userID: user, deviceID: device, db) { return .erase }
+            facts.deleteOf = nil
+            return .hint(payloadID: deleteOf)
+        }
+        if facts.announcement != nil {
+            if try isTrustedOwnDevice(userID: user, deviceID: device, channelID: message.channelID, db) { return .ownAnnouncement }
+            if try ownUserID(db) != user, try isTrustedSender(channelID: message.channelID, userID: user, deviceID: device, db) {
+                return .otherAnnouncement
+            }
+            return .none
+        }
+        if anyTombstone, facts.kind == .message, let payloadID = facts.payloadID,
+           try hasTombstone(channelID: message.channelID, senderUserID: user, payloadID: payloadID, db) {
+            message.state = .deleted
+            message.plaintext = nil
+            return .storedErased
+        }
+        return .none
+    }
+
+    /// Applies a stored control payload's effect; returns the write's result.
+    private func applyControl(_ effect: ControlEffect, _ facts: ReceivedFacts, _ message: TimelineMessage, at time: StoreTime,
+                              _ db: Database) throws -> ReceiveWriteResult {
+        guard let user = message.senderUserID else { return .stored }
+        switch effect {
+        case .none, .storedErased:
+            return .stored
+        case .erase:
+            guard let deleteOf = facts.deleteOf,
+                  let target = try tombstoneTarget(channelID: message.channelID, senderUserID: user, payloadID: deleteOf, db) else { return .stored }
+            try erase(messageID: target, db)
+            return .storedErasing(target)
+        case .hint(let payloadID):
+            guard let target = try tombstoneTarget(channelID: message.channelID, senderUserID: user, payloadID: payloadID, db) else { return .stored }
+            try db.run("UPDATE timeline SET removed_from_server_at = ? WHERE message_id = ? AND removed_from_server_at IS NULL",
+                       [time.microseconds, target])
+            return db.changesCount > 0 ? .storedMarkingRemoved(target) : .stored
+        case .ownAnnouncement:
+            guard let announcement = facts.announcement else { return .stored }
+            try applyOwnAnnouncement(announcement, channelID: message.channelID, ownUserID: user, at: time, db)
+            return .storedApplyingAnnouncement
+        case .otherAnnouncement:
+            return .storedAnnouncementFromOther
+        }
     }
 
     /// Stores a device's session states: the previous current row is archived, then each

@@ -90,4 +90,16 @@ public enum ReceiveWriteResult: Sendable, Equatable {
     case unchanged
     /// Like ``stored``, and the identity change was recorded for the first time.
     case storedWithNewIdentityChange
+    /// A trusted tombstone was stored and erased this message (server id) of its sender.
+    case storedErasing(String)
+    /// A tombstone from a device not trusted here was stored; the message (server id) it names
+    /// is only marked removed from the server.
+    case storedMarkingRemoved(String)
+    /// A message was stored erased: a trusted tombstone for it was already here.
+    case storedErased
+    /// An announcement from a trusted device of this account was stored and applied as this
+    /// device's own decision.
+    case storedApplyingAnnouncement
+    /// An announcement from a trusted device of another user was stored: the app is prompted.
+    case storedAnnouncementFromOther
 }

@@ -17,9 +17,10 @@ import GRDB
 /// - `v10`: the mark of messages removed from the server (``StoreSchema/recordRemovalsFromServer(_:)``).
 /// - `v11`: channel kinds pinned, requests and approved members
 ///   (``StoreSchema/createChannelTrustTables(_:)``).
+/// - `v12`: tombstones, the sender's deletes (``StoreSchema/recordTombstones(_:)``).
 enum StoreSchema {
     /// Migration identifiers, oldest first.
-    static let versions = ["v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10", "v11"]
+    static let versions = ["v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10", "v11", "v12"]
 
     /// The migrator holding every migration.
     static var migrator: DatabaseMigrator {
@@ -35,6 +36,7 @@ enum StoreSchema {
         migrator.registerMigration("v9") { db in try recordDepartures(db) }
         migrator.registerMigration("v10") { db in try recordRemovalsFromServer(db) }
         migrator.registerMigration("v11") { db in try createChannelTrustTables(db) }
+        migrator.registerMigration("v12") { db in try recordTombstones(db) }
         return migrator
     }
 

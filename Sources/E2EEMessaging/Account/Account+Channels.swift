@@ -57,13 +57,14 @@ extension Account {
     }
 
     /// Adds `userID` to a group; adding through the core is this device's approval of the
-    /// member. The joiner gets our current sender key state with our next message, never an
+    /// member, announced in the group (docs/spec/protocol.md §5.15). The joiner gets our current sender key state with our next message, never an
     /// earlier one (T11).
     /// - Throws: ``ServerError``, key store errors.
     public func addMember(_ userID: String, to channelID: String) async throws {
         try await approveMembers([userID.lowercased()], in: channelID.lowercased())
         try await api.addMember(channelID: channelID.lowercased(), userID: userID.lowercased())
         try await channelDirectory.markMembersStale(channelID: channelID.lowercased())
+        await announce(.added, [userID], in: channelID)
     }
 
     /// Leaves a channel and forgets it.

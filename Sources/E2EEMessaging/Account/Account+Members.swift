@@ -27,15 +27,17 @@ extension Account {
 
     /// Approves a member of a group (held, declined, or not listed yet): from our next message
     /// on, its devices receive keys — those this device knows, or on first contact the ones
-    /// listed then; never an earlier key state.
+    /// listed then; never an earlier key state. The approval is announced in the group
+    /// (docs/spec/protocol.md §5.15): our other devices apply it, other members are prompted.
     /// - Throws: ``MessagingError/unknownChannel(_:)``, key store errors.
     public func approveMember(_ userID: String, in channelID: String) async throws {
         let channel = try await channelDirectory.channel(id: channelID.lowercased())
         try await approveMembers([userID.lowercased()], in: channel.id)
+        await announce(.approved, [userID], in: channel.id)
     }
 
     /// Declines a member of a group: none of its devices gets keys until it is approved (a
-    /// sender key it held is renewed before our next message).
+    /// sender key it held is renewed before our next message). Announced like an approval.
     /// - Throws: ``MessagingError/unknownMember(userID:)`` when no standing for it exists there,
     ///   key store errors.
     public func declineMember(_ userID: String, in channelID: String) async throws {
@@ -50,6 +52,7 @@ extension Account {
             // removed (and a group's sender key is renewed).
             try store.channelTrustStore.storeMembers([MemberStanding(channelID: channel, userID: user, state: .declined)], at: time, db)
         }
+        await announce(.declined, [user], in: channel)
     }
 
     /// Records `users` as approved members of `channelID` (this device's own decision).

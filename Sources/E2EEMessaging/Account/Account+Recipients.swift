@@ -23,7 +23,8 @@ extension Account {
     /// from now on, never earlier ones. In a DM it becomes a recipient of later messages; in a
     /// group our next message makes a new sender key and distributes it, the approved device
     /// included (a sender key only ever reaches the devices it was created for,
-    /// docs/spec/protocol.md §4.8). Returns the channels it was approved in.
+    /// docs/spec/protocol.md §4.8). The approval is announced in each group (§5.15). Returns the
+    /// channels it was approved in.
     /// - Throws: ``MessagingError/unknownRecipient(deviceID:)`` when no channel holds or declined
     ///   it, key store errors.
     @discardableResult
@@ -38,6 +39,7 @@ extension Account {
             return updated
         }
         guard !approved.isEmpty else { throw MessagingError.unknownRecipient(deviceID: device) }
+        await announce(.approved, [device], inEach: approved.map(\.channelID))
         return approved.map(\.channelID)
     }
 
@@ -57,6 +59,7 @@ extension Account {
             return rows.map(\.channelID)
         }
         guard !declined.isEmpty else { throw MessagingError.unknownRecipient(deviceID: device) }
+        await announce(.declined, [device], inEach: declined)
         return declined
     }
 

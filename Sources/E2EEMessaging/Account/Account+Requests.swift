@@ -69,6 +69,9 @@ extension Account {
         broadcaster.publish(.channelsChanged)
         // The DM's waiting messages are decrypted now (the participant's) or refused (anyone else's).
         _ = try await pipeline.redrivePending()
+        // A group's acceptance is announced for our other devices, which accept it with the same
+        // members (other members' apps have nothing to do with it).
+        if !channel.isDM, try await hasOtherOwnDevices() { await announce(.accepted, accepted, in: channel.id) }
         return accepted
     }
 

@@ -15,21 +15,33 @@ extension Account {
         return try await queueReporting(payload: payload, channelID: channelID.lowercased(), kind: .message, target: nil).entry
     }
 
-    /// Replaces the text of one of our messages (an encrypted edit, payload `edit_of`).
+    /// Replaces the text of one of our messages (an encrypted edit, payload `edit_of`). The edit
+    /// keeps the message's payload id, so a device that first sees the edited version still
+    /// matches the message's tombstone if it is deleted later (docs/spec/protocol.md §6.7).
     /// - Throws: ``MessagingError/notOwnMessage(_:)``, as ``send(text:to:replyTo:)``.
     @discardableResult
     public func edit(_ messageID: String, text: String) async throws -> OutboxMessage {
         let message = try await ownMessage(messageID)
-        let payload = try makePayload(text: text, editOf: message.messageID, replyTo: nil,
+        let payload = try makePayload(text: text, id: Self.payloadID(of: message), editOf: message.messageID, replyTo: nil,
                                       with: try await directMessageParticipant(message.channelID))
         return try await queueReporting(payload: payload, channelID: message.channelID, kind: .edit, target: message.messageID).entry
     }
 
-    /// Deletes one of our messages on the server (queued in channel order).
-    /// - Throws: ``MessagingError/notOwnMessage(_:)``, key store errors.
+    /// Deletes one of our messages for everyone (docs/spec/protocol.md §6.7): posts an encrypted
+    /// tombstone naming the message's payload id in its channel — only a tombstone from its
+    /// sender makes other devices erase a message — and, once the server took it, erases the
+    /// message here and deletes the server's copy. Queued in channel order like any message;
+    /// returns the tombstone's outbox entry.
+    /// - Throws: ``MessagingError/notOwnMessage(_:)``, as ``send(text:to:replyTo:)``.
     @discardableResult
     public func delete(_ messageID: String) async throws -> OutboxMessage {
         let message = try await ownMessage(messageID)
+        if let payloadID = Self.payloadID(of: message) {
+            let tombstone = try makePayload(text: "", editOf: nil, replyTo: nil, with: try await directMessageParticipant(message.channelID),
+                                            deleteOf: payloadID)
+            return try await queueReporting(payload: tombstone, channelID: message.channelID, kind: .message, target: message.messageID).entry
+        }
+        // A row without a readable payload cannot be named by a tombstone: only the server's copy goes.
         let entry = try await store.queueOutgoingMessage(OutgoingCommit(
             localID: UUID().uuidString.lowercased(), channelID: message.channelID, content: "", plaintext: SecretBytes(copying: []),
             queuedAt: configuration.now(), kind: .delete, targetMessageID: message.messageID))
@@ -138,14 +150,23 @@ extension Account {
         return message
     }
 
+    /// The payload id of one of our stored messages (its plaintext is the payload JSON).
+    static func payloadID(of message: TimelineMessage) -> String? {
+        guard let plaintext = message.plaintext else { return nil }
+        return (try? MessagePayload(json: plaintext))?.id.text
+    }
+
     /// The payload of a message; in a DM, `with` names its other participant as this device fixed
     /// it, so our other devices fix it from our own message (docs/spec/protocol.md §5.10, §6.1).
-    func makePayload(text: String, editOf: String?, replyTo: String?, with: String?) throws -> SecretBytes {
+    /// A new payload id unless `id` is given (an edit keeps its message's).
+    func makePayload(text: String, id: String? = nil, editOf: String?, replyTo: String?, with: String?, deleteOf: String? = nil,
+                     announcement: PayloadAnnouncement? = nil) throws -> SecretBytes {
         do {
             let payload = try MessagePayload(
-                id: WireUUID(text: UUID().uuidString.lowercased()), timestamp: configuration.now().microseconds / 1000, text: text,
+                id: WireUUID(text: id ?? UUID().uuidString.lowercased()), timestamp: configuration.now().microseconds / 1000, text: text,
                 editOf: try editOf.map { try WireUUID(text: $0) }, replyTo: try replyTo.map { try WireUUID(text: $0.lowercased()) },
-                with: try with.map { try WireUUID(text: $0.lowercased()) })
+                with: try with.map { try WireUUID(text: $0.lowercased()) }, deleteOf: try deleteOf.map { try WireUUID(text: $0) },
+                announcement: announcement)
             return payload.encodedJSON()
         } catch {
             throw MessagingError.invalidMessage(String(describing: error))

@@ -32,6 +32,9 @@ public enum AccountEvent: Sendable, Equatable {
     /// copied (docs/spec/protocol.md §3, T18). Sessions, sender keys and prekeys are renewed before the
     /// next send.
     case rollbackDetected(channelID: String, messageID: String)
+    /// A member's signed announcement in a group (docs/spec/protocol.md §5.15): a prompt, or
+    /// this account's own decision applied here.
+    case announcement(ChannelAnnouncement)
 }
 
 /// A change in a channel's timeline.

@@ -18,13 +18,15 @@ extension MessageProcessor {
             let payloadBytes = try envelope.open(pairwisePlaintext: pending.plaintext, channel: try channelUUID(message, lane: lane))
             let payload = try MessagePayload(json: payloadBytes)
             let editedAt = try checkPayload(payload, message)
+            // Announcements are group messages (§5.15): signed, and read by every member alike.
+            guard payload.announcement == nil else { throw ReceiveRefusal(.invalidPayload) }
             lane.didDecrypt(userID: sender.userID, deviceID: sender.deviceID, effects: pending.effects)
             var unlocks = sessionUnlocks(pending.effects, sender)
             if let other = payload.with, try await adoptParticipant(other.text, namedBy: sender.userID, in: message.channelID) {
                 unlocks.append(WaitingKey.request(channelID: message.channelID))
             }
-            return decryptedStep(message, plaintext: payloadBytes, payloadID: payload.id.text, editedAt: editedAt, rowKind: .message,
-                                 sender: sender, effects: pending.effects, senderKey: nil, unlocks: unlocks, result: .decrypted)
+            return decryptedStep(message, plaintext: payloadBytes, payload: payload, editedAt: editedAt, sender: sender,
+                                 effects: pending.effects, senderKey: nil, unlocks: unlocks)
         }
     }
 
@@ -58,7 +60,7 @@ extension MessageProcessor {
                 installed = address
                 unlocks.append(WaitingKey.senderKey(address))
             }
-            return decryptedStep(message, plaintext: nil, payloadID: nil, editedAt: nil, rowKind: .control, sender: sender,
+            return decryptedStep(message, plaintext: nil, payload: nil, editedAt: nil, sender: sender,
                                  effects: pending.effects, senderKey: installed, unlocks: unlocks, result: .keyDistribution)
         }
     }
@@ -84,8 +86,8 @@ extension MessageProcessor {
         var record = key.record
         record.updatedAt = clock()
         lane.didStore(LaneState.SenderKey(record: record, state: state))
-        return decryptedStep(message, plaintext: plaintext, payloadID: payload.id.text, editedAt: editedAt, rowKind: .message, sender: sender,
-                             effects: nil, senderKey: address, unlocks: [], result: .decrypted)
+        return decryptedStep(message, plaintext: plaintext, payload: payload, editedAt: editedAt, sender: sender,
+                             effects: nil, senderKey: address, unlocks: [])
     }
 
     /// A new session installed by a prekey message lets the device's waiting messages retry.
@@ -95,25 +97,30 @@ extension MessageProcessor {
 
     /// The write of a successful decryption: the row (for an edit, the original's row with the
     /// new plaintext) and the prekey and identity effects; the session and sender-key state it
-    /// advanced are named for the lane to attach.
+    /// advanced are named for the lane to attach. A key distribution (no payload), a tombstone
+    /// or an announcement is a control row without plaintext: its facts say what it does.
     private func decryptedStep(
-        _ message: IncomingMessage, plaintext: SecretBytes?, payloadID: String?, editedAt: StoreTime?, rowKind: TimelineRowKind,
+        _ message: IncomingMessage, plaintext: SecretBytes?, payload: MessagePayload?, editedAt: StoreTime?,
         sender: (userID: String, deviceID: String), effects: SessionEffects?, senderKey: SenderKeyAddress?, unlocks: [String],
-        result: ReceiveOutcome.Result
+        result: ReceiveOutcome.Result = .decrypted
     ) -> ProcessingStep {
+        let isControl = payload?.isControl ?? true
+        let rowKind: TimelineRowKind = isControl ? .control : .message
+        let payloadID = payload?.id.text
         let commit = DecryptionCommit(
-            message: message.row(state: .decrypted, plaintext: plaintext),
+            message: message.row(state: .decrypted, plaintext: isControl ? nil : plaintext),
             consumedOneTimePrekeyID: effects?.consumedOneTimePrekey?.id,
             acceptedEphemeralKey: effects?.acceptedBaseKey.map { AcceptedEphemeralKey(publicKey: $0.baseKey.rawRepresentation, signedPrekeyID: $0.signedPrekeyID) },
             identity: effects?.identityToPin.map { RemoteIdentityClaim(userID: sender.userID, deviceID: sender.deviceID, identityBlob: $0.bytes) },
             processedAt: clock())
-        let facts = ReceivedFacts(kind: rowKind, payloadID: message.isEdit ? nil : payloadID, editedAt: editedAt)
+        let facts = ReceivedFacts(kind: rowKind, payloadID: message.isEdit ? nil : payloadID, editedAt: editedAt,
+                                  deleteOf: payload?.deleteOf?.text, announcement: payload?.announcement)
         let newPin = effects?.identityToPin == nil ? nil : sender
         // Key states are serialised by the lane at commit time, once per chunk.
         return ProcessingStep(
             outcome: ReceiveOutcome(messageID: message.id, result: message.isEdit ? .edited : result),
             write: ReceiveWrite(action: .decrypted(commit), facts: facts), unlocks: unlocks,
             senderKeyAddress: senderKey, sessionOwner: effects == nil ? nil : sender, newPin: newPin,
-            isNewRow: message.isNew, isTimelineRow: rowKind == .message, channelID: message.channelID)
+            isNewRow: message.isNew, isTimelineRow: rowKind == .message, channelID: message.channelID, sender: sender)
     }
 }

@@ -22,6 +22,9 @@ struct ProcessingStep: Sendable {
     var isTimelineRow: Bool
     /// The channel.
     var channelID: String
+    /// The (user, device) whose keys authenticated a decrypted message (what a control
+    /// payload's events name).
+    var sender: (userID: String, deviceID: String)?
 }
 
 /// A refusal inside processing: becomes an undecryptable row (or a refused edit).

@@ -5,7 +5,9 @@ enum ReceiveEvents {
     /// Every new timeline row gives `.inserted`, followed by `.pending` or `.undecryptable` when
     /// it is not readable; a pending row that becomes readable gives `.decrypted` (or
     /// `.undecryptable`); an accepted edit `.edited`. Control rows and duplicates give no
-    /// timeline event; refused edits and refused key distributions give `.inputRefused`.
+    /// timeline event; refused edits and refused key distributions give `.inputRefused`. A
+    /// tombstone gives `.deleted` (or, untrusted, `.removedFromServer`) for the message it
+    /// names; an announcement that prompts or was applied gives `.announcement`.
     static func events(for step: ProcessingStep, result: ReceiveWriteResult) -> [AccountEvent] {
         guard result != .unchanged else { return [] }
         var events: [AccountEvent] = []
@@ -16,11 +18,29 @@ enum ReceiveEvents {
         if case .duplicateOfPayload = result { return events }
         let id = step.outcome.messageID
         func timeline(_ kind: TimelineChange.Kind) -> AccountEvent { .timeline(TimelineChange(channelID: step.channelID, messageID: id, kind: kind)) }
+        switch result {
+        case .storedErasing(let erased):
+            return events + [.timeline(TimelineChange(channelID: step.channelID, messageID: erased, kind: .deleted))]
+        case .storedMarkingRemoved(let marked):
+            return events + [.timeline(TimelineChange(channelID: step.channelID, messageID: marked, kind: .removedFromServer))]
+        case .storedApplyingAnnouncement, .storedAnnouncementFromOther:
+            guard let announcement = announcement(of: step, appliedHere: result == .storedApplyingAnnouncement) else { return events }
+            return events + [.announcement(announcement)]
+        case .storedErased:
+            return events + [timeline(step.isNewRow ? .inserted : .decrypted), timeline(.deleted)]
+        case .stored, .storedWithNewIdentityChange, .duplicateOfPayload, .unchanged:
+            break
+        }
         let reason: UndecryptableReason?
         switch step.outcome.result {
         case .undecryptable(let why): reason = why
         case .unsupportedFormat: reason = .unsupportedFormat
         default: reason = nil
+        }
+        if case .decrypted = step.outcome.result, !step.isNewRow, step.write?.facts.kind == .control {
+            // A pending row that turned out to be a tombstone or an announcement: it leaves the
+            // timeline (the app re-reads it and finds no item).
+            events.append(timeline(.decrypted))
         }
         guard step.isTimelineRow else {
             if reason == .notAParticipant {
@@ -46,5 +66,13 @@ enum ReceiveEvents {
             break
         }
         return events
+    }
+
+    /// The announcement a step decrypted, for the app.
+    private static func announcement(of step: ProcessingStep, appliedHere: Bool) -> ChannelAnnouncement? {
+        guard let payload = step.write?.facts.announcement, let sender = step.sender,
+              let kind = ChannelAnnouncement.Kind(rawValue: payload.kind.rawValue) else { return nil }
+        return ChannelAnnouncement(channelID: step.channelID, messageID: step.outcome.messageID, senderUserID: sender.userID,
+                                   senderDeviceID: sender.deviceID, kind: kind, ids: payload.ids.map(\.text), appliedHere: appliedHere)
     }
 }

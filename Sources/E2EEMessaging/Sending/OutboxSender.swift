@@ -219,9 +219,11 @@ actor OutboxSender: OwnMessageObserving {
     }
 
     private func recordSent(_ entry: OutboxMessage, serverID: String, createdAt: ServerTimestamp) async throws {
+        let erased: String?
         do {
-            try await store.markSent(localID: entry.localID, serverMessageID: serverID, createdAt: StoreTime(microseconds: createdAt.microseconds),
-                                     senderUserID: device.userID, senderDeviceID: device.deviceID)
+            erased = try await store.markSent(localID: entry.localID, serverMessageID: serverID,
+                                              createdAt: StoreTime(microseconds: createdAt.microseconds),
+                                              senderUserID: device.userID, senderDeviceID: device.deviceID)
         } catch KeyStoreError.invalidTransition {
             // Our echo recorded it first. If under another id, the server stored it twice.
             if let current = try await loadEntry(localID: entry.localID), current.serverMessageID != serverID {
@@ -230,7 +232,12 @@ actor OutboxSender: OwnMessageObserving {
             return
         }
         publish(entry, .sent, serverID: serverID)
-        if entry.kind == .message {
+        if let erased {
+            // A tombstone: its message is erased here, and the `DELETE` of the server's copy
+            // was queued behind it (docs/spec/protocol.md §6.7).
+            events.publish(.timeline(TimelineChange(channelID: entry.channelID, messageID: erased, kind: .deleted)))
+            kick(channelID: entry.channelID)
+        } else if entry.kind == .message, (try? MessagePayload(json: entry.plaintext))?.isControl != true {
             events.publish(.timeline(TimelineChange(channelID: entry.channelID, messageID: serverID, kind: .inserted)))
         }
     }

@@ -83,6 +83,13 @@ actor ListenPrinter: AccountEventHandling {
             }
             return true
         }
+        if case .announcement(let announcement) = event {
+            if channelID == nil || announcement.channelID == channelID {
+                let notice = AnnouncementNotice(announcement)
+                try console.record(notice) { notice.line() }
+            }
+            return true
+        }
         guard case .timeline(let change) = event, channelID == nil || change.channelID == channelID else { return true }
         let kind: String
         switch change.kind {

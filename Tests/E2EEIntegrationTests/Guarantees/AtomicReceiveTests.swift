@@ -59,7 +59,7 @@ extension IntegrationTests.GuaranteeTests {
                 let items = try await restarted.timeline(channelID: channelID, limit: 1_000)
                 #expect(items.allSatisfy { $0.state == .decrypted })
                 #expect(items.compactMap(\.text).sorted() == (sent[channelID] ?? []).sorted())
-                #expect(items.map(\.messageID) == (try await TimelineChecks.serverTimeline(channelID, reader: reader)).map(\.id))
+                #expect(items.map(\.messageID) == (try await TimelineChecks.serverTimeline(channelID, reader: reader, shownBy: restarted)).map(\.id))
             }
             await restarted.shutdown()
             try reopened.close()

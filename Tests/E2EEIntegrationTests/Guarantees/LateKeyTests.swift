@@ -15,7 +15,9 @@ extension IntegrationTests.GuaranteeTests {
             try await Self.send(["from alice-1"], from: alice, to: group.id)
             try await Self.send(["from alice-2"], from: alice2, to: group.id)
             let onServer = try await harness.serverMessages(group.id, as: try await harness.reader(of: bob))
-            let messages = onServer.filter { $0.contentType == EnvelopeKind.group.contentType }
+            // Each device's last group message (alice-2 announced its acceptance first, §5.15).
+            let groupPosts = onServer.filter { $0.contentType == EnvelopeKind.group.contentType }
+            let messages = [alice, alice2].compactMap { account in groupPosts.last { $0.senderDeviceID == account.deviceID } }
             let keys = onServer.filter { $0.contentType == EnvelopeKind.senderKeyDistribution.contentType }
             try #require(messages.count == 2 && keys.count == 2)
             func from(_ account: Account, _ list: [ServerMessage]) throws -> ServerMessage {

@@ -1,18 +1,61 @@
 import E2EEDevServer
 import E2EEKeyStore
-import E2EEMessaging
+@testable import E2EEMessaging
 import Foundation
 import Testing
 
 extension IntegrationTests {
-    /// docs/spec/sync.md guarantee 9 (issue 17 item 3): a device away during a `message.delete` learns of
-    /// it from its catch-up reads — missing from a contiguous read, confirmed by a second read
-    /// a few seconds later — and never from a single read that merely missed a row. The server
-    /// only hints: the message is marked removed from the server, its text kept.
+    /// docs/spec/sync.md guarantee 9, docs/spec/protocol.md §6.7: only the sender deletes. A
+    /// device that was away reads the sender's tombstone when it catches up and erases the
+    /// message on that first catch-up, every time; a `DELETE` without a tombstone (the server,
+    /// or another client) only marks the message removed from the server, its text kept.
     @Suite("9. Deletes reach devices that were away")
     struct OfflineDeleteTests {
-        @Test("an offline device catches up and marks a message removed from the server while it was away (text kept)")
-        func offlineDeviceSeesTheDelete() async throws {
+        @Test("deletes made while a device was away are erased there by their tombstones on its first catch-up, every time")
+        func tombstoneReachesDeviceThatWasAway() async throws {
+            try await MessagingHarness.with { harness in
+                let alice = try await harness.register("alice")
+                let bob = try await harness.register("bob")
+                let dm = try await harness.acceptedDM(alice, bob)
+                let group = try await alice.createGroup(name: "team", members: [bob.userID])
+                try await harness.accept(group, on: [bob])
+                for channel in [dm.id, group.id] {
+                    for text in ["one", "two", "three", "four"] { try await alice.send(text: text, to: channel) }
+                }
+                await alice.waitForOutbox()
+                try await bob.sync()
+                for channel in [dm.id, group.id] {
+                    var doomedIDs: [String] = []
+                    // Bob is away (no socket): each delete reaches him only through his next catch-up.
+                    for round in ["two", "four"] {
+                        let doomed = try #require(try await alice.timeline(channelID: channel).first { $0.text == round })
+                        doomedIDs.append(doomed.messageID)
+                        try await alice.delete(doomed.messageID)
+                        await alice.waitForOutbox()
+                        #expect(try await alice.timeline(channelID: channel).first { $0.messageID == doomed.messageID }?.state == .deleted)
+                        let events = bob.events()
+                        try await bob.sync()
+                        let after = try await bob.timeline(channelID: channel)
+                        #expect(after.first { $0.messageID == doomed.messageID }?.state == .deleted, "erased on the first catch-up")
+                        #expect(after.first { $0.messageID == doomed.messageID }?.text == nil)
+                        let erased = await firstEvent(in: events, within: 5) {
+                            $0 == .timeline(TimelineChange(channelID: channel, messageID: doomed.messageID, kind: .deleted))
+                        }
+                        #expect(erased != nil)
+                    }
+                    // The tombstones are not messages; the server's copies are gone too (best effort DELETE).
+                    #expect(try await readableTexts(bob, channel) == ["one", "three"])
+                    #expect(try await bob.timeline(channelID: channel).count == 4)
+                    let onServer = try await harness.serverMessages(channel, as: harness.reader(of: bob))
+                    #expect(!onServer.contains { doomedIDs.contains($0.id) })
+                }
+                await alice.shutdown()
+                await bob.shutdown()
+            }
+        }
+
+        @Test("a DELETE without a tombstone (the server, another client) only marks the message removed from the server: text kept")
+        func serverDeleteIsOnlyAHint() async throws {
             try await MessagingHarness.with { harness in
                 let alice = try await harness.register("alice")
                 let bob = try await harness.register("bob")
@@ -20,35 +63,23 @@ extension IntegrationTests {
                 for text in ["one", "two", "three"] { try await alice.send(text: text, to: dm.id) }
                 await alice.waitForOutbox()
                 try await bob.sync()
-                let before = try await bob.timeline(channelID: dm.id)
-                #expect(before.map(\.text) == ["one", "two", "three"])
-                let doomed = try #require(before.first { $0.text == "two" })
-                let aliceCopy = try #require(try await alice.timeline(channelID: dm.id).first { $0.text == "two" })
-                #expect(aliceCopy.messageID == doomed.messageID)
+                let doomed = try #require(try await bob.timeline(channelID: dm.id).first { $0.text == "two" })
 
-                // Bob is away (no socket): the delete event never reaches him.
-                try await alice.delete(doomed.messageID)
-                await alice.waitForOutbox()
+                // Alice's other client deletes the row on the server without a tombstone.
+                try await harness.reader(of: alice).deleteMessage(id: doomed.messageID)
 
                 try await bob.sync()  // first read misses it: only a candidate (it may not be committed yet)
-                #expect(try await bob.timeline(channelID: dm.id).first { $0.messageID == doomed.messageID }?.state == .decrypted)
+                #expect(try await bob.timeline(channelID: dm.id).first { $0.messageID == doomed.messageID }?.removedFromServer == false)
                 try await Task.sleep(nanoseconds: 2_200_000_000)
                 let events = bob.events()
                 try await bob.sync()  // still absent a few seconds later: removed from the server (a mark, the text kept)
                 let after = try await bob.timeline(channelID: dm.id)
                 #expect(after.first { $0.messageID == doomed.messageID }?.removedFromServer == true)
                 #expect(after.filter { $0.state == .decrypted }.map(\.text) == ["one", "two", "three"])
-                #expect(after.filter(\.removedFromServer).map(\.text) == ["two"])
-                let watcher = Task {
-                    for await event in events {
-                        if case .timeline(let change) = event, change.messageID == doomed.messageID, change.kind == .removedFromServer { return true }
-                    }
-                    return false
+                let marked = await firstEvent(in: events, within: 5) {
+                    $0 == .timeline(TimelineChange(channelID: dm.id, messageID: doomed.messageID, kind: .removedFromServer))
                 }
-                try await Task.sleep(nanoseconds: 300_000_000)
-                watcher.cancel()  // the stream ends: a missing event fails the test instead of stalling it
-                let sawDelete = await watcher.value
-                #expect(sawDelete)
+                #expect(marked != nil)
                 await alice.shutdown()
                 await bob.shutdown()
             }

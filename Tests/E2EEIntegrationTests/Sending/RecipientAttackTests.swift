@@ -183,23 +183,26 @@ extension IntegrationTests {
                 let before = try await harness.serverMessages(group.id, as: harness.reader(of: bob)).count
                 #expect(Set(try await alice.approveDevice(bob2.deviceID)) == [dm.id, group.id])
                 await alice.waitForOutbox()
-                // Approval alone sends nothing: the current key was made for Bob's first device only.
-                #expect(try await harness.serverMessages(group.id, as: harness.reader(of: bob)).count == before)
                 #expect(try await alice.pendingRecipients().isEmpty)
+                // The approval is announced in the group (docs/spec/protocol.md §5.15), and that first
+                // message after it rotates (§4.8): a new key to both of Bob's devices, never the old one.
+                let announced = try await harness.serverMessages(group.id, as: harness.reader(of: bob))
+                #expect(announced.count == before + 2)
+                let skd = announced[before]
+                #expect(skd.contentType == EnvelopeKind.senderKeyDistribution.contentType)
+                #expect(try recipientDevices(of: skd) == [bob.deviceID, bob2.deviceID])
+                guard case .group(let rotated) = try envelope(of: announced[before + 1]), case .group(let earlier) = try envelope(of: announced[before - 1]) else {
+                    Issue.record("not group envelopes"); return
+                }
+                #expect(rotated.keyID != earlier.keyID && rotated.iteration == 0)
 
                 try await alice.send(text: "dm three", to: dm.id)
                 try await alice.send(text: "group three", to: group.id)
                 await alice.waitForOutbox()
-                // The next message rotates first (docs/spec/protocol.md §4.8): a new key to both of Bob's devices.
                 let groupPosts = try await harness.serverMessages(group.id, as: harness.reader(of: bob))
-                #expect(groupPosts.count == before + 2)
-                let skd = groupPosts[before]
-                #expect(skd.contentType == EnvelopeKind.senderKeyDistribution.contentType)
-                #expect(try recipientDevices(of: skd) == [bob.deviceID, bob2.deviceID])
-                guard case .group(let rotated) = try envelope(of: groupPosts[before + 1]), case .group(let earlier) = try envelope(of: groupPosts[before - 1]) else {
-                    Issue.record("not group envelopes"); return
-                }
-                #expect(rotated.keyID != earlier.keyID && rotated.iteration == 0)
+                #expect(groupPosts.count == before + 3)
+                guard case .group(let next) = try envelope(of: groupPosts[before + 2]) else { Issue.record("not a group envelope"); return }
+                #expect(next.keyID == rotated.keyID && next.iteration == 1)
                 #expect(try await readableTexts(bob2, dm.id) == ["dm three"])
                 #expect(try await readableTexts(bob2, group.id) == ["group three"])
                 #expect(try await readableTexts(bob, group.id) == ["group one", "group two", "group three"])

@@ -147,15 +147,16 @@ extension IntegrationTests {
                 await alice.waitForOutbox()
 
                 let posted = try await harness.serverMessages(group.id, as: try await harness.reader(of: bob))
-                #expect(posted.map(\.contentType) == ["e2ee.skd", "e2ee.group", "e2ee.group", "e2ee.group", "e2ee.skd", "e2ee.group"])
+                // a, b, c; then the new key, the announcement of Dave's addition (§5.15) and d.
+                #expect(posted.map(\.contentType) == ["e2ee.skd", "e2ee.group", "e2ee.group", "e2ee.group", "e2ee.skd", "e2ee.group", "e2ee.group"])
                 // docs/spec/protocol.md §4.8: the key is rotated for the new recipient set, so Dave
                 // never holds a chain state that (after a restore) may already have been used.
                 #expect(try recipientDevices(of: posted[4]) == [bob.deviceID, dave.deviceID])
-                guard case .group(let last) = try envelope(of: posted[5]), case .group(let first) = try envelope(of: posted[1]) else {
+                guard case .group(let announcement) = try envelope(of: posted[5]), case .group(let first) = try envelope(of: posted[1]) else {
                     Issue.record("not group envelopes"); return
                 }
-                #expect(last.keyID != first.keyID)
-                #expect(last.iteration == 0)
+                #expect(announcement.keyID != first.keyID)
+                #expect(announcement.iteration == 0)
                 #expect(try await readableTexts(dave, group.id) == ["d"])
             }
         }

@@ -54,8 +54,8 @@ struct SoakVerdict {
         return problems
     }
 
-    /// The server's messages of the channel that are not SKDs, in order, read by alice.
+    /// The server's messages of the channel that are not SKDs or alice's control rows, in order, read by alice.
     private func serverMessageIDs(_ channelID: String) async throws -> [String] {
-        try await TimelineChecks.serverTimeline(channelID, reader: try await run.harness.reader(of: run.accounts[0])).map(\.id)
+        try await TimelineChecks.serverTimeline(channelID, reader: try await run.harness.reader(of: run.accounts[0]), shownBy: run.accounts[0]).map(\.id)
     }
 }

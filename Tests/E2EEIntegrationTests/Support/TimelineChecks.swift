@@ -1,5 +1,6 @@
 import E2EECrypto
 import E2EEMessaging
+import GRDB
 
 /// What tests compare a timeline with.
 enum TimelineChecks {
@@ -13,9 +14,11 @@ enum TimelineChecks {
         zip(items, items.dropFirst()).allSatisfy { ($0.createdAt, $0.messageID) < ($1.createdAt, $1.messageID) }
     }
 
-    /// Every message of a channel on the server but the sender key distributions, in
-    /// `(created_at, id)` order, read with the tie-safe pager by `reader` (a member).
-    static func serverTimeline(_ channelID: String, reader: any ChatServerAPI) async throws -> [ServerMessage] {
+    /// Every message of a channel on the server but the sender key distributions and the posts
+    /// `shownBy` stored as control rows (announcements and tombstones, docs/spec/protocol.md
+    /// §5.15, §6.7 — never timeline messages), in `(created_at, id)` order, read with the
+    /// tie-safe pager by `reader` (a member). A message `shownBy` does not have is kept.
+    static func serverTimeline(_ channelID: String, reader: any ChatServerAPI, shownBy account: Account? = nil) async throws -> [ServerMessage] {
         var pager = MessageHistoryPager(server: reader, channelID: channelID, pageSize: 100)
         var all: [ServerMessage] = []
         while true {
@@ -23,6 +26,12 @@ enum TimelineChecks {
             if page.isEmpty { break }
             all += page
         }
-        return all.filter { $0.contentType != EnvelopeKind.senderKeyDistribution.contentType }.sorted(by: ServerMessage.timelineOrder)
+        let control: Set<String> = if let account {
+            Set(try await account.store.read { db in
+                try String.fetchAll(db, sql: "SELECT message_id FROM timeline WHERE channel_id = ? AND kind = 'control'", arguments: [channelID])
+            })
+        } else { [] }
+        return all.filter { $0.contentType != EnvelopeKind.senderKeyDistribution.contentType && !control.contains($0.id) }
+            .sorted(by: ServerMessage.timelineOrder)
     }
 }

@@ -3,7 +3,10 @@ extension MessagePayload {
     /// first), valid UTF-8 without a byte-order mark, one JSON object without duplicate keys at
     /// any depth or lone surrogates; `v` the integer 1 and `ts` an integer in 0…2^53−1 (no
     /// fraction or exponent; `-0` is 0); `id` a lower-case UUID; `text` a string; `edit_of`,
-    /// `reply_to` and `with`, when present, lower-case UUID strings. Unknown keys are ignored.
+    /// `reply_to`, `with` and `delete_of`, when present, lower-case UUID strings; at most one of
+    /// `added`, `approved`, `declined`, `accepted`, an array of distinct lower-case UUID strings
+    /// (at most ``ProtocolLimits/maxAnnouncementIDs``); a tombstone or an announcement has empty
+    /// text and is not both. Unknown keys are ignored.
     /// - Throws: ``ProtocolError/limitExceeded(_:limit:actual:)`` or ``ProtocolError/malformed(_:reason:)``
     ///   at ``WireLocation/payload``; reasons never quote the content.
     public init(json bytes: some ByteView) throws {
@@ -25,11 +28,14 @@ extension MessagePayload {
             id: id, timestamp: ts, text: text,
             editOf: Self.uuid(value["edit_of"], field: "edit_of"),
             replyTo: Self.uuid(value["reply_to"], field: "reply_to"),
-            with: Self.uuid(value["with"], field: "with")
+            with: Self.uuid(value["with"], field: "with"),
+            deleteOf: Self.uuid(value["delete_of"], field: "delete_of"),
+            announcement: Self.announcement(in: value)
         )
     }
 
-    /// The canonical JSON encoding: keys in the order `v, id, ts, text, edit_of, reply_to, with`, no
+    /// The canonical JSON encoding: keys in the order `v, id, ts, text, edit_of, reply_to, with,
+    /// delete_of` then the announcement list, no
     /// whitespace, only `"`, `\` and control characters escaped. Secret: it is the plaintext.
     public func encodedJSON() -> SecretBytes {
         var out: [UInt8] = []
@@ -41,6 +47,12 @@ extension MessagePayload {
         if let editOf { out += Array(",\"edit_of\":\"\(editOf.text)\"".utf8) }
         if let replyTo { out += Array(",\"reply_to\":\"\(replyTo.text)\"".utf8) }
         if let with { out += Array(",\"with\":\"\(with.text)\"".utf8) }
+        if let deleteOf { out += Array(",\"delete_of\":\"\(deleteOf.text)\"".utf8) }
+        if let announcement {
+            out += Array(",\"\(announcement.kind.rawValue)\":[".utf8)
+            out += Array(announcement.ids.map { "\"\($0.text)\"" }.joined(separator: ",").utf8)
+            out.append(UInt8(ascii: "]"))
+        }
         out.append(UInt8(ascii: "}"))
         return SecretBytes(consuming: &out)
     }
@@ -77,6 +89,22 @@ extension MessagePayload {
         guard digits.count <= 16, let magnitude = Int64(digits), magnitude <= maxTimestamp else { throw fail("\(field) out of range") }
         guard !negative || magnitude == 0 else { throw fail("\(field) out of range") }
         return magnitude
+    }
+
+    /// The one announcement list of `object`, if any.
+    private static func announcement(in object: StrictJSON) throws -> PayloadAnnouncement? {
+        var found: PayloadAnnouncement?
+        for kind in PayloadAnnouncement.Kind.allCases {
+            guard let value = object[kind.rawValue] else { continue }
+            guard found == nil else { throw fail("more than one announcement list") }
+            guard case .array(let elements) = value else { throw fail("\(kind.rawValue) is not an array") }
+            guard elements.count <= ProtocolLimits.maxAnnouncementIDs else { throw fail("\(kind.rawValue) lists too many ids") }
+            found = try PayloadAnnouncement(kind: kind, ids: elements.map { element in
+                guard let id = try uuid(element, field: kind.rawValue) else { throw fail("\(kind.rawValue) is not a list of ids") }
+                return id
+            })
+        }
+        return found
     }
 
     private static func uuid(_ value: StrictJSON?, field: String) throws -> WireUUID? {

@@ -1,0 +1,91 @@
+import E2EECrypto
+import GRDB
+
+/// What a received batch does with control payloads (docs/spec/protocol.md §5.15, §6.7), inside
+/// ``KeyStore/storeReceiveBatch(_:)``'s transaction: tombstones erase their sender's message,
+/// announcements of this account's trusted devices count as this device's own decision.
+extension KeyStore {
+    /// Whether a sending device counts as trusted in `channelID`: neither it (in any channel:
+    /// one approval of a device covers every channel) nor its user (in this channel) is held
+    /// or declined here. A tombstone erases and an announcement prompts only from such a device.
+    func isTrustedSender(channelID: String, userID: String, deviceID: String, _ db: Database) throws -> Bool {
+        let heldDevice = try db.row(
+            "SELECT 1 FROM channel_recipients WHERE device_id = ? AND state IN ('held', 'declined') LIMIT 1", [deviceID]) != nil
+        guard !heldDevice else { return false }
+        return try db.row(
+            "SELECT 1 FROM channel_member_standings WHERE channel_id = ? AND user_id = ? AND state IN ('held', 'declined')",
+            [channelID, userID]) == nil
+    }
+
+    /// Whether `deviceID` is a device of this account that this device trusts: listed when it
+    /// registered or logged in, or approved since — and not held or declined anywhere.
+    func isTrustedOwnDevice(userID: String, deviceID: String, channelID: String, _ db: Database) throws -> Bool {
+        guard try ownUserID(db) == userID,
+              try db.row("SELECT 1 FROM known_devices WHERE user_id = ? AND device_id = ?", [userID, deviceID]) != nil else { return false }
+        return try isTrustedSender(channelID: channelID, userID: userID, deviceID: deviceID, db)
+    }
+
+    /// This account's user id (nil before registration).
+    func ownUserID(_ db: Database) throws -> String? {
+        try String.fetchOne(db.cachedStatement(sql: "SELECT user_id FROM account WHERE id = 1"))
+    }
+
+    /// The server id of the message a tombstone names: same channel, same sender user, that
+    /// payload id, still a readable timeline message (not yet erased).
+    func tombstoneTarget(channelID: String, senderUserID: String, payloadID: String, _ db: Database) throws -> String? {
+        try String.fetchOne(
+            db.cachedStatement(sql: """
+                SELECT message_id FROM timeline
+                WHERE sender_user_id = ? AND payload_id = ? AND channel_id = ? AND kind = 'message' AND state != 'deleted'
+                """),
+            arguments: [senderUserID, payloadID, channelID])
+    }
+
+    /// Whether a trusted tombstone for (channel, sender user, payload id) is already stored.
+    func hasTombstone(channelID: String, senderUserID: String, payloadID: String, _ db: Database) throws -> Bool {
+        try Bool.fetchOne(
+            db.cachedStatement(sql: "SELECT 1 FROM timeline WHERE channel_id = ? AND sender_user_id = ? AND delete_of = ? LIMIT 1"),
+            arguments: [channelID, senderUserID, payloadID]) ?? false
+    }
+
+    /// Erases a message: plaintext wiped, state `deleted` (its row stays in the dedupe set, and a
+    /// later copy or edit never brings it back).
+    func erase(messageID: String, _ db: Database) throws {
+        try pendingStore.removePending(messageID: messageID, db)
+        try timelineStore.markDeleted(id: messageID, db)
+    }
+
+    /// Applies an announcement from a trusted device of this account as this device's own
+    /// decision in `channelID`: `added` and `approved` users become approved members, approved
+    /// devices recipients in every channel that holds them; `declined` does the opposite;
+    /// `accepted` accepts the channel's request with the members it names. An id that names a
+    /// device this device has a standing for is a device; any other id is a user.
+    func applyOwnAnnouncement(_ announcement: PayloadAnnouncement, channelID: String, ownUserID: String, at time: StoreTime,
+                              _ db: Database) throws {
+        var members: [MemberStanding] = []
+        var devices: [ChannelRecipient] = []
+        for id in announcement.ids.map(\.text) where id != ownUserID {
+            let standings = try recipientStore.loadRecipients(deviceID: id, db)
+            switch announcement.kind {
+            case .approved where !standings.isEmpty:
+                devices += standings.filter { $0.state == .held || $0.state == .declined }.map {
+                    ChannelRecipient(channelID: $0.channelID, userID: $0.userID, deviceID: $0.deviceID, state: .recipient, updatedAt: time)
+                }
+            case .declined where !standings.isEmpty:
+                devices += standings.filter { $0.state == .held || $0.state == .recipient }.map {
+                    ChannelRecipient(channelID: $0.channelID, userID: $0.userID, deviceID: $0.deviceID, state: .declined, updatedAt: time)
+                }
+            case .declined:
+                members.append(MemberStanding(channelID: channelID, userID: id, state: .declined))
+            case .added, .approved, .accepted:
+                members.append(MemberStanding(channelID: channelID, userID: id, state: .approved))
+            }
+        }
+        try channelTrustStore.storeMembers(members, at: time, db)
+        try recipientStore.storeRecipients(devices, db)
+        try recipientStore.storeKnownDevices(devices.filter { $0.state == .recipient }.map { ($0.userID, $0.deviceID) }, at: time, db)
+        if announcement.kind == .accepted, try channelTrustStore.loadPin(channelID: channelID, db)?.standing == .request {
+            try channelTrustStore.storeStanding(.accepted, channelID: channelID, db)
+        }
+    }
+}

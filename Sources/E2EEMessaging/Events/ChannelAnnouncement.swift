@@ -1,0 +1,45 @@
+/// A signed announcement read in a group (docs/spec/protocol.md §5.15): what a member decided
+/// about the group's members or devices. Another user's announcement is a prompt for the app
+/// ("alice added carol: approve?"), never a decision: nobody gets keys until this device
+/// approves them. One from a trusted device of this account was applied here as this device's
+/// own decision (``appliedHere``). Announcements are never timeline messages.
+public struct ChannelAnnouncement: Sendable, Equatable {
+    /// What was decided.
+    public enum Kind: String, Sendable, Equatable, CaseIterable {
+        /// The sender added these users to the group.
+        case added
+        /// The sender approved these users (members) or devices.
+        case approved
+        /// The sender declined these users (members) or devices.
+        case declined
+        /// The sender accepted the group, with these members.
+        case accepted
+    }
+
+    /// The group.
+    public var channelID: String
+    /// The server id of the announcement's message.
+    public var messageID: String
+    /// Who announced it.
+    public var senderUserID: String
+    /// The device it came from.
+    public var senderDeviceID: String
+    /// What was decided.
+    public var kind: Kind
+    /// The users or devices it names (lower-case UUIDs).
+    public var ids: [String]
+    /// Whether it came from a trusted device of this account and was applied here.
+    public var appliedHere: Bool
+
+    /// Creates the value.
+    public init(channelID: String, messageID: String, senderUserID: String, senderDeviceID: String, kind: Kind, ids: [String],
+                appliedHere: Bool) {
+        self.channelID = channelID
+        self.messageID = messageID
+        self.senderUserID = senderUserID
+        self.senderDeviceID = senderDeviceID
+        self.kind = kind
+        self.ids = ids
+        self.appliedHere = appliedHere
+    }
+}
