@@ -37,7 +37,7 @@ enum ReceiveEvents {
             if step.isNewRow { events.append(contentsOf: [timeline(.inserted), timeline(.pending)]) }
         case .undecryptable, .unsupportedFormat:
             if step.isNewRow { events.append(timeline(.inserted)) }
-            events.append(timeline(.undecryptable(reason: (reason ?? .other).rawValue)))
+            events.append(timeline(.undecryptable(reason: reason ?? .other)))
         case .edited:
             events.append(timeline(.edited))
         case .editRefused(let why):
