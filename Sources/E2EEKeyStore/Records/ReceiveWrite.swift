@@ -90,4 +90,8 @@ public enum ReceiveWriteResult: Sendable, Equatable {
     case unchanged
     /// Like ``stored``, and the identity change was recorded for the first time.
     case storedWithNewIdentityChange
+    /// Like ``stored``, and this write pinned the sender device's identity: nothing had pinned
+    /// it before (docs/spec/protocol.md §7.1). Only the write that pins a device reports it, so
+    /// a device is announced once however many paths meet it.
+    case storedWithNewPin
 }

@@ -9,7 +9,9 @@ enum ReceiveEvents {
     static func events(for step: ProcessingStep, result: ReceiveWriteResult) -> [AccountEvent] {
         guard result != .unchanged else { return [] }
         var events: [AccountEvent] = []
-        if let pin = step.newPin { events.append(.identity(.newDevice(userID: pin.userID, deviceID: pin.deviceID))) }
+        // Announced only when this commit pinned the device: the §2.9 check's device-list read
+        // usually pinned (and announced) it first, and a device is news once.
+        if result == .storedWithNewPin, let pin = step.newPin { events.append(.identity(.newDevice(userID: pin.userID, deviceID: pin.deviceID))) }
         if result == .storedWithNewIdentityChange, let claim = step.write?.identityChange {
             events.append(.identity(.identityChanged(userID: claim.userID, deviceID: claim.deviceID)))
         }
