@@ -8,14 +8,20 @@ public struct DevServerConfiguration: Sendable {
         public var requests: Int
         /// The window length.
         public var window: Duration
-        /// The value of the `Retry-After` header on a 429.
-        public var retryAfterSeconds: Int
+        /// The wait a 429 asks for, sent as `Retry-After` in whole seconds (rounded up).
+        public var retryAfter: Duration
 
         /// Creates a rate limit (reference: 300 requests per fixed 60 s window, `Retry-After: 10`).
-        public init(requests: Int = 300, window: Duration = .seconds(60), retryAfterSeconds: Int = 10) {
+        public init(requests: Int = 300, window: Duration = .seconds(60), retryAfter: Duration = .seconds(10)) {
             self.requests = requests
             self.window = window
-            self.retryAfterSeconds = retryAfterSeconds
+            self.retryAfter = retryAfter
+        }
+
+        /// The `Retry-After` header's value: ``retryAfter`` in whole seconds, rounded up, at least 0.
+        var retryAfterHeader: String {
+            let (seconds, attoseconds) = retryAfter.components
+            return String(max(0, seconds + (attoseconds > 0 ? 1 : 0)))
         }
     }
 

@@ -148,7 +148,7 @@ extension DevServerTests {
         @Test func rateLimitUsesAFixedWindowWithRetryAfter() async throws {
             let clock = DevServerClock.manual()
             var configuration = DevServerConfiguration.testing(clock: clock)
-            configuration.rateLimit = .init(requests: 5, window: .seconds(60), retryAfterSeconds: 10)
+            configuration.rateLimit = .init(requests: 5, window: .seconds(60), retryAfter: .seconds(10))
             try await Harness.with(configuration) { harness in
                 for _ in 0..<5 {
                     // 4xx answers count too.
@@ -170,7 +170,7 @@ extension DevServerTests {
         @Test func rateLimitCountsHandshakes() async throws {
             let clock = DevServerClock.manual()
             var configuration = DevServerConfiguration.testing(clock: clock)
-            configuration.rateLimit = .init(requests: 3, window: .seconds(60), retryAfterSeconds: 10)
+            configuration.rateLimit = .init(requests: 3, window: .seconds(60), retryAfter: .seconds(10))
             try await Harness.with(configuration) { harness in
                 let alice = try await harness.register("alice")   // 1
                 let ticket = try await harness.ticket(alice)       // 2

@@ -1,5 +1,6 @@
 import E2EEKeyStore
 import E2EEMessaging
+import E2EETransport
 @testable import E2EEToolCore
 import Foundation
 import Testing
@@ -43,18 +44,18 @@ struct ToolCoreUnitTests {
 
     @Test("server addresses are normalised; anything but http(s)://host[:port] is a usage error")
     func serverAddresses() throws {
-        #expect(try ServerAddress.normalise("http://127.0.0.1:8000/") == "http://127.0.0.1:8000")
-        #expect(try ServerAddress.normalise("https://chat.example.org/api/v1") == "https://chat.example.org")
+        #expect(try ServerOption.normalise("http://127.0.0.1:8000/") == "http://127.0.0.1:8000")
+        #expect(try ServerOption.normalise("https://chat.example.org/api/v1") == "https://chat.example.org")
         for bad in ["ftp://host", "127.0.0.1:8000", "http://", "http://host/path", "http://user@host"] {
-            #expect(throws: ToolError.self, "\(bad)") { try ServerAddress.normalise(bad) }
+            #expect(throws: ToolError.self, "\(bad)") { try ServerOption.normalise(bad) }
         }
     }
 
     @Test("the realtime endpoint follows the server's scheme, host and port")
-    func webSocketURLs() {
-        #expect(ServerAddress.webSocketURL(for: "http://127.0.0.1:8000") == "ws://127.0.0.1:8000/ws")
-        #expect(ServerAddress.webSocketURL(for: "https://chat.example.org") == "wss://chat.example.org/ws")
-        #expect(ServerAddress.webSocketURL(for: "HTTPS://chat.example.org:8443") == "wss://chat.example.org:8443/ws")
+    func webSocketURLs() throws {
+        #expect(try ServerOption.address("http://127.0.0.1:8000").webSocketURL == "ws://127.0.0.1:8000/ws")
+        #expect(try ServerOption.address("https://chat.example.org").webSocketURL == "wss://chat.example.org/ws")
+        #expect(try ServerOption.address("HTTPS://chat.example.org:8443").webSocketURL == "wss://chat.example.org:8443/ws")
     }
 
     @Test("a message is one line: time, sender, escaped text and markers; JSON keys are snake_case")

@@ -63,18 +63,18 @@ extension TransportTests {
         @Test func rateLimitWaitsRetryAfterThenRetriesOnce() async throws {
             let clock = DevServerClock.manual()
             var configuration = DevServerConfiguration.testing(clock: clock)
-            configuration.rateLimit = .init(requests: 3, window: .seconds(10), retryAfterSeconds: 10)
+            configuration.rateLimit = .init(requests: 3, window: .seconds(10), retryAfter: .seconds(10))
             try await TransportHarness.with(configuration) { harness in
                 let waits = WaitLog()
-                let alice = harness.client(sleep: { seconds in
-                    await waits.record(seconds)
-                    clock.advance(by: .seconds(Int64(seconds)))
+                let alice = harness.client(sleep: { wait in
+                    await waits.record(wait)
+                    clock.advance(by: wait)
                 })
                 _ = try await alice.register(username: "alice", password: "password123", deviceName: "p")
                 _ = try await alice.channels()
                 _ = try await alice.channels()
                 #expect(try await alice.channels().isEmpty)
-                #expect(await waits.seconds == [10])
+                #expect(await waits.waits == [.seconds(10)])
                 let impatient = harness.client(sleep: { _ in })
                 for _ in 0..<2 { _ = try? await impatient.login(username: "alice", password: "password123", deviceName: "q") }
                 #expect(await errorKind { try await impatient.login(username: "alice", password: "password123", deviceName: "q") } == "rateLimited")
@@ -85,6 +85,6 @@ extension TransportTests {
 
 /// The waits a client asked for.
 actor WaitLog {
-    private(set) var seconds: [Int] = []
-    func record(_ value: Int) { seconds.append(value) }
+    private(set) var waits: [Duration] = []
+    func record(_ value: Duration) { waits.append(value) }
 }

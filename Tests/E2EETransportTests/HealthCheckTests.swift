@@ -12,7 +12,7 @@ extension TransportTests {
         @Test("answers without a session; a stopped server is a transport error; it is not counted by the rate limit")
         func healthCheck() async throws {
             var configuration = DevServerConfiguration.testing()
-            configuration.rateLimit = DevServerConfiguration.RateLimit(requests: 2, window: .seconds(60), retryAfterSeconds: 10)
+            configuration.rateLimit = DevServerConfiguration.RateLimit(requests: 2, window: .seconds(60), retryAfter: .seconds(10))
             let server = try await DevServer.start(configuration: configuration)
             let client = HTTPChatServer(baseURL: server.baseURL, session: AuthSession(keyStore: nil, serverURL: server.baseURL), sleep: { _ in })
             for _ in 0..<5 { try await client.checkHealth() }

@@ -20,6 +20,17 @@ struct ServerTimestampTests {
         #expect(ServerTimestamp(parsing: "2026-05-28T20:26:40.000001Z")?.microseconds == base + 1)
     }
 
+    @Test func convertsToTheDateFoundationParses() throws {
+        let stamp = try #require(ServerTimestamp(parsing: "2026-05-28T20:26:40.123456Z"))
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime]
+        let whole = try #require(formatter.date(from: "2026-05-28T20:26:40Z"))
+        #expect(abs(stamp.date.timeIntervalSince(whole) - 0.123456) < 1e-6)
+        #expect(abs(ServerTimestamp(stamp.date).microseconds - stamp.microseconds) <= 1, "a Date round trip moves at most a microsecond")
+        #expect(ServerTimestamp(Date(timeIntervalSince1970: 1_780_000_000)).microseconds == base)
+        #expect(ServerTimestamp(microseconds: -1_500_000).date == Date(timeIntervalSince1970: -1.5))
+    }
+
     @Test func offsetsAreApplied() {
         #expect(ServerTimestamp(parsing: "2026-05-28T22:26:40+02:00")?.microseconds == base)
     }

@@ -26,7 +26,7 @@ struct TransportHarness: Sendable {
     }
 
     /// A client with its own session (memory only unless `keyStore` is given).
-    func client(keyStore: KeyStore? = nil, sleep: @escaping @Sendable (Int) async throws -> Void = { _ in }) -> HTTPChatServer {
+    func client(keyStore: KeyStore? = nil, sleep: @escaping @Sendable (Duration) async throws -> Void = { _ in }) -> HTTPChatServer {
         HTTPChatServer(baseURL: server.baseURL, session: AuthSession(keyStore: keyStore, serverURL: server.baseURL), sleep: sleep)
     }
 

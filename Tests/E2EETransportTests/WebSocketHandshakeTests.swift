@@ -38,7 +38,7 @@ extension TransportTests {
 
         @Test func theRateLimiterRefusesHandshakesWith429() async throws {
             var configuration = DevServerConfiguration.testing()
-            configuration.rateLimit = .init(requests: 2, window: .seconds(600), retryAfterSeconds: 10)
+            configuration.rateLimit = .init(requests: 2, window: .seconds(600), retryAfter: .seconds(10))
             try await TransportHarness.with(configuration) { harness in
                 let (alice, _) = try await harness.registered("alice")     // 1
                 let ticket = try await alice.webSocketTicket()              // 2

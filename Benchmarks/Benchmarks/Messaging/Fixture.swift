@@ -39,7 +39,7 @@ final class MessagingFixture {
     }
 
     /// Member and device lists cached for the whole run (the benchmark measures sending).
-    static let configuration = AccountConfiguration(memberLifetime: 3_600, deviceLifetime: 3_600)
+    static let configuration = AccountConfiguration(memberLifetime: .seconds(3_600), deviceLifetime: .seconds(3_600))
 
     /// Stops the server.
     func shutdown() async {

@@ -45,7 +45,7 @@ struct DevMiddleware: RouterMiddleware {
         let ip = context.remoteAddress?.ipAddress ?? "unknown"
         guard await state.rateLimiter.admit(ip: ip, now: state.now) else {
             var error = APIError.detail(.tooManyRequests, "Rate limit exceeded")
-            error.headers[.retryAfter] = String(state.configuration.rateLimit?.retryAfterSeconds ?? 10)
+            error.headers[.retryAfter] = state.configuration.rateLimit?.retryAfterHeader ?? "10"
             throw error
         }
     }

@@ -35,7 +35,7 @@ struct WebSocketRoutes {
         }
         let ip = context.remoteAddress?.ipAddress ?? "unknown"
         guard await state.rateLimiter.admit(ip: ip, now: state.now) else {
-            let retryAfter = String(state.configuration.rateLimit?.retryAfterSeconds ?? 10)
+            let retryAfter = state.configuration.rateLimit?.retryAfterHeader ?? "10"
             await context.refuseHandshake(status: 429, detail: "Rate limit exceeded", headers: [("Retry-After", retryAfter)])
             return .dontUpgrade
         }

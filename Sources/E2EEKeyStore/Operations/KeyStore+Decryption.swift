@@ -83,15 +83,20 @@ extension KeyStore {
     /// The key effects of a decryption (a prekey message's): the identity pinned (a different
     /// pin refuses the commit), the `EK_A` accepted (a replay refuses it), the one-time prekey
     /// consumed. ``apply(_:_:writeSenderKeyState:removePending:)`` adds the session and
-    /// sender-key states; a receive batch writes those once per batch instead.
-    func applyKeyEffects(_ commit: DecryptionCommit, _ db: Database) throws {
+    /// sender-key states; a receive batch writes those once per batch instead. Returns whether
+    /// the identity was pinned by this commit (`false` when it already was, by a device-list
+    /// read for instance).
+    @discardableResult
+    func applyKeyEffects(_ commit: DecryptionCommit, _ db: Database) throws -> Bool {
         let now = commit.processedAt
+        var pinnedNow = false
         if let claim = commit.identity {
             let result = try remoteIdentityStore.recordIdentity(userID: claim.userID, deviceID: claim.deviceID, identityBlob: claim.identityBlob,
                                                                 at: now, db)
             if case .changed = result {
                 throw KeyStoreError.invalidTransition(.remoteIdentity, id: "\(claim.userID)/\(claim.deviceID)", from: "pinned", to: "different identity")
             }
+            if case .pinned = result { pinnedNow = true }
         }
         if let ephemeral = commit.acceptedEphemeralKey {
             try signedPrekeyStore.acceptEphemeralKey(ephemeral.publicKey, signedPrekeyID: ephemeral.signedPrekeyID, at: now, db)
@@ -99,6 +104,7 @@ extension KeyStore {
         if let opk = commit.consumedOneTimePrekeyID {
             try oneTimePrekeyStore.consume(id: opk, at: now, db)
         }
+        return pinnedNow
     }
 
     func apply(_ commit: DecryptionCommit, _ db: Database, writeSenderKeyState: Bool = true, removePending: Bool = true) throws {

@@ -83,13 +83,14 @@ extension KeyStore {
     private func applyReceive(_ write: ReceiveWrite, _ batch: BatchFacts, _ db: Database) throws -> ReceiveWriteResult {
         var facts = write.facts
         var result = ReceiveWriteResult.stored
+        var pinnedNow = false
         let messageID: String
         let removePending = batch.anyPending
         switch write.action {
         case .decrypted(var commit):
             // The commit's `session` and `senderKey` are not used: the batch wrote the final ones.
             messageID = commit.message.messageID
-            try applyKeyEffects(commit, db)
+            pinnedNow = try applyKeyEffects(commit, db)
             let control = try controlEffect(of: &facts, &commit.message, anyTombstone: batch.anyTombstone, db)
             if control == .storedErased { result = .storedErased }
             do {
@@ -134,6 +135,9 @@ extension KeyStore {
         if let claim = write.identityChange, try recordIdentityChangeOnce(claim, db), result == .stored {
             result = .storedWithNewIdentityChange
         }
+        // A duplicate's pin is not reported: the row is hidden, and the device-list read that
+        // the first contact needed (§2.9) announced the device already.
+        if pinnedNow, result == .stored { result = .storedWithNewPin }
         return result
     }
 

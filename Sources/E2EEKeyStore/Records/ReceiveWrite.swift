@@ -102,4 +102,8 @@ public enum ReceiveWriteResult: Sendable, Equatable {
     case storedApplyingAnnouncement
     /// An announcement from a trusted device of another user was stored: the app is prompted.
     case storedAnnouncementFromOther
+    /// Like ``stored``, and this write pinned the sender device's identity: nothing had pinned
+    /// it before (docs/spec/protocol.md §7.1). Only the write that pins a device reports it, so
+    /// a device is announced once however many paths meet it.
+    case storedWithNewPin
 }

@@ -55,17 +55,6 @@ extension Account {
         return status
     }
 
-    /// The safety number between us and `otherUserID` (docs/spec/protocol.md §7): over every trusted
-    /// device of both users as the server lists them now, except devices this device does not
-    /// send to (held or declined everywhere, docs/spec/protocol.md §5). Compare digits only.
-    /// - Throws: ``ServerError``, `ProtocolError`.
-    public func safetyNumber(with otherUserID: String) async throws -> String {
-        let ours = try await withoutHeldDevices(try await directory.devices(of: userID, refresh: true)).map(\.identity.bytes)
-        let own = ours.contains(identity.bytes) ? ours : ours + [identity.bytes]
-        let theirs = try await withoutHeldDevices(try await directory.devices(of: otherUserID.lowercased(), refresh: true)).map(\.identity.bytes)
-        return try SafetyNumber.compute(userA: userID, blobsA: own, userB: otherUserID.lowercased(), blobsB: theirs)
-    }
-
     /// The trusted devices of `userID` as the server lists them now (new ones are pinned and
     /// reported; changed identities are reported and left out).
     /// - Throws: ``ServerError``.

@@ -93,20 +93,4 @@ extension Account {
     func rememberOwnDevicesAtRegistration() async throws {
         try await recipientGate.rememberOwnDevices()
     }
-
-    /// `devices` without those this device does not send to: held or declined in a channel and
-    /// a recipient in none (the safety number covers the devices keys go to, docs/spec/protocol.md §5).
-    /// - Throws: key store errors.
-    func withoutHeldDevices(_ devices: [RemoteDevice]) async throws -> [RemoteDevice] {
-        let ids = devices.map(\.deviceID)
-        let excluded = try await store.read { [store] db -> Set<String> in
-            var excluded: Set<String> = []
-            for id in ids {
-                let states = Set(try store.recipientStore.loadRecipients(deviceID: id, db).map(\.state))
-                if !states.contains(.recipient), !states.isDisjoint(with: [.held, .declined]) { excluded.insert(id) }
-            }
-            return excluded
-        }
-        return devices.filter { !excluded.contains($0.deviceID) }
-    }
 }

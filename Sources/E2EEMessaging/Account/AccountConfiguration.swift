@@ -6,20 +6,20 @@ import E2EEKeyStore
 public struct AccountConfiguration: Sendable {
     /// One-time prekeys offered after bootstrap and replenishment.
     public var oneTimePrekeyTarget: Int
-    /// Seconds a channel's member list is trusted before a send re-reads it. Membership is
-    /// never pushed (docs/spec/server-api.md), so this bounds how long a member who left can still be sent keys;
-    /// the default re-reads before nearly every send.
-    public var memberLifetime: Int64
-    /// Seconds the devices of a user are trusted before a send re-reads them.
-    public var deviceLifetime: Int64
+    /// How long a channel's member list is trusted before a send re-reads it (5 s). Membership
+    /// is never pushed (docs/spec/server-api.md), so this bounds how long a member who left can
+    /// still be sent keys; the default re-reads before nearly every send.
+    public var memberLifetime: Duration
+    /// How long the devices of a user are trusted before a send re-reads them (60 s).
+    public var deviceLifetime: Duration
     /// The outbox's retries.
     public var outbox: OutboxPolicy
     /// Randomness for keys, nonces and ids.
     public var random: any RandomSource
     /// The clock.
     public var now: @Sendable () -> StoreTime
-    /// Waits the given number of seconds (retry backoff).
-    public var sleep: @Sendable (Double) async throws -> Void
+    /// Waits the given duration (the outbox's retry backoff); tests pass one that returns at once.
+    public var sleep: @Sendable (Duration) async throws -> Void
     /// At most this many messages of a channel one catch-up fetches (the newest ones); older
     /// history is paged on demand with ``Account/loadOlder(channelID:limit:)``.
     public var catchUpLimit: Int
@@ -43,9 +43,9 @@ public struct AccountConfiguration: Sendable {
     public var recipientPolicy: RecipientPolicy? = nil
 
     /// The defaults.
-    public init(oneTimePrekeyTarget: Int = 50, memberLifetime: Int64 = 5, deviceLifetime: Int64 = 60, outbox: OutboxPolicy = OutboxPolicy(),
-                random: any RandomSource = SystemRandom(), now: @escaping @Sendable () -> StoreTime = { .now() },
-                sleep: @escaping @Sendable (Double) async throws -> Void = { try await Task.sleep(nanoseconds: UInt64(max($0, 0) * 1_000_000_000)) },
+    public init(oneTimePrekeyTarget: Int = 50, memberLifetime: Duration = .seconds(5), deviceLifetime: Duration = .seconds(60),
+                outbox: OutboxPolicy = OutboxPolicy(), random: any RandomSource = SystemRandom(), now: @escaping @Sendable () -> StoreTime = { .now() },
+                sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: max(.zero, $0)) },
                 catchUpLimit: Int = 5_000, catchUpOverlap: Duration = .seconds(10)) {
         self.oneTimePrekeyTarget = oneTimePrekeyTarget
         self.memberLifetime = memberLifetime

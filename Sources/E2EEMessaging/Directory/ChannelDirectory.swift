@@ -2,14 +2,14 @@ import E2EEKeyStore
 
 /// The account's channels and their members, cached in the store. Membership comes only from
 /// `GET …/members` (docs/spec/server-api.md: changes are never pushed); a member list older than
-/// `memberLifetime` seconds, or marked stale (after `channel.new`, a reconnect or a send
+/// `memberLifetime`, or marked stale (after `channel.new`, a reconnect or a send
 /// failure), is re-read before a group send.
 struct ChannelDirectory: Sendable {
     let store: KeyStore
     let api: any ChatServerAPI
     let events: EventBroadcaster
     let ownUserID: String
-    let memberLifetime: Int64
+    let memberLifetime: Duration
     let now: @Sendable () -> StoreTime
 
     /// `GET /channels`: stores every listed channel and forgets the ones no longer listed.
@@ -79,7 +79,7 @@ struct ChannelDirectory: Sendable {
         let cached = try await store.read { [store] db in
             (try store.channelStore.loadChannel(id: channel.id, db), try store.channelStore.loadMembers(channelID: channel.id, db))
         }
-        if !refresh, let fetched = cached.0?.membersFetchedAt, now().microseconds - fetched.microseconds < memberLifetime * 1_000_000 {
+        if !refresh, let fetched = cached.0?.membersFetchedAt, now().microseconds - fetched.microseconds < memberLifetime.microsecondCount {
             return cached.1
         }
         let members = try await api.members(channelID: channel.id).map {

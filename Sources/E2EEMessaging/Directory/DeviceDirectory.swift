@@ -5,7 +5,7 @@ import E2EEKeyStore
 /// prekey signature verified (T2), every identity checked against its pin — pinned on first
 /// use (an ``IdentityEvent/newDevice(userID:deviceID:)`` event), refused and recorded when it
 /// differs (``IdentityEvent/identityChanged(userID:deviceID:)``; such a device gets nothing
-/// until the user accepts the change). Answers are cached for `cacheLifetime` seconds. This
+/// until the user accepts the change). Answers are cached for `cacheLifetime`. This
 /// device, which the server lists among its own user's bundles, is neither pinned nor announced
 /// nor returned: it is never a recipient, and never news.
 public actor DeviceDirectory: ListedIdentityProviding {
@@ -20,14 +20,14 @@ public actor DeviceDirectory: ListedIdentityProviding {
     private let api: any ChatServerAPI
     private let store: KeyStore
     private let events: EventBroadcaster
-    private let cacheLifetime: Int64
+    private let cacheLifetime: Duration
     private let now: @Sendable () -> StoreTime
     private let localDeviceID: String?
     private var cache: [String: Entry] = [:]
 
     /// A directory asking `api`, pinning in `store`, reporting on `events`; `localDeviceID` is
     /// this device (left out of every answer).
-    public init(api: any ChatServerAPI, store: KeyStore, events: EventBroadcaster, cacheLifetime: Int64 = 60,
+    public init(api: any ChatServerAPI, store: KeyStore, events: EventBroadcaster, cacheLifetime: Duration = .seconds(60),
                 now: @escaping @Sendable () -> StoreTime = { .now() }, localDeviceID: String? = nil) {
         self.localDeviceID = localDeviceID?.lowercased()
         self.api = api
@@ -68,7 +68,7 @@ public actor DeviceDirectory: ListedIdentityProviding {
 
     private func entry(for userID: String, refresh: Bool) async throws -> Entry {
         let user = userID.lowercased()
-        if !refresh, let cached = cache[user], now().microseconds - cached.fetchedAt.microseconds < cacheLifetime * 1_000_000 {
+        if !refresh, let cached = cache[user], now().microseconds - cached.fetchedAt.microseconds < cacheLifetime.microsecondCount {
             return cached
         }
         let bundles = try await api.bundles(userID: user)

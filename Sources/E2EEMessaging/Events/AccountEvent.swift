@@ -50,7 +50,7 @@ public struct TimelineChange: Sendable, Equatable {
         /// The message was deleted.
         case deleted
         /// The message cannot be decrypted, for this public reason.
-        case undecryptable(reason: String)
+        case undecryptable(reason: UndecryptableReason)
         /// The message waits for a key.
         case pending
         /// The server no longer has the message (a hint: its text stays, see

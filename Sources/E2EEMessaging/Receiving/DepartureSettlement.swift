@@ -12,8 +12,8 @@ struct DepartureSettlement: Sendable {
     /// Settles the rows and publishes a timeline change for each.
     /// - Throws: store errors.
     func settle() async throws {
-        let reason = UndecryptableReason.sentAfterLeaving.rawValue
-        for row in try await store.settleDepartedPending(reason: reason) {
+        let reason = UndecryptableReason.sentAfterLeaving
+        for row in try await store.settleDepartedPending(reason: reason.rawValue) {
             events.publish(.timeline(TimelineChange(channelID: row.channelID, messageID: row.messageID, kind: .undecryptable(reason: reason))))
         }
     }

@@ -11,7 +11,9 @@ enum ReceiveEvents {
     static func events(for step: ProcessingStep, result: ReceiveWriteResult) -> [AccountEvent] {
         guard result != .unchanged else { return [] }
         var events: [AccountEvent] = []
-        if let pin = step.newPin { events.append(.identity(.newDevice(userID: pin.userID, deviceID: pin.deviceID))) }
+        // Announced only when this commit pinned the device: the §2.9 check's device-list read
+        // usually pinned (and announced) it first, and a device is news once.
+        if result == .storedWithNewPin, let pin = step.newPin { events.append(.identity(.newDevice(userID: pin.userID, deviceID: pin.deviceID))) }
         if result == .storedWithNewIdentityChange, let claim = step.write?.identityChange {
             events.append(.identity(.identityChanged(userID: claim.userID, deviceID: claim.deviceID)))
         }
@@ -28,7 +30,7 @@ enum ReceiveEvents {
             return events + [.announcement(announcement)]
         case .storedErased:
             return events + [timeline(step.isNewRow ? .inserted : .decrypted), timeline(.deleted)]
-        case .stored, .storedWithNewIdentityChange, .duplicateOfPayload, .unchanged:
+        case .stored, .storedWithNewIdentityChange, .storedWithNewPin, .duplicateOfPayload, .unchanged:
             break
         }
         let reason: UndecryptableReason?
@@ -57,7 +59,7 @@ enum ReceiveEvents {
             if step.isNewRow { events.append(contentsOf: [timeline(.inserted), timeline(.pending)]) }
         case .undecryptable, .unsupportedFormat:
             if step.isNewRow { events.append(timeline(.inserted)) }
-            events.append(timeline(.undecryptable(reason: (reason ?? .other).rawValue)))
+            events.append(timeline(.undecryptable(reason: reason ?? .other)))
         case .edited:
             events.append(timeline(.edited))
         case .editRefused(let why):

@@ -65,9 +65,9 @@ extension OutboxSender {
     private func park(_ channelID: String) {
         parked.insert(channelID)
         guard wakeUp == nil, !isShutDown else { return }
-        let nanoseconds = UInt64(max(policy.unreachableRetryInterval, 0.01) * 1_000_000_000)
+        let interval = max(policy.unreachableRetryInterval, .milliseconds(10))
         wakeUp = Task { [weak self] in
-            try? await Task.sleep(nanoseconds: nanoseconds)
+            try? await Task.sleep(for: interval)
             guard !Task.isCancelled else { return }
             await self?.serverAnswered()
         }

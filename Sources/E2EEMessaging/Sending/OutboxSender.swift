@@ -14,7 +14,7 @@ actor OutboxSender: OwnMessageObserving {
     private let device: LocalDevice
     private let events: EventBroadcaster
     let policy: OutboxPolicy
-    let sleep: @Sendable (Double) async throws -> Void
+    let sleep: @Sendable (Duration) async throws -> Void
     let now: @Sendable () -> StoreTime
     /// Encrypts drafts queued while the server was unreachable.
     let drafts: DraftEncryptor
@@ -32,7 +32,7 @@ actor OutboxSender: OwnMessageObserving {
     private var settleWaiters: [CheckedContinuation<Void, Never>] = []
 
     init(store: KeyStore, api: any ChatServerAPI, device: LocalDevice, events: EventBroadcaster, policy: OutboxPolicy, drafts: DraftEncryptor,
-         sleep: @escaping @Sendable (Double) async throws -> Void, now: @escaping @Sendable () -> StoreTime) {
+         sleep: @escaping @Sendable (Duration) async throws -> Void, now: @escaping @Sendable () -> StoreTime) {
         self.store = store
         self.api = api
         self.device = device

@@ -20,7 +20,7 @@ struct SafetyNumberCommand: AsyncParsableCommand {
         let opened = try await context.openAccount()
         let other = userID
         let (number, changes) = try await opened.using { account in
-            (try await account.safetyNumber(with: other), try await account.identityChanges(of: other))
+            (try await account.safetyNumber(with: other).displayText, try await account.identityChanges(of: other))
         }
         let warnings = IdentityWarnings(changes)
         let result = SafetyNumberResult(userID: other.lowercased(), safetyNumber: number, identityChanges: warnings.entries)

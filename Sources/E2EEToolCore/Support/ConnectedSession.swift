@@ -41,7 +41,7 @@ struct ConnectedSession {
         let signals = TerminationSignals()
         defer { signals.release() }
         let events = account.events()  // subscribed before connecting: nothing is missed
-        await account.connect(using: WebSocketRealtimeConnector(webSocketURL: ServerAddress.webSocketURL(for: serverURL)))
+        await account.connect(using: WebSocketRealtimeConnector(webSocketURL: try ServerOption.address(serverURL).webSocketURL))
         let (console, verbose, timeout) = (self.console, self.verbose, self.timeout)
         let ending: Ending
         do {

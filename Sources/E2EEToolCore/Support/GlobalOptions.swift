@@ -1,4 +1,5 @@
 import ArgumentParser
+import E2EETransport
 import Foundation
 
 /// The options every command that works on a store takes.
@@ -21,26 +22,22 @@ struct GlobalOptions: ParsableArguments {
     var verbose = false
 }
 
-/// Server URLs as the tool accepts them.
-enum ServerAddress {
+/// `--server` as the tool accepts it: E2EETransport's ``ServerAddress`` rules, refused as a
+/// usage error.
+enum ServerOption {
     /// `http(s)://host[:port]` with any trailing `/` or `/api/v1` removed.
     /// - Throws: ``ToolError`` (usage) for anything else.
     static func normalise(_ text: String) throws -> String {
-        var value = text.trimmingCharacters(in: .whitespaces)
-        while value.hasSuffix("/") { value.removeLast() }
-        if value.hasSuffix("/api/v1") { value.removeLast("/api/v1".count) }
-        guard let components = URLComponents(string: value), let scheme = components.scheme?.lowercased(),
-              scheme == "http" || scheme == "https", let host = components.host, !host.isEmpty,
-              components.path.isEmpty, components.query == nil, components.user == nil else {
-            throw ToolError(.usage, "--server must look like http://host:port (got \(text))")
-        }
-        return value
+        try address(text).baseURL
     }
 
-    /// The realtime endpoint of a normalised server URL: `http` → `ws`, `https` → `wss`, path `/ws`.
-    static func webSocketURL(for serverURL: String) -> String {
-        if serverURL.lowercased().hasPrefix("https://") { return "wss://" + serverURL.dropFirst("https://".count) + "/ws" }
-        if serverURL.lowercased().hasPrefix("http://") { return "ws://" + serverURL.dropFirst("http://".count) + "/ws" }
-        return serverURL + "/ws"
+    /// The addresses of a server URL.
+    /// - Throws: ``ToolError`` (usage) for a URL that is not `http(s)://host[:port]`.
+    static func address(_ text: String) throws -> ServerAddress {
+        do {
+            return try ServerAddress(text)
+        } catch {
+            throw ToolError(.usage, "--server must look like http://host:port (got \(text))")
+        }
     }
 }

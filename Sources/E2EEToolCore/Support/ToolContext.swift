@@ -20,7 +20,7 @@ struct ToolContext: Sendable {
         let username: String?
 
         /// The server URL normalised (`http://host:port`).
-        func serverURL() throws -> String? { try server.map(ServerAddress.normalise) }
+        func serverURL() throws -> String? { try server.map(ServerOption.normalise) }
     }
 
     init(options: GlobalOptions, environment: [String: String] = ProcessInfo.processInfo.environment) {

@@ -30,10 +30,10 @@ public struct HTTPChatServer: ChatServerAPI {
     ///   - session: the tokens that sign the requests (and refresh them).
     ///   - client: the AsyncHTTPClient to send through.
     ///   - timeout: the longest wait for one request's answer.
-    ///   - sleep: waits the given number of seconds (`Retry-After`, clamped to 0…300) before
+    ///   - sleep: waits the given duration (`Retry-After`, clamped to 0…300 s) before
     ///     retrying a 429 (inject to test).
     public init(baseURL: String, session: AuthSession, client: HTTPClient = .shared, timeout: TimeAmount = .seconds(30),
-                sleep: @escaping @Sendable (Int) async throws -> Void = { try await Task.sleep(nanoseconds: UInt64(min(max($0, 0), 300)) * 1_000_000_000) }) {
+                sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }) {
         self.session = session
         self.requester = HTTPRequester(client: client, baseURL: baseURL, timeout: timeout, sleep: sleep)
     }

@@ -12,7 +12,7 @@ struct HTTPRequester: Sendable {
     let client: HTTPClient
     let baseURL: String
     let timeout: TimeAmount
-    let sleep: @Sendable (Int) async throws -> Void
+    let sleep: @Sendable (Duration) async throws -> Void
 
     /// Sends and returns the 2xx body. `repeatable`: whether sending the request twice is
     /// harmless (idempotent methods, and POSTs the API treats as upserts); only such a request
@@ -21,7 +21,7 @@ struct HTTPRequester: Sendable {
         do {
             return try await attempt(method, path, body: body, token: token, repeatable: repeatable)
         } catch ServerError.rateLimited(let retryAfter) {
-            try await sleep(retryAfter ?? 10)
+            try await sleep(.seconds(min(max(retryAfter ?? 10, 0), 300)))
             return try await attempt(method, path, body: body, token: token, repeatable: repeatable)
         }
     }

@@ -1,5 +1,3 @@
-import E2EECrypto
-import E2EEKeyStore
 import E2EEMessaging
 import E2EETransport
 import Foundation
@@ -7,43 +5,41 @@ import Foundation
 // The code of the "Getting started" article
 // (Sources/E2EEMessaging/E2EEMessaging.docc/GettingStarted.md). Every Swift block of the article
 // is a verbatim excerpt of this file: GettingStartedTests checks that, and runs this code against
-// the development server, so the article cannot rot. Edit the two together.
+// the development server, so the article cannot rot. Edit the two together. Its imports are
+// the article's: E2EEMessaging and E2EETransport are all an app needs.
 
 /// One account of the app: its own store file, its own server client and its `Account` actor.
 /// An app signed in to several accounts (or servers) keeps one of these per account.
 struct ChatSession: Sendable {
     let account: Account
     let store: KeyStore
-    let webSocketURL: String
+    let server: ChatServer
 
     /// Opens the store at `storeURL` and the account it holds, or, when the store is new,
-    /// registers `username` on `serverURL` and publishes this device's keys.
-    static func start(serverURL: String, storeURL: URL, passphrase: SecretBytes,
+    /// registers `username` on `serverURL`, this device's keys published.
+    static func start(serverURL: String, storeURL: URL, keychainKey: SecretBytes,
                       username: String, password: String) async throws -> ChatSession {
-        // One SQLite file per account. Every secret in it is sealed under a key derived with
-        // Argon2id from `passphrase`, which the app keeps in the platform keychain.
-        let store = try KeyStore.open(at: storeURL, passphrase: passphrase)
+        // The server's REST and WebSocket addresses, both derived from its one URL.
+        let server = try ChatServer(url: serverURL)
+        // One SQLite file per account. Every secret in it is sealed under `keychainKey`: 32
+        // random bytes the app made on the first launch and keeps in the platform keychain.
+        let store = try KeyStore.open(at: storeURL, key: StoreKey(keychainKey))
         let account: Account
-        if try await store.loadAccount() != nil {
+        if let existing = try await server.open(store: store) {
             // A later launch: the tokens saved (sealed) in the store sign the requests.
-            let server = HTTPChatServer(baseURL: serverURL, session: try await AuthSession.restored(from: store))
-            account = try await Account.open(server: server, store: store)
+            account = existing
         } else {
-            // The first launch: a new user and its first device. `Account.login` adds a new
-            // device to an existing user instead.
-            let server = HTTPChatServer(baseURL: serverURL, session: AuthSession(keyStore: store, serverURL: serverURL))
-            account = try await Account.register(username: username, password: password, deviceName: "phone",
-                                                 server: server, store: store)
-            _ = try await account.bootstrapKeys()  // identity, signed prekey, one-time prekeys
+            // The first launch: a new user and its first device, keys published. `login`
+            // adds a new device to an existing user instead.
+            account = try await server.register(username: username, password: password, deviceName: "phone", store: store)
         }
-        let webSocketURL = serverURL.replacingOccurrences(of: "http", with: "ws", options: .anchored) + "/ws"
-        return ChatSession(account: account, store: store, webSocketURL: webSocketURL)
+        return ChatSession(account: account, store: store, server: server)
     }
 
     /// Opens the realtime connection. The account reconnects with backoff, falls back to
     /// polling, and catches up over REST on every connect by itself.
     func connect() async {
-        await account.connect(using: WebSocketRealtimeConnector(webSocketURL: webSocketURL))
+        await account.connect(to: server)
     }
 
     /// The app's lifecycle, forwarded: the socket closes cleanly in the background; in the
@@ -84,22 +80,29 @@ func present(_ events: AsyncStream<AccountEvent>, of session: ChatSession,
     }
 }
 
-/// Sends `text` to `userID` in their direct-message channel. The message is encrypted and
-/// stored before any network I/O; the outbox posts it (and retries) in the background.
-func sendDirectMessage(_ text: String, to userID: String, from session: ChatSession) async throws -> OutboxMessage {
-    let channel = try await session.account.openDirectMessage(with: userID)
+/// Sends `text` to the user named `username` in their direct-message channel. The message is
+/// encrypted and stored before any network I/O; the outbox posts it (and retries) in the
+/// background.
+func sendDirectMessage(_ text: String, to username: String, from session: ChatSession) async throws -> OutboxMessage {
+    guard let user = try await session.account.user(named: username) else { throw UnknownUser(username: username) }
+    let channel = try await session.account.openDirectMessage(with: user.id)
     return try await session.account.send(text: text, to: channel.id)
+}
+
+/// The server has no user of that name.
+struct UnknownUser: Error {
+    let username: String
 }
 
 /// Starts one session per account the app is signed in to, each in a store file of its own
 /// under `folder`, with its own key from the keychain: the accounts share nothing.
 func startAll(_ logins: [(username: String, password: String)], serverURL: String, folder: URL,
-              keychainPassphrase: (String) -> SecretBytes) async throws -> [ChatSession] {
+              keychainKey: (String) -> SecretBytes) async throws -> [ChatSession] {
     var sessions: [ChatSession] = []
     for login in logins {
         let storeURL = folder.appendingPathComponent("\(login.username).sqlite")
         sessions.append(try await ChatSession.start(serverURL: serverURL, storeURL: storeURL,
-                                                    passphrase: keychainPassphrase(login.username),
+                                                    keychainKey: keychainKey(login.username),
                                                     username: login.username, password: login.password))
     }
     return sessions

@@ -35,9 +35,11 @@ extension IntegrationTests {
             defer { try? FileManager.default.removeItem(at: folder) }
             var sessions: [ChatSession] = []
             do {
-                let passphrase = { (username: String) in SecretBytes(copying: Array("\(username)'s keychain item".utf8)) }
+                // What each account's keychain item holds: 32 random bytes, made once.
+                let keys = ["alice": SecretBytes.random(count: 32), "bob": SecretBytes.random(count: 32)]
+                let keychainKey = { (username: String) in keys[username] ?? SecretBytes.random(count: 32) }
                 sessions = try await startAll([("alice", "password-alice"), ("bob", "password-bob")], serverURL: server.baseURL,
-                                              folder: folder, keychainPassphrase: passphrase)
+                                              folder: folder, keychainKey: keychainKey)
                 try #require(sessions.count == 2)
                 let (alice, bob) = (sessions[0], sessions[1])
 
@@ -51,12 +53,12 @@ extension IntegrationTests {
                 // Bob's app opens the conversation with Alice: a DM it did not open would be a
                 // request, its messages waiting until he accepts (docs/spec/protocol.md §5.9).
                 _ = try await bob.account.openDirectMessage(with: alice.account.userID)
-                let first = try await sendDirectMessage("Hi Bob", to: bob.account.userID, from: alice)
+                let first = try await sendDirectMessage("Hi Bob", to: "bob", from: alice)
                 #expect(first.state == .queued)
                 #expect(await shown.wait { $0.contains("Hi Bob") }, "bob never saw the first message")
 
                 await bob.appDidEnterBackground()
-                _ = try await sendDirectMessage("while you were away", to: bob.account.userID, from: alice)
+                _ = try await sendDirectMessage("while you were away", to: "bob", from: alice)
                 await alice.account.waitForOutbox()
                 await bob.appWillEnterForeground()
                 #expect(await shown.wait { $0.contains("while you were away") }, "the foreground catch-up did not bring the second message")
@@ -66,13 +68,13 @@ extension IntegrationTests {
                 try await bob.close()
                 sessions.removeAll { $0.account.deviceID == bob.account.deviceID }
                 let reopened = try await ChatSession.start(serverURL: server.baseURL, storeURL: folder.appendingPathComponent("bob.sqlite"),
-                                                           passphrase: passphrase("bob"), username: "bob", password: "password-bob")
+                                                           keychainKey: keychainKey("bob"), username: "bob", password: "password-bob")
                 sessions.append(reopened)
                 #expect(reopened.account.deviceID == bob.account.deviceID)
                 let dm = try await reopened.account.openDirectMessage(with: alice.account.userID)
                 let texts = try await reopened.account.timeline(channelID: dm.id).compactMap(\.text)
                 #expect(texts == ["Hi Bob", "while you were away"])
-                let reply = try await sendDirectMessage("back again", to: alice.account.userID, from: reopened)
+                let reply = try await sendDirectMessage("back again", to: "alice", from: reopened)
                 await reopened.account.waitForOutbox()
                 let delivered = try await reopened.account.outboxEntries(states: Set(OutboxState.allCases)).first { $0.localID == reply.localID }
                 #expect(delivered?.serverMessageID != nil, "the reopened account could not send: \(String(describing: delivered?.lastError))")

@@ -23,7 +23,7 @@ extension IntegrationTests {
         func messagesAfterLeavingAreNotPending(departure: Departure) async throws {
             try await MessagingHarness.with { harness in
                 var configuration = MessagingHarness.testConfiguration
-                configuration.memberLifetime = 0
+                configuration.memberLifetime = .zero
                 let alice = try await harness.register("alice", configuration: configuration)
                 let carol = try await harness.register("carol")
                 let group = try await alice.createGroup(name: "team", members: [carol.userID])
@@ -56,7 +56,7 @@ extension IntegrationTests {
                 #expect(try await carol.store.pendingCount() == 0)
                 #expect(try await carol.store.pendingReceives().isEmpty)
                 let settled = await firstEvent(in: events) {
-                    if case .timeline(let change) = $0 { return change.kind == .undecryptable(reason: "sent_after_leaving") }
+                    if case .timeline(let change) = $0 { return change.kind == .undecryptable(reason: .sentAfterLeaving) }
                     return false
                 }
                 #expect(settled != nil)

@@ -47,7 +47,7 @@ extension IntegrationTests {
         func groupMembershipBoundsWhatIsReadable() async throws {
             try await MessagingHarness.with { harness in
                 var configuration = MessagingHarness.testConfiguration
-                configuration.memberLifetime = 0
+                configuration.memberLifetime = .zero
                 let alice = try await harness.register("alice", configuration: configuration)
                 let bob = try await harness.register("bob")
                 let carol = try await harness.register("carol")

@@ -74,13 +74,20 @@ extension IntegrationTests {
                 let events = alice.events()
                 let fromAlice = try await alice.safetyNumber(with: bob.userID)
                 let fromBob = try await bob.safetyNumber(with: alice.userID)
-                #expect(fromAlice == fromBob)
-                #expect(fromAlice.split(separator: " ").count == 12)
+                #expect(fromAlice.displayText == fromBob.displayText)
+                #expect(fromAlice.digitGroups.count == 12)
+                #expect(fromAlice.displayText.split(separator: " ").count == 12)
+                // Each scans the other's code: both match.
+                #expect(fromAlice.compare(scanned: fromBob.scannableForm) == .match)
+                #expect(fromBob.compare(scannedText: fromAlice.scannableText) == .match)
+                // A device's own code is not the other side's.
+                #expect(fromAlice.compare(scanned: fromAlice.scannableForm) == .mismatch)
 
                 let bob2 = try await harness.login("bob")
                 let afterNewDevice = try await alice.safetyNumber(with: bob.userID)
-                #expect(afterNewDevice != fromAlice)
-                #expect(try await bob2.safetyNumber(with: alice.userID) == afterNewDevice)
+                #expect(afterNewDevice.displayText != fromAlice.displayText)
+                #expect(try await bob2.safetyNumber(with: alice.userID).displayText == afterNewDevice.displayText)
+                #expect(afterNewDevice.compare(scanned: fromBob.scannableForm) == .mismatch, "a code from before the new device must not verify")
                 let newDevice = await firstEvent(in: events) {
                     if case .identity(.newDevice(_, let device)) = $0 { device == bob2.deviceID } else { false }
                 }

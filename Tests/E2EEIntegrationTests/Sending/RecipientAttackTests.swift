@@ -303,17 +303,30 @@ extension IntegrationTests {
 }
 
 extension IntegrationTests.RecipientAttackTests {
-    @Test("the safety number covers the devices keys go to: a held device is left out until approved")
+    @Test("the safety number covers the devices keys go to; the approval screen's number is the one after approval")
     func safetyNumberCoversApprovedDevices() async throws {
         try await MessagingHarness.with { harness in
             let (alice, bob, dm) = try await harness.dmAfterFirstContact()
             let before = try await alice.safetyNumber(with: bob.userID)
+            #expect(try await alice.safetyNumberIfApproved(with: bob.userID) == before, "nothing held: the two numbers agree")
             let attacker = try await harness.injectDevice(into: bob.userID)
             try await alice.send(text: "secret", to: dm.id)
             await alice.waitForOutbox()
+            #expect(try await alice.pendingRecipients().map(\.device.deviceID) == [attacker.deviceID])
             #expect(try await alice.safetyNumber(with: bob.userID) == before)
+            // The approval screen: the number as it will be, the held device in it.
+            let ifApproved = try await alice.safetyNumberIfApproved(with: bob.userID)
+            #expect(ifApproved.displayText != before.displayText)
+            // Bob's phone has not held the device (he has not sent since), so its number counts
+            // every device listed for him: the code Alice scans on the approval screen is the
+            // one Bob's phone shows. (Whether Bob owns that device is his to see in his list.)
+            let bobsView = try await bob.safetyNumberIfApproved(with: alice.userID)
+            #expect(ifApproved.compare(scanned: bobsView.scannableForm) == .match)
             try await alice.approveDevice(attacker.deviceID)
-            #expect(try await alice.safetyNumber(with: bob.userID) != before)
+            let after = try await alice.safetyNumber(with: bob.userID)
+            #expect(after == ifApproved, "the approval screen showed the number the approval produces")
+            try await alice.declineDevice(attacker.deviceID)
+            #expect(try await alice.safetyNumberIfApproved(with: bob.userID) == before, "a declined device stays out of both numbers")
         }
     }
 }

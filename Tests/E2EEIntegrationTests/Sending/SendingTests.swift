@@ -110,7 +110,7 @@ extension IntegrationTests {
         func leavingMemberTriggersRotation() async throws {
             try await MessagingHarness.with { harness in
                 var configuration = MessagingHarness.testConfiguration
-                configuration.memberLifetime = 0
+                configuration.memberLifetime = .zero
                 let alice = try await harness.register("alice", configuration: configuration)
                 let bob = try await harness.register("bob")
                 let carol = try await harness.register("carol")
@@ -136,7 +136,7 @@ extension IntegrationTests {
         func joinerGetsCurrentIterationOnly() async throws {
             try await MessagingHarness.with { harness in
                 var configuration = MessagingHarness.testConfiguration
-                configuration.memberLifetime = 0
+                configuration.memberLifetime = .zero
                 let alice = try await harness.register("alice", configuration: configuration)
                 let bob = try await harness.register("bob")
                 let dave = try await harness.register("dave")

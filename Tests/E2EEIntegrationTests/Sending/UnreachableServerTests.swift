@@ -61,7 +61,7 @@ extension IntegrationTests {
 
         /// Members are re-read before every send (lifetime 0), so a send while the server is
         /// down cannot even be encrypted: the draft path.
-        private static let configuration = AccountConfiguration(memberLifetime: 0, outbox: OutboxPolicy(maxAttempts: 3, backoff: [0, 0]),
+        private static let configuration = AccountConfiguration(memberLifetime: .zero, outbox: OutboxPolicy(maxAttempts: 3, backoff: [.zero, .zero]),
                                                                 sleep: { _ in })
 
         @Test("sent while down: queued (not failed), across a restart, then delivered in order exactly once")
@@ -121,7 +121,7 @@ extension IntegrationTests {
             let store = try KeyStore.inMemory()
             // The outbox's wait between tries never ends: only a wait that does not sit it out returns.
             var configuration = Self.configuration
-            configuration.outbox = OutboxPolicy(maxAttempts: 3, backoff: [3_600])
+            configuration.outbox = OutboxPolicy(maxAttempts: 3, backoff: [.seconds(3_600)])
             configuration.sleep = { _ in try await Task.sleep(for: .seconds(3_600)) }
             let alice = try await harness.register("alice", store: store, configuration: configuration) { _ in
                 Self.failFast(store: store, baseURL: server.baseURL)

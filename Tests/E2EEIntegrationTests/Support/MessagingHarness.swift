@@ -28,15 +28,15 @@ struct MessagingHarness: Sendable {
     /// recipient policy (new devices get keys and are surfaced) so suites about other things
     /// can add devices freely; the recipient suites use ``recipientConfiguration`` (§5's defaults).
     static let testConfiguration: AccountConfiguration = {
-        var configuration = AccountConfiguration(outbox: OutboxPolicy(maxAttempts: 3, backoff: [0, 0]), sleep: { _ in })
+        var configuration = AccountConfiguration(outbox: OutboxPolicy(maxAttempts: 3, backoff: [.zero, .zero]), sleep: { _ in })
         configuration.recipientPolicy = .surface
         return configuration
     }()
 
     /// As ``testConfiguration`` with docs/spec/protocol.md §5's default recipient policies, and member and
     /// device lists re-read before every send (what an attacker changes shows at once).
-    static let recipientConfiguration = AccountConfiguration(memberLifetime: 0, deviceLifetime: 0,
-                                                             outbox: OutboxPolicy(maxAttempts: 3, backoff: [0, 0]), sleep: { _ in })
+    static let recipientConfiguration = AccountConfiguration(memberLifetime: .zero, deviceLifetime: .zero,
+                                                             outbox: OutboxPolicy(maxAttempts: 3, backoff: [.zero, .zero]), sleep: { _ in })
 
     /// A real HTTP client whose tokens live in `store`.
     func client(store: KeyStore) -> HTTPChatServer {

@@ -1,10 +1,66 @@
-/// Safety numbers (docs/spec/protocol.md §7): 30 digits per user covering every listed device's identity
-/// blob, and the pair shown to both users as 12 groups of 5 digits.
-public enum SafetyNumber {
+/// The safety number of a conversation between two users (docs/spec/protocol.md §7), as an
+/// app shows and checks it: 12 groups of 5 digits to read aloud or compare by eye
+/// (``displayText``, ``digitGroups``), and a scannable form for a QR code that carries both
+/// users' fingerprints (``scannableForm``), compared with ``compare(scanned:)``.
+///
+/// A value is one side's view: ``localUserID`` is the user who computed it. Both sides' digits
+/// are the same text; their scannable forms name the two users in opposite order, so a scan
+/// matches only when each side's view of the *other* user is what that user computed for
+/// themselves.
+///
+/// The static functions are the spec's algorithm on its own (the conformance vectors use them).
+public struct SafetyNumber: Sendable, Hashable, CustomStringConvertible {
     /// Length of an identity blob: `0x01 || IK_pub(32) || SIG_pub(32)`.
     public static let identityBlobLength = 65
     /// Digits per user.
     public static let digitsPerUser = 30
+    /// Bytes of each user's fingerprint in the scannable form (`h[0..<32]`, §7.6).
+    public static let scannableFingerprintLength = 32
+    /// The scannable form's version byte (§7.6).
+    public static let scannableVersion: UInt8 = 0x01
+
+    /// The user who computed this value (lower-case).
+    public let localUserID: String
+    /// The other user (lower-case).
+    public let remoteUserID: String
+    /// The local user's 30 digits.
+    public let localDigits: String
+    /// The remote user's 30 digits.
+    public let remoteDigits: String
+    /// `h[0..<32]` of the local user (§7.4, §7.6).
+    let localFingerprint: [UInt8]
+    /// `h[0..<32]` of the remote user.
+    let remoteFingerprint: [UInt8]
+
+    /// The safety number between `localUserID` with `localIdentityBlobs` and `remoteUserID`
+    /// with `remoteIdentityBlobs` (each user's devices as §7.4 says which).
+    /// - Throws: ``ProtocolError/malformed(_:reason:)`` at ``WireLocation/identityBlob`` for a
+    ///   blob that is not 65 bytes with version byte `0x01`, or for an empty device list.
+    public init(localUserID: String, localIdentityBlobs: [[UInt8]], remoteUserID: String, remoteIdentityBlobs: [[UInt8]]) throws {
+        let local = try Self.iteratedHash(userID: localUserID, identityBlobs: localIdentityBlobs)
+        let remote = try Self.iteratedHash(userID: remoteUserID, identityBlobs: remoteIdentityBlobs)
+        self.localUserID = localUserID.lowercased()
+        self.remoteUserID = remoteUserID.lowercased()
+        self.localDigits = Self.digits(of: local)
+        self.remoteDigits = Self.digits(of: remote)
+        self.localFingerprint = Array(local[0..<Self.scannableFingerprintLength])
+        self.remoteFingerprint = Array(remote[0..<Self.scannableFingerprintLength])
+    }
+
+    /// The 60 digits, the smaller user's 30 first (§7.5): the same text on both sides.
+    public var digits: String { min(localDigits, remoteDigits) + max(localDigits, remoteDigits) }
+
+    /// The 12 groups of 5 digits, in display order.
+    public var digitGroups: [String] {
+        let all = Array(digits.utf8)
+        return stride(from: 0, to: all.count, by: 5).map { String(decoding: all[$0..<($0 + 5)], as: UTF8.self) }
+    }
+
+    /// The 12 groups separated by single spaces, as the spec shows them (§7.5).
+    public var displayText: String { digitGroups.joined(separator: " ") }
+
+    /// The display text (a safety number is not secret).
+    public var description: String { displayText }
 
     /// One user's 30 digits:
     /// `h = SHA-512(0x00 0x00 || B || uid)`, then 5,199 times `h = SHA-512(h || B)`, then each of
@@ -17,24 +73,7 @@ public enum SafetyNumber {
     /// - Throws: ``ProtocolError/malformed(_:reason:)`` at ``WireLocation/identityBlob`` for a blob
     ///   that is not 65 bytes with version byte `0x01`, or for an empty device list.
     public static func fingerprint(userID: String, identityBlobs: [[UInt8]]) throws -> String {
-        guard !identityBlobs.isEmpty else { throw ProtocolError.malformed(.identityBlob, reason: "no devices listed") }
-        for blob in identityBlobs {
-            guard blob.count == identityBlobLength, blob[0] == 0x01 else {
-                throw ProtocolError.malformed(.identityBlob, reason: "identity blob of \(blob.count) bytes or unknown version")
-            }
-        }
-        let concatenated = identityBlobs.sorted { $0.lexicographicallyPrecedes($1) }.flatMap { $0 }
-        var hash = SHA512.hash([0x00, 0x00] + concatenated + Array(userID.lowercased().utf8))
-        for _ in 1..<ProtocolLimits.safetyNumberIterations {
-            hash = SHA512.hash(hash + concatenated)
-        }
-        var digits = ""
-        for chunk in 0..<6 {
-            let value = hash[(chunk * 5)..<(chunk * 5 + 5)].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
-            let text = String(value % 100_000)
-            digits += String(repeating: "0", count: 5 - text.count) + text
-        }
-        return digits
+        digits(of: try iteratedHash(userID: userID, identityBlobs: identityBlobs))
     }
 
     /// One user's 30 digits from the devices the server lists now, each checked against its pin.
@@ -65,9 +104,36 @@ public enum SafetyNumber {
             .joined(separator: " ")
     }
 
-    /// The safety number of two users from their listed identity blobs.
+    /// The safety number of two users from their listed identity blobs, as display text.
     /// - Throws: as ``fingerprint(userID:identityBlobs:)``.
     public static func compute(userA: String, blobsA: [[UInt8]], userB: String, blobsB: [[UInt8]]) throws -> String {
         try combine(fingerprint(userID: userA, identityBlobs: blobsA), fingerprint(userID: userB, identityBlobs: blobsB))
+    }
+
+    /// `h` of §7.4 (64 bytes) after every iteration.
+    static func iteratedHash(userID: String, identityBlobs: [[UInt8]]) throws -> [UInt8] {
+        guard !identityBlobs.isEmpty else { throw ProtocolError.malformed(.identityBlob, reason: "no devices listed") }
+        for blob in identityBlobs {
+            guard blob.count == identityBlobLength, blob[0] == 0x01 else {
+                throw ProtocolError.malformed(.identityBlob, reason: "identity blob of \(blob.count) bytes or unknown version")
+            }
+        }
+        let concatenated = identityBlobs.sorted { $0.lexicographicallyPrecedes($1) }.flatMap { $0 }
+        var hash = SHA512.hash([0x00, 0x00] + concatenated + Array(userID.lowercased().utf8))
+        for _ in 1..<ProtocolLimits.safetyNumberIterations {
+            hash = SHA512.hash(hash + concatenated)
+        }
+        return hash
+    }
+
+    /// The 30 digits of `h[0..<30]`.
+    private static func digits(of hash: [UInt8]) -> String {
+        var digits = ""
+        for chunk in 0..<6 {
+            let value = hash[(chunk * 5)..<(chunk * 5 + 5)].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+            let text = String(value % 100_000)
+            digits += String(repeating: "0", count: 5 - text.count) + text
+        }
+        return digits
     }
 }

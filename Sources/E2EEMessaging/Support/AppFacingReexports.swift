@@ -1,0 +1,32 @@
+// The store and crypto types that appear in `Account`'s public API, re-exported so that an app
+// needs only `import E2EEMessaging` (and E2EETransport to reach a server).
+//
+// Why scoped `@_exported import`s and not typealiases: a typealias named like the type it
+// aliases makes the name ambiguous in a file that imports both modules (tests, the tool), and
+// re-declaring each type would duplicate it. Why not `@_exported import E2EEKeyStore` whole:
+// that would put the store's raw reads and writes, its per-kind stores and its receive-path
+// records in front of every app. Only what an app opens, configures, reads or catches is listed;
+// add a type here when it appears in a public signature of this module.
+
+// Opening the store with the key from the keychain, and the errors opening can throw.
+@_exported import class E2EEKeyStore.KeyStore
+@_exported import struct E2EEKeyStore.StoreKey
+@_exported import enum E2EEKeyStore.KeyStoreError
+// Times in configuration and reports.
+@_exported import struct E2EEKeyStore.StoreTime
+// The outbox: what `send`, `edit`, `retry` and `outboxEntries` return, and delivery events.
+@_exported import struct E2EEKeyStore.OutboxMessage
+@_exported import enum E2EEKeyStore.OutboxState
+@_exported import enum E2EEKeyStore.OutboxKind
+// Recipient policy, identity changes and channel members as `Account` reports them.
+@_exported import enum E2EEKeyStore.RecipientPolicy
+@_exported import struct E2EEKeyStore.IdentityChange
+@_exported import struct E2EEKeyStore.ChannelMemberRecord
+
+// The keychain bytes a store key is made of, this device's identity, randomness for
+// configuration, and safety numbers.
+@_exported import struct E2EECrypto.SecretBytes
+@_exported import struct E2EECrypto.IdentityBlob
+@_exported import protocol E2EECrypto.RandomSource
+@_exported import struct E2EECrypto.SystemRandom
+@_exported import struct E2EECrypto.SafetyNumber
