@@ -14,7 +14,7 @@ public struct E2EETool: AsyncParsableCommand {
             """,
         subcommands: [
             AccountCommand.self, KeysCommand.self, SafetyNumberCommand.self, DevicesCommand.self, ChannelsCommand.self,
-            SendCommand.self, OutboxCommand.self, HistoryCommand.self, ListenCommand.self, VectorsCommand.self, DemoCommand.self, ExitCodesCommand.self,
+            SendCommand.self, DeleteCommand.self, OutboxCommand.self, HistoryCommand.self, ListenCommand.self, VectorsCommand.self, DemoCommand.self, ExitCodesCommand.self,
         ]
     )
 

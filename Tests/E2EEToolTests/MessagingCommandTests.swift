@@ -39,6 +39,31 @@ extension ToolTests {
             }
         }
 
+        @Test("delete posts a tombstone: the receiver's history shows the message deleted; another user's message exits 1")
+        func deleteThroughTombstone() async throws {
+            try await ToolHarness.with { harness in
+                let alice = try await harness.register("alice", bootstrap: true)
+                let bob = try await harness.register("bob", bootstrap: true)
+                let dm = try await harness.tool("channels", "dm", bob.userID, "--store", alice.store, "--json")
+                let channelID = try #require(try dm.json()["id"] as? String)
+                _ = try await harness.tool("channels", "dm", alice.userID, "--store", bob.store)
+                let send = try await harness.tool("send", channelID, "oops", "--store", alice.store, "--json")
+                let serverID = try #require(try send.json()["server_message_id"] as? String)
+                let seen = try await harness.tool("history", channelID, "--store", bob.store)
+                #expect(seen.stdout.contains("oops"), "\(seen.summary)")
+
+                let notOurs = try await harness.tool("delete", serverID, "--store", bob.store)
+                #expect(notOurs.status == 1, "\(notOurs.summary)")
+                let delete = try await harness.tool("delete", serverID, "--store", alice.store, "--json")
+                #expect(delete.status == 0, "\(delete.summary)")
+                #expect(try delete.json()["state"] as? String == "sent")
+                let after = try await harness.tool("history", channelID, "--store", bob.store, "--json")
+                #expect(after.status == 0, "\(after.summary)")
+                #expect(!after.stdout.contains("oops"), "\(after.summary)")
+                #expect(after.stdout.contains("deleted"), "\(after.summary)")
+            }
+        }
+
         @Test("send to an unknown channel exits 6; text without a channel exits 2")
         func sendFailures() async throws {
             try await ToolHarness.with { harness in
