@@ -58,7 +58,8 @@ extension KeyStore {
     /// Applies an announcement from a trusted device of this account as this device's own
     /// decision in `channelID`: `added` and `approved` users become approved members, approved
     /// devices recipients in every channel that holds them; `declined` does the opposite;
-    /// `accepted` accepts the channel's request with the members it names. An id that names a
+    /// `accepted` accepts the channel (a request, or declined here: the later decision counts)
+    /// with the members it names. An id that names a
     /// device this device has a standing for is a device; any other id is a user.
     func applyOwnAnnouncement(_ announcement: PayloadAnnouncement, channelID: String, ownUserID: String, at time: StoreTime,
                               _ db: Database) throws {
@@ -84,7 +85,8 @@ extension KeyStore {
         try channelTrustStore.storeMembers(members, at: time, db)
         try recipientStore.storeRecipients(devices, db)
         try recipientStore.storeKnownDevices(devices.filter { $0.state == .recipient }.map { ($0.userID, $0.deviceID) }, at: time, db)
-        if announcement.kind == .accepted, try channelTrustStore.loadPin(channelID: channelID, db)?.standing == .request {
+        let standing = try channelTrustStore.loadPin(channelID: channelID, db)?.standing
+        if announcement.kind == .accepted, standing == .request || standing == .declined {
             try channelTrustStore.storeStanding(.accepted, channelID: channelID, db)
         }
     }

@@ -44,8 +44,9 @@ extension Account {
 
     /// Accepts a request. A DM's participant becomes its candidate (the earliest other user
     /// who wrote in it, as ``channelRequests()`` shows); a group's members become the ones the
-    /// server lists now — anyone listed later is held until approved. Returns the DM's
-    /// participant, or the group's approved members.
+    /// server lists now — anyone listed later is held until approved; a group accepted (or
+    /// created) here already stays as it is. Returns the DM's participant, or the group's
+    /// approved members.
     /// - Throws: ``MessagingError/unknownChannel(_:)``, ``MessagingError/noCandidate(channelID:)``
     ///   for a DM no other user wrote in yet, ``ServerError`` (members), key store errors.
     @discardableResult
@@ -62,6 +63,13 @@ extension Account {
             try await recipientGate.fixParticipants(channelID: channel.id, otherUser: participant)
             accepted = [participant]
         } else {
+            let pin = try await store.read { [store] db in try store.channelTrustStore.loadPin(channelID: channel.id, db) }
+            if let pin, pin.standing == .created || pin.standing == .accepted {
+                // Accepted already: accepting again approves nobody new (a member listed since is held).
+                return try await store.read { [store] db in
+                    try store.channelTrustStore.loadMembers(channelID: channel.id, db).values.filter { $0.state == .approved }.map(\.userID).sorted()
+                }
+            }
             accepted = try await channelDirectory.members(of: channel, refresh: true).map(\.userID).filter { $0 != own }
             try await approveMembers(accepted, in: channel.id)
         }

@@ -30,10 +30,23 @@ final class LaneState {
 
     /// Sender-key states read with the batch's plan (`nil`: none stored then).
     private let plannedKeys: [SenderKeyAddress: ReceiverSenderKey?]
+    /// Per channel, whether this device has not accepted it (a request, or declined).
+    private var unaccepted: [String: Bool] = [:]
 
     init(store: KeyStore, plannedKeys: [SenderKeyAddress: ReceiverSenderKey?] = [:]) {
         self.store = store
         self.plannedKeys = plannedKeys
+    }
+
+    /// Whether this device has not accepted `channelID` — it is a request, or was declined
+    /// (docs/spec/protocol.md §5.9): other users' messages there wait. Read once per lane.
+    /// - Throws: key store errors.
+    func isUnaccepted(channelID: String) async throws -> Bool {
+        if let known = unaccepted[channelID] { return known }
+        let standing = try await store.read { [store] db in try store.channelTrustStore.loadPin(channelID: channelID, db)?.standing }
+        let waits = standing == .request || standing == .declined
+        unaccepted[channelID] = waits
+        return waits
     }
 
     /// `pin`'s identity blob, parsed (its keys validated) once per lane rather than per message.

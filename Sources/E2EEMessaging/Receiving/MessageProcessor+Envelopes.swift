@@ -65,11 +65,18 @@ extension MessageProcessor {
         }
     }
 
-    /// A group message (§4, §5): the receiving state of (channel, device, key id) — absent:
+    /// A group message (§4, §5): in a group this device has not accepted, another user's
+    /// message waits for the acceptance; then the receiving state of (channel, device, key id) — absent:
     /// pending until its SKD arrives — whose owner must be the sender user (T16), then
     /// signature, jump limit and AEAD on a copy; the advanced state commits with the plaintext.
     func processGroup(_ envelope: GroupEnvelope, _ message: IncomingMessage, lane: LaneState) async throws -> ProcessingStep {
         guard let sender = try sender(of: envelope.senderDevice, message, lane: lane) else { return ignoredStep(message) }
+        if sender.userID != device.userID, try await lane.isUnaccepted(channelID: message.channelID) {
+            // A group this device has not accepted (§5.9): another user's message waits, not
+            // decrypted, until the app accepts it (our own devices' pass: they may carry the
+            // announcement of our own acceptance).
+            return pendingStep(message, waitingFor: WaitingKey.request(channelID: message.channelID), rowKind: .message)
+        }
         let address = SenderKeyAddress(channelID: message.channelID, senderDeviceID: sender.deviceID, keyID: envelope.keyID)
         guard let key = try await lane.senderKey(address) else {
             return pendingStep(message, waitingFor: WaitingKey.senderKey(address), rowKind: .message)

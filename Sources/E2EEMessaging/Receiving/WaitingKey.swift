@@ -12,7 +12,7 @@ enum WaitingKey {
     /// A prekey message from a device not pinned yet whose listed identity could not be fetched.
     static func identity(userID: String, deviceID: String) -> String { "identity:\(userID)/\(deviceID)" }
 
-    /// A DM message from another user in a DM this device has not accepted (no participant
-    /// fixed): re-driven when the app accepts or opens it.
+    /// Another user's message in a DM or group this device has not accepted (a request, or
+    /// declined): re-driven when the app accepts or opens it (and at the end of each sync).
     static func request(channelID: String) -> String { "request:\(channelID)" }
 }

@@ -21,7 +21,7 @@ extension IntegrationTests.GuaranteeTests {
             let group = try await alice.createGroup(name: "atomic", members: [bob.userID, carol.userID])
             let dm = try await harness.acceptedDM(alice, bob)
             try await harness.trust([alice, alice2])
-            try await harness.accept(group, on: [alice2, carol])
+            try await harness.accept(group, on: [alice2, bob, carol])
             var sent: [String: [String]] = [group.id: [], dm.id: []]
             for round in 0..<15 {
                 for (account, name) in [(alice, "alice"), (alice2, "alice-2"), (carol, "carol")] {

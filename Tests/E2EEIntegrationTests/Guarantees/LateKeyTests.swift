@@ -11,7 +11,7 @@ extension IntegrationTests.GuaranteeTests {
             let alice2 = try await harness.login("alice", deviceName: "alice-2")
             let bob = try await harness.register("bob")
             let group = try await alice.createGroup(name: "late keys", members: [bob.userID])
-            try await harness.accept(group, on: [alice2])
+            try await harness.accept(group, on: [alice2, bob])
             try await Self.send(["from alice-1"], from: alice, to: group.id)
             try await Self.send(["from alice-2"], from: alice2, to: group.id)
             let onServer = try await harness.serverMessages(group.id, as: try await harness.reader(of: bob))

@@ -86,6 +86,7 @@ extension IntegrationTests.GuaranteeTests {
             let alice = try await harness.register("alice")
             let bob = try await harness.register("bob", store: store)
             let group = try await alice.createGroup(name: "twice", members: [bob.userID])
+            try await harness.accept(group, on: [bob])
             try await bob.sync()
             let monitor = try await Self.connect(bob, harness, watching: [group.id])
 

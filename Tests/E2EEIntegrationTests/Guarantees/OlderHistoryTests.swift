@@ -58,6 +58,7 @@ extension IntegrationTests.GuaranteeTests {
             configuration.catchUpLimit = 20
             let bob = try await harness.register("bob", configuration: configuration)
             let group = try await alice.createGroup(name: "gap", members: [bob.userID])
+            try await harness.accept(group, on: [bob])
             let before = (0..<10).map { "before \($0)" }
             for text in before { _ = try await alice.send(text: text, to: group.id) }
             await alice.waitForOutbox()

@@ -14,6 +14,7 @@ extension IntegrationTests.GuaranteeTests {
             configuration.catchUpLimit = 10
             let bob = try await harness.register("bob", configuration: configuration)
             let group = try await alice.createGroup(name: "paging", members: [bob.userID])
+            try await harness.accept(group, on: [bob])
             let early = (0..<60).map { "early \($0)" }
             for text in early { _ = try await alice.send(text: text, to: group.id) }
             await alice.waitForOutbox()

@@ -27,6 +27,7 @@ extension IntegrationTests {
                 let alice = try await harness.register("alice", configuration: configuration)
                 let carol = try await harness.register("carol")
                 let group = try await alice.createGroup(name: "team", members: [carol.userID])
+                try await harness.accept(group, on: [carol])
                 try await alice.send(text: "before", to: group.id)
                 await alice.waitForOutbox()
                 try await carol.sync()

@@ -56,7 +56,7 @@ extension IntegrationTests {
                 try await alice.send(text: "welcome", to: group.id)
                 await alice.waitForOutbox()
                 try await bob.sync()
-                try await harness.accept(group, on: [bob])
+                try await harness.accept(group, on: [bob, carol])
                 try await bob.send(text: "thanks", to: group.id)
                 await bob.waitForOutbox()
                 for reader in [alice, bob, carol] {
@@ -76,6 +76,7 @@ extension IntegrationTests {
                 #expect(carolSees.map(\.text).contains("carol is gone, dave is here") == false)
                 #expect(carolSees.last?.state == .undecryptable(.sentAfterLeaving))  // not pending forever (issue 17 item 4)
 
+                _ = try await dave.acceptChannel(group.id)
                 try await dave.sync()
                 let daveSees = try await dave.timeline(channelID: group.id)
                 #expect(daveSees.compactMap { $0.state == .decrypted ? $0.text : nil } == ["carol is gone, dave is here"])

@@ -17,6 +17,7 @@ extension IntegrationTests {
                 let bob = try await harness.register("bob")
                 let mallory = try await harness.register("mallory")
                 let group = try await alice.createGroup(name: "team", members: [bob.userID, mallory.userID])
+                try await harness.accept(group, on: [bob, mallory])
                 try await alice.send(text: "from alice", to: group.id)
                 await alice.waitForOutbox()
                 try await mallory.sync()

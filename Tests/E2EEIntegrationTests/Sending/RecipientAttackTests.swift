@@ -107,6 +107,7 @@ extension IntegrationTests {
                 let bob = try await harness.registerWithDefaults("bob")
                 let carol = try await harness.registerWithDefaults("carol")
                 let group = try await alice.createGroup(name: "team", members: [bob.userID, carol.userID])
+                try await harness.accept(group, on: [bob, carol])
                 try await alice.setRecipientPolicy(.hold, channelID: group.id)
                 try await alice.send(text: "welcome", to: group.id)
                 await alice.waitForOutbox()
@@ -137,6 +138,7 @@ extension IntegrationTests {
                 let bob = try await harness.registerWithDefaults("bob")
                 let carol = try await harness.registerWithDefaults("carol")
                 let group = try await alice.createGroup(name: "team", members: [bob.userID, carol.userID])
+                try await harness.accept(group, on: [bob, carol])
                 try await alice.send(text: "welcome", to: group.id)
                 await alice.waitForOutbox()
                 try await carol.leave(group.id)
@@ -167,6 +169,7 @@ extension IntegrationTests {
                 let bob = try await harness.registerWithDefaults("bob")
                 let dm = try await alice.openDirectMessage(with: bob.userID)
                 let group = try await alice.createGroup(name: "team", members: [bob.userID])
+                try await harness.accept(group, on: [bob])
                 try await alice.setRecipientPolicy(.hold, channelID: group.id)
                 try await alice.send(text: "dm one", to: dm.id)
                 try await alice.send(text: "group one", to: group.id)
@@ -204,6 +207,7 @@ extension IntegrationTests {
                 guard case .group(let next) = try envelope(of: groupPosts[before + 2]) else { Issue.record("not a group envelope"); return }
                 #expect(next.keyID == rotated.keyID && next.iteration == 1)
                 #expect(try await readableTexts(bob2, dm.id) == ["dm three"])
+                _ = try await bob2.acceptChannel(group.id)
                 #expect(try await readableTexts(bob2, group.id) == ["group three"])
                 #expect(try await readableTexts(bob, group.id) == ["group one", "group two", "group three"])
             }
@@ -258,6 +262,7 @@ extension IntegrationTests {
                 let alice = try await harness.registerWithDefaults("alice")
                 let bob = try await harness.registerWithDefaults("bob")
                 let group = try await alice.createGroup(name: "team", members: [bob.userID])
+                try await harness.accept(group, on: [bob])
                 try await alice.send(text: "one", to: group.id)
                 await alice.waitForOutbox()
 
@@ -282,6 +287,7 @@ extension IntegrationTests {
                 let carol = try await harness.registerWithDefaults("carol")
                 let dm = try await alice.openDirectMessage(with: bob.userID)
                 let group = try await alice.createGroup(name: "team", members: [carol.userID])
+                try await harness.accept(group, on: [carol])
                 // The server lists, for Bob, a bundle whose signed prekey signature does not verify.
                 let forged = try await harness.injectDevice(into: bob.userID)
                 let identity = IdentityKeyPair()

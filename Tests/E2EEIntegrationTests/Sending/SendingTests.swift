@@ -85,6 +85,7 @@ extension IntegrationTests {
                 let carol = try await harness.register("carol")
                 try await harness.trust([alice, alice2])
                 let group = try await alice.createGroup(name: "team", members: [bob.userID, carol.userID])
+                try await harness.accept(group, on: [bob, carol])
                 try await alice.send(text: "one", to: group.id)
                 try await alice.send(text: "two", to: group.id)
                 await alice.waitForOutbox()
@@ -115,6 +116,7 @@ extension IntegrationTests {
                 let bob = try await harness.register("bob")
                 let carol = try await harness.register("carol")
                 let group = try await alice.createGroup(name: "team", members: [bob.userID, carol.userID])
+                try await harness.accept(group, on: [bob, carol])
                 try await alice.send(text: "before", to: group.id)
                 await alice.waitForOutbox()
                 try await harness.reader(of: carol).leaveChannel(id: group.id)
@@ -141,6 +143,7 @@ extension IntegrationTests {
                 let bob = try await harness.register("bob")
                 let dave = try await harness.register("dave")
                 let group = try await alice.createGroup(name: "team", members: [bob.userID])
+                try await harness.accept(group, on: [bob])
                 for text in ["a", "b", "c"] { try await alice.send(text: text, to: group.id) }
                 try await alice.addMember(dave.userID, to: group.id)
                 try await alice.send(text: "d", to: group.id)
@@ -157,6 +160,7 @@ extension IntegrationTests {
                 }
                 #expect(announcement.keyID != first.keyID)
                 #expect(announcement.iteration == 0)
+                _ = try await dave.acceptChannel(group.id)
                 #expect(try await readableTexts(dave, group.id) == ["d"])
             }
         }
@@ -167,6 +171,7 @@ extension IntegrationTests {
                 let alice = try await harness.register("alice")
                 let bob = try await harness.register("bob")
                 let group = try await alice.createGroup(name: "busy", members: [bob.userID])
+                try await harness.accept(group, on: [bob])
                 for index in 0..<101 { try await alice.send(text: "message \(index)", to: group.id) }
                 await alice.waitForOutbox()
                 let reader = try await harness.reader(of: bob)

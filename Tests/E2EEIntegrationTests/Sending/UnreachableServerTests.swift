@@ -197,6 +197,7 @@ extension IntegrationTests {
             let (started, store, _, alice, bob) = try await Self.aliceOnAFileAndBob(&restartable)
             var server = started
             let group = try await alice.createGroup(name: "team", members: [bob.userID])
+            _ = try await bob.acceptChannel(group.id)
             try await alice.send(text: "before", to: group.id)
             await alice.waitForOutbox()
             await server.shutdown()

@@ -22,7 +22,9 @@ extension IntegrationTests {
             if reader == nil { reader = try await harness.register("bob") }
             let bob = try #require(reader)
             let ok = try await alice.createGroup(name: "team-ok", members: [bob.userID])
+            try await harness.accept(ok, on: [bob])
             let bad = try await alice.createGroup(name: "team-bad", members: [bob.userID])
+            try await harness.accept(bad, on: [bob])
             try await alice.send(text: "ok one", to: ok.id)
             try await alice.send(text: "bad one", to: bad.id)
             await alice.waitForOutbox()
@@ -134,6 +136,7 @@ extension IntegrationTests {
                 let alice = try await harness.register("alice")
                 let bob = try await harness.register("bob")
                 let team = try await alice.createGroup(name: "team", members: [bob.userID])
+                try await harness.accept(team, on: [bob])
                 try await alice.send(text: "one", to: team.id)
                 await alice.waitForOutbox()
                 try await bob.sync()

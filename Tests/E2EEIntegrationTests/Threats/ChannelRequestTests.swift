@@ -86,5 +86,35 @@ extension IntegrationTests {
                 #expect(try await readableTexts(bob, dm.id) == ["hi bob", "hi alice", "from the laptop"])
             }
         }
+        @Test("a group request's messages wait unread until it is accepted; a declined group stays silent; our own device's acceptance accepts it here")
+        func groupRequestWaitsUntilAccepted() async throws {
+            try await MessagingHarness.with { harness in
+                let alice = try await harness.registerWithDefaults("alice")
+                let bob = try await harness.registerWithDefaults("bob")
+                let bob2 = try await harness.login("bob", configuration: MessagingHarness.recipientConfiguration)
+                try await harness.trust([bob, bob2])
+                let group = try await alice.createGroup(name: "spam?", members: [bob.userID])
+                try await alice.send(text: "buy now", to: group.id)
+                await alice.waitForOutbox()
+
+                try await bob.sync()
+                #expect(try await bob.timeline(channelID: group.id).map(\.state) == [.pending], "waits, not decrypted")
+                #expect(try await bob.channelRequests().map(\.channel.id) == [group.id])
+                try await bob.declineChannel(group.id)
+                try await alice.send(text: "really, buy now", to: group.id)
+                await alice.waitForOutbox()
+                try await bob.sync()
+                #expect(try await readableTexts(bob, group.id).isEmpty, "a declined group stays silent")
+
+                // Accepted on bob's other device: its announcement accepts the group on this one too.
+                try await bob2.sync()
+                _ = try await bob2.acceptChannel(group.id)
+                await bob2.waitForOutbox()
+                #expect(try await readableTexts(bob2, group.id) == ["buy now", "really, buy now"])
+                try await bob.sync()
+                #expect(try await bob.channelRequests().isEmpty)
+                #expect(try await readableTexts(bob, group.id) == ["buy now", "really, buy now"])
+            }
+        }
     }
 }

@@ -20,6 +20,7 @@ extension IntegrationTests {
                 let bob = try await harness.registerWithDefaults("bob")
                 let mallory = try await harness.registerWithDefaults("mallory")
                 let group = try await alice.createGroup(name: "team", members: [bob.userID])
+                try await harness.accept(group, on: [bob])
                 try await alice.setRecipientPolicy(.surface, channelID: group.id)
                 try await alice.send(text: "one", to: group.id)
                 await alice.waitForOutbox()
@@ -40,6 +41,7 @@ extension IntegrationTests {
                 #expect(try await alice.pendingMembers().isEmpty)
                 try await alice.send(text: "three", to: group.id)
                 await alice.waitForOutbox()
+                _ = try await mallory.acceptChannel(group.id)
                 #expect(try await readableTexts(mallory, group.id) == ["three"])
                 #expect(try await readableTexts(bob, group.id) == ["one", "two", "three"])
             }
@@ -52,6 +54,7 @@ extension IntegrationTests {
                 let bob = try await harness.registerWithDefaults("bob")
                 let carol = try await harness.registerWithDefaults("carol")
                 let group = try await alice.createGroup(name: "team", members: [bob.userID, carol.userID])
+                try await harness.accept(group, on: [bob, carol])
                 try await alice.setRecipientPolicy(.surface, channelID: group.id)
                 try await alice.send(text: "welcome", to: group.id)
                 await alice.waitForOutbox()
@@ -79,7 +82,9 @@ extension IntegrationTests {
                 let alice = try await harness.registerWithDefaults("alice")
                 let bob = try await harness.registerWithDefaults("bob")
                 let group = try await alice.createGroup(name: "team", members: [bob.userID])
+                try await harness.accept(group, on: [bob])
                 let other = try await alice.createGroup(name: "other", members: [bob.userID])
+                try await harness.accept(other, on: [bob])
                 try await alice.setRecipientPolicy(.surface)
                 try await alice.send(text: "one", to: group.id)
                 await alice.waitForOutbox()
@@ -96,6 +101,7 @@ extension IntegrationTests {
                 let elsewhere = try await alice.sendReporting(text: "hello other", to: other.id)
                 await alice.waitForOutbox()
                 #expect(elsewhere.recipients.held.isEmpty)
+                _ = try await attacker.acceptChannel(other.id)
                 #expect(try await readableTexts(attacker, other.id) == ["hello other"])
             }
         }
@@ -109,6 +115,7 @@ extension IntegrationTests {
                 let alice = try await harness.register("alice", store: store, configuration: MessagingHarness.recipientConfiguration) { _ in lying }
                 let bob = try await harness.registerWithDefaults("bob")
                 let group = try await alice.createGroup(name: "team", members: [bob.userID])
+                try await harness.accept(group, on: [bob])
 
                 let attacker = try await harness.injectDevice(into: alice.userID)
                 let report = try await alice.sendReporting(text: "secret", to: group.id)
@@ -125,6 +132,7 @@ extension IntegrationTests {
                 let alice = try await harness.registerWithDefaults("alice")
                 let bob = try await harness.registerWithDefaults("bob")
                 let group = try await alice.createGroup(name: "team", members: [bob.userID])
+                try await harness.accept(group, on: [bob])
                 try await alice.setRecipientPolicy(.surface, channelID: group.id)
                 try await alice.send(text: "one", to: group.id)
                 await alice.waitForOutbox()

@@ -33,6 +33,7 @@ extension IntegrationTests {
             let firstStore = try KeyStore.open(at: files.url, key: files.key)
             let alice = try await harness.register("alice", store: firstStore)
             let group = try await alice.createGroup(name: "team", members: [bob.userID])
+            try await harness.accept(group, on: [bob])
             let dm = withDM ? try await alice.openDirectMessage(with: bob.userID) : nil
             try await alice.send(text: "group: before the copy", to: group.id)
             if let dm { try await alice.send(text: "dm: before the copy", to: dm.id) }

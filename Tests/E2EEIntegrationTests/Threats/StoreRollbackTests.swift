@@ -67,6 +67,7 @@ extension IntegrationTests {
             let firstStore = try KeyStore.open(at: files.url, key: files.key)
             let alice = try await harness.register("alice", store: firstStore)
             let group = try await alice.createGroup(name: "team", members: [bob.userID])
+            try await harness.accept(group, on: [bob])
             try await alice.send(text: "before the copy", to: group.id)
             await alice.waitForOutbox()
             let aliceDevice = alice.deviceID
