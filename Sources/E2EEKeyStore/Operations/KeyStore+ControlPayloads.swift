@@ -55,6 +55,20 @@ extension KeyStore {
         try timelineStore.markDeleted(id: messageID, db)
     }
 
+    /// Whether every id an `approved` or `declined` announcement names is one this device has
+    /// a standing for — a device in any channel, or a member of `channelID` (held, approved,
+    /// declined or gone). `added` and `accepted` name users that may be new here. An
+    /// announcement naming anyone unknown is refused whole: it changes nothing and prompts
+    /// nothing.
+    func namesKnownParties(_ announcement: PayloadAnnouncement, channelID: String, _ db: Database) throws -> Bool {
+        guard announcement.kind == .approved || announcement.kind == .declined else { return true }
+        let members = try channelTrustStore.loadMembers(channelID: channelID, db)
+        for id in announcement.ids.map(\.text) where members[id] == nil {
+            guard try db.row("SELECT 1 FROM channel_recipients WHERE device_id = ? LIMIT 1", [id]) != nil else { return false }
+        }
+        return true
+    }
+
     /// Applies an announcement from a trusted device of this account as this device's own
     /// decision in `channelID`: `added` and `approved` users become approved members, approved
     /// devices recipients in every channel that holds them; `declined` does the opposite;

@@ -194,7 +194,8 @@ extension KeyStore {
             facts.deleteOf = nil
             return .hint(payloadID: deleteOf)
         }
-        if facts.announcement != nil {
+        if let announcement = facts.announcement {
+            guard try namesKnownParties(announcement, channelID: message.channelID, db) else { return .none }
             if try isTrustedOwnDevice(userID: user, deviceID: device, channelID: message.channelID, db) { return .ownAnnouncement }
             if try ownUserID(db) != user, try isTrustedSender(channelID: message.channelID, userID: user, deviceID: device, db) {
                 return .otherAnnouncement

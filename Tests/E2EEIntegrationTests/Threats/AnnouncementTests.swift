@@ -75,7 +75,7 @@ extension IntegrationTests {
             }
         }
 
-        @Test("a malformed announcement from alice's own device is refused and changes nothing")
+        @Test("a malformed announcement, or one naming an unknown user, from alice's own device is refused and changes nothing")
         func malformedAnnouncementChangesNothing() async throws {
             try await MessagingHarness.with { harness in
                 let s = try await Self.setUp(harness)
@@ -88,10 +88,16 @@ extension IntegrationTests {
                 ] {
                     try await postRawPayload(bad, from: s.alice, in: s.group.id)
                 }
+                // Well-formed, but naming a user nobody here knows next to Mallory: refused whole.
+                let phoneEvents = s.alice2.events()
+                try await postRawPayload(
+                    #"{"v":1,"id":"\#(UUID().uuidString.lowercased())","ts":1,"text":"","approved":["\#(s.mallory.userID)","\#(UUID().uuidString.lowercased())"]}"#,
+                    from: s.alice, in: s.group.id)
                 try await s.alice2.sync()
                 #expect(try await s.alice2.pendingMembers() == [HeldMember(channelID: s.group.id, userID: s.mallory.userID)])
                 let refused = try await s.alice2.timeline(channelID: s.group.id).filter { $0.state == .undecryptable(.invalidPayload) }
                 #expect(refused.count == 4)
+                #expect(await firstEvent(in: phoneEvents, within: 1) { if case .announcement = $0 { true } else { false } } == nil)
             }
         }
 
