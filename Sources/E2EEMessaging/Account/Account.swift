@@ -123,7 +123,7 @@ public actor Account {
 
     init(device: LocalDevice, server: any ChatServerAPI, store: KeyStore, configuration: AccountConfiguration) {
         let random = AnyRandomSource(base: configuration.random)
-        let events = EventBroadcaster()
+        let events = EventBroadcaster(bufferLimit: configuration.eventBufferLimit)
         let locks = KeyedAsyncLock()
         let directory = DeviceDirectory(api: server, store: store, events: events, cacheLifetime: configuration.deviceLifetime, now: configuration.now,
                                         localDeviceID: device.deviceID)

@@ -41,6 +41,9 @@ public struct AccountConfiguration: Sendable {
     /// as ``Account/recipientPolicy(channelID:)`` reports it. It no longer decides who gets keys:
     /// new members and devices are held whatever the policy (docs/spec/protocol.md §5.11–§5.13).
     public var recipientPolicy: RecipientPolicy? = nil
+    /// Events each ``Account/events()`` subscriber buffers before it loses the oldest (it is then
+    /// sent ``AccountEvent/reloadNeeded``, never left with a silent gap).
+    public var eventBufferLimit: Int = 10_000
 
     /// The defaults.
     public init(oneTimePrekeyTarget: Int = 50, memberLifetime: Duration = .seconds(5), deviceLifetime: Duration = .seconds(60),

@@ -35,6 +35,10 @@ public enum AccountEvent: Sendable, Equatable {
     /// A member's signed announcement in a group (docs/spec/protocol.md §5.15): a prompt, or
     /// this account's own decision applied here.
     case announcement(ChannelAnnouncement)
+    /// This subscriber fell behind and lost events (its buffer was full): re-read what the app
+    /// shows — timelines, delivery states, pending lists — from the account. Comes once per
+    /// gap, after it; what follows is live again.
+    case reloadNeeded
 }
 
 /// A change in a channel's timeline.
