@@ -80,6 +80,15 @@ extension Account {
         try await TimelineReader(store: store).page(channelID: channelID.lowercased(), before: before, limit: limit)
     }
 
+    /// Observes a channel's timeline: first the newest `limit` items, then the changes of each
+    /// committed batch that touches the channel, as rows to insert, update or remove — and a
+    /// fresh snapshot instead of any changes the reader was too slow to take (``TimelineUpdates``).
+    /// Changes committed from this call on are observed.
+    public nonisolated func timelineUpdates(channelID: String, limit: Int = 50) -> TimelineUpdates {
+        TimelineUpdates(channelID: channelID.lowercased(), limit: max(1, limit), reader: TimelineReader(store: store),
+                        signals: broadcaster.timelineSignals(bufferLimit: configuration.eventBufferLimit))
+    }
+
     /// Opens the realtime connection (ticket per attempt, backoff, polling fallback, catch-up on
     /// every connect); its states are on ``connectionStates`` and in ``events()``.
     public func connect(using connector: any RealtimeConnecting, policy: ConnectionPolicy = .standard) async {

@@ -8,7 +8,8 @@ import Foundation
 /// store (matrix-rust-sdk's timeline does the same with `VectorDiff::Reset`). Thread-safe; the
 /// engine calls ``publish(_:)`` from any task.
 public final class EventBroadcaster: Sendable {
-    private let state = LockedSubscribers()
+    private let state = LockedSubscribers<AccountEvent>()
+    private let timelineObservers = LockedSubscribers<TimelineSignal>()
     private let bufferLimit: Int
 
     /// A broadcaster whose subscribers each buffer up to `bufferLimit` events (at least 2).
@@ -20,8 +21,17 @@ public final class EventBroadcaster: Sendable {
     /// or the consumer stops iterating.
     public func events() -> AsyncStream<AccountEvent> {
         let (stream, continuation) = AsyncStream<AccountEvent>.makeStream(bufferingPolicy: .bufferingNewest(bufferLimit))
-        let id = state.add(Subscriber(continuation: continuation, capacity: bufferLimit))
+        let id = state.add(Subscriber(continuation: continuation, capacity: bufferLimit, gap: .reloadNeeded))
         continuation.onTermination = { [state] _ in state.remove(id) }
+        return stream
+    }
+
+    /// Timeline changes grouped by commit, for ``TimelineUpdates`` (a `.gap` after a loss).
+    func timelineSignals(bufferLimit: Int = 1_000) -> AsyncStream<TimelineSignal> {
+        let limit = max(2, bufferLimit)
+        let (stream, continuation) = AsyncStream<TimelineSignal>.makeStream(bufferingPolicy: .bufferingNewest(limit))
+        let id = timelineObservers.add(Subscriber(continuation: continuation, capacity: limit, gap: .gap))
+        continuation.onTermination = { [timelineObservers] _ in timelineObservers.remove(id) }
         return stream
     }
 
@@ -29,31 +39,56 @@ public final class EventBroadcaster: Sendable {
     /// it to one whose buffer just lost an event).
     public func publish(_ event: AccountEvent) {
         state.forEach { $0.deliver(event) }
+        if case .timeline(let change) = event { timelineObservers.forEach { $0.deliver(.changes([change])) } }
+    }
+
+    /// Delivers the events of one commit, in order; timeline observers get its timeline
+    /// changes as one batch.
+    func publish(committed events: [AccountEvent]) {
+        guard !events.isEmpty else { return }
+        state.forEach { subscriber in for event in events { subscriber.deliver(event) } }
+        let changes = events.compactMap { event -> TimelineChange? in
+            if case .timeline(let change) = event { return change }
+            return nil
+        }
+        if !changes.isEmpty { timelineObservers.forEach { $0.deliver(.changes(changes)) } }
     }
 
     /// Ends every subscription.
     public func finish() {
         for subscriber in state.removeAll() { subscriber.continuation.finish() }
+        for subscriber in timelineObservers.removeAll() { subscriber.continuation.finish() }
     }
 }
 
+/// What a timeline observer is sent: one commit's changes, or the news that it lost some.
+enum TimelineSignal: Sendable, Equatable {
+    /// The timeline changes of one commit, in order.
+    case changes([TimelineChange])
+    /// Changes were lost (the observer fell behind): reload.
+    case gap
+}
+
 /// One subscription and what it knows of its reader's progress.
-private final class Subscriber {
-    let continuation: AsyncStream<AccountEvent>.Continuation
+private final class Subscriber<Element: Sendable & Equatable> {
+    let continuation: AsyncStream<Element>.Continuation
     private let capacity: Int
+    /// What tells the reader it lost elements.
+    private let gap: Element
     /// Whether a reload signal is in the buffer, not read yet.
     private var reloadUnread = false
     /// Events yielded after that signal.
     private var sinceReload = 0
 
-    init(continuation: AsyncStream<AccountEvent>.Continuation, capacity: Int) {
+    init(continuation: AsyncStream<Element>.Continuation, capacity: Int, gap: Element) {
         self.continuation = continuation
         self.capacity = capacity
+        self.gap = gap
     }
 
     /// Yields `event`; after a loss, yields the reload signal unless one is still unread.
     /// Called under the table's lock.
-    func deliver(_ event: AccountEvent) {
+    func deliver(_ event: Element) {
         let result = continuation.yield(event)
         switch result {
         case .enqueued(let remaining):
@@ -64,11 +99,11 @@ private final class Subscriber {
                 if capacity - remaining <= sinceReload { reloadUnread = false }
             }
         case .dropped(let lost):
-            if case .reloadNeeded = lost { reloadUnread = false }
+            if lost == gap { reloadUnread = false }
             if reloadUnread {
                 sinceReload += 1
             } else {
-                _ = continuation.yield(.reloadNeeded)
+                _ = continuation.yield(gap)
                 reloadUnread = true
                 sinceReload = 0
             }
@@ -81,12 +116,12 @@ private final class Subscriber {
 }
 
 /// The subscriber table behind a lock.
-private final class LockedSubscribers: @unchecked Sendable {
+private final class LockedSubscribers<Element: Sendable & Equatable>: @unchecked Sendable {
     private let lock = NSLock()
     private var next = 0
-    private var subscribers: [Int: Subscriber] = [:]
+    private var subscribers: [Int: Subscriber<Element>] = [:]
 
-    func add(_ subscriber: Subscriber) -> Int {
+    func add(_ subscriber: Subscriber<Element>) -> Int {
         lock.withLock {
             next += 1
             subscribers[next] = subscriber
@@ -100,11 +135,11 @@ private final class LockedSubscribers: @unchecked Sendable {
 
     /// Runs `body` on each subscriber while holding the lock (so one subscriber's deliveries
     /// are never interleaved).
-    func forEach(_ body: (Subscriber) -> Void) {
+    func forEach(_ body: (Subscriber<Element>) -> Void) {
         lock.withLock { for subscriber in subscribers.values { body(subscriber) } }
     }
 
-    func removeAll() -> [Subscriber] {
+    func removeAll() -> [Subscriber<Element>] {
         lock.withLock {
             defer { subscribers.removeAll() }
             return Array(subscribers.values)

@@ -122,12 +122,15 @@ struct ReceiveLane: Sendable {
             return nil
         }
         if !consumed.isEmpty { oneTimePrekeysConsumed?(consumed) }
+        var committed: [AccountEvent] = []
         for (entry, result) in zip(chunk.entries, results) {
             if case .duplicateOfPayload(let first) = result {
                 outcomes[entry.index] = ReceiveOutcome(messageID: entry.step.outcome.messageID, result: .duplicate(of: first))
             }
-            for event in ReceiveEvents.events(for: entry.step, result: result) { events.publish(event) }
+            committed += ReceiveEvents.events(for: entry.step, result: result)
         }
+        // One commit, one batch for timeline observers (``TimelineUpdates``).
+        events.publish(committed: committed)
     }
 
     /// The writes with the lane's final session records and sender-key states serialised onto

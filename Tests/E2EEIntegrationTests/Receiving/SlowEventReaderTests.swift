@@ -42,3 +42,70 @@ extension IntegrationTests {
         }
     }
 }
+
+extension IntegrationTests {
+    /// `Account.timelineUpdates(channelID:)`: a snapshot, then one batch of row diffs per commit,
+    /// and a fresh snapshot instead of anything a slow observer lost.
+    @Suite("Timeline updates")
+    struct TimelineUpdatesTests {
+        @Test("a snapshot, then inserted rows of a commit as one batch, then the delete as an update")
+        func snapshotThenBatches() async throws {
+            try await MessagingHarness.with { harness in
+                let alice = try await harness.register("alice")
+                let bob = try await harness.register("bob")
+                let dm = try await harness.acceptedDM(alice, bob)
+                try await alice.send(text: "before", to: dm.id)
+                await alice.waitForOutbox()
+                try await bob.sync()
+                var updates = bob.timelineUpdates(channelID: dm.id).makeAsyncIterator()
+                #expect(try await updates.next() == .reset(try await bob.timeline(channelID: dm.id)))
+
+                for text in ["one", "two", "three"] { try await alice.send(text: text, to: dm.id) }
+                await alice.waitForOutbox()
+                try await bob.sync()
+                guard case .changes(let batch)? = try await updates.next() else { Issue.record("no batch"); return }
+                let inserted = batch.compactMap { if case .inserted(let item) = $0 { item.text } else { nil } }
+                #expect(inserted == ["one", "two", "three"], "one commit, one batch: \(batch)")
+
+                let doomed = try #require(try await alice.timeline(channelID: dm.id).first { $0.text == "two" })
+                try await alice.delete(doomed.messageID)
+                await alice.waitForOutbox()
+                try await bob.sync()
+                guard case .changes(let deletion)? = try await updates.next() else { Issue.record("no delete"); return }
+                #expect(deletion.contains { if case .updated(let item) = $0 { item.messageID == doomed.messageID && item.state == .deleted } else { false } })
+                await alice.shutdown()
+                await bob.shutdown()
+            }
+        }
+
+        @Test("an observer that falls behind gets a fresh snapshot equal to the store, never a gap")
+        func slowObserverGetsReset() async throws {
+            try await MessagingHarness.with { harness in
+                var configuration = MessagingHarness.testConfiguration
+                configuration.eventBufferLimit = 8
+                let alice = try await harness.register("alice")
+                let bob = try await harness.register("bob", configuration: configuration)
+                let dm = try await harness.acceptedDM(alice, bob)
+                var updates = bob.timelineUpdates(channelID: dm.id, limit: 100).makeAsyncIterator()
+                #expect(try await updates.next() == .reset([]))
+                for round in 1...20 {  // twenty commits while the observer reads nothing
+                    try await alice.send(text: "m\(round)", to: dm.id)
+                    await alice.waitForOutbox()
+                    try await bob.sync()
+                }
+                var rows: [TimelineItem] = []
+                var resets = 0
+                while resets == 0, let update = try await updates.next() {
+                    if case .reset(let items) = update {
+                        rows = items
+                        resets += 1
+                    }
+                }
+                #expect(rows == (try await bob.timeline(channelID: dm.id, limit: 100)))
+                #expect(rows.compactMap(\.text) == (1...20).map { "m\($0)" })
+                await alice.shutdown()
+                await bob.shutdown()
+            }
+        }
+    }
+}
