@@ -83,7 +83,7 @@ func present(_ events: AsyncStream<AccountEvent>, of session: ChatSession,
 /// Sends `text` to the user named `username` in their direct-message channel. The message is
 /// encrypted and stored before any network I/O; the outbox posts it (and retries) in the
 /// background.
-func sendDirectMessage(_ text: String, to username: String, from session: ChatSession) async throws -> OutboxMessage {
+func sendDirectMessage(_ text: String, to username: String, from session: ChatSession) async throws -> SendReport {
     guard let user = try await session.account.user(named: username) else { throw UnknownUser(username: username) }
     let channel = try await session.account.openDirectMessage(with: user.id)
     return try await session.account.send(text: text, to: channel.id)
