@@ -9,6 +9,12 @@ public struct TimelineItem: Sendable, Equatable {
         case pending
         /// Refused, for this reason.
         case undecryptable(UndecryptableReason)
+        /// Sent before this device was added: the envelope addresses only the devices its sender
+        /// knew then, so this device was never meant to read it. Not an error — show it as
+        /// history from before this device (another of the user's devices can read it). A
+        /// message sent later that still leaves this device out stays
+        /// `.undecryptable(.notARecipient)`: its sender has not approved this device yet.
+        case sentBeforeThisDevice
         /// `protocol_version` 2 content that is not our envelope (docs/spec/sync.md 8).
         case unsupportedFormat
         /// Plaintext from another client (`protocol_version` 1): never presented as encrypted.
@@ -45,10 +51,17 @@ public struct TimelineItem: Sendable, Equatable {
     /// group member listed after this device created or accepted the group and not approved, or
     /// a device held or declined in the channel. Show such messages flagged.
     public var senderHeld = false
+    /// For our own messages, their delivery state, joined from the outbox by server id: `.sent`
+    /// (the server took it) or `.delivered` (our own echo came back). A message is a row only
+    /// once the server took it, so `.queued`, `.sending` and `.failed` are never seen here:
+    /// those live in ``Account/outboxEntries(states:)`` and ``AccountEvent/delivery(_:)``.
+    /// `nil` for other senders' messages, and for own messages whose outbox entry is gone.
+    public var delivery: OutboxState?
 
     /// Creates the value.
     public init(messageID: String, channelID: String, senderUserID: String?, senderDeviceID: String?, createdAt: ServerTimestamp,
-                state: State, text: String?, replyTo: String?, editedAt: ServerTimestamp?, isOwn: Bool, removedFromServer: Bool = false) {
+                state: State, text: String?, replyTo: String?, editedAt: ServerTimestamp?, isOwn: Bool, removedFromServer: Bool = false,
+                delivery: OutboxState? = nil) {
         self.messageID = messageID
         self.channelID = channelID
         self.senderUserID = senderUserID
@@ -60,6 +73,7 @@ public struct TimelineItem: Sendable, Equatable {
         self.editedAt = editedAt
         self.isOwn = isOwn
         self.removedFromServer = removedFromServer
+        self.delivery = delivery
     }
 
     /// Where the item sorts, for paging further back.
