@@ -13,7 +13,9 @@ public struct TimelineItem: Sendable, Equatable {
         /// knew then, so this device was never meant to read it. Not an error — show it as
         /// history from before this device (another of the user's devices can read it). A
         /// message sent later that still leaves this device out stays
-        /// `.undecryptable(.notARecipient)`: its sender has not approved this device yet.
+        /// `.undecryptable(.notARecipient)`: its sender has not approved this device yet. "Before"
+        /// compares the server's `created_at` with this device's clock when it was set up, so a
+        /// skew between the two moves the boundary by as much.
         case sentBeforeThisDevice
         /// `protocol_version` 2 content that is not our envelope (docs/spec/sync.md 8).
         case unsupportedFormat

@@ -66,6 +66,8 @@ func present(_ events: AsyncStream<AccountEvent>, of session: ChatSession,
             // Events carry ids only; the text is read from the store.
             guard let item = try await timeline.item(messageID: change.messageID) else { continue }
             if item.state == .decrypted { await show(item) }
+            // Our own messages carry their delivery state (`item.delivery`: sent, delivered);
+            // a new device's older history is `.sentBeforeThisDevice`, not an error.
         case .delivery(let change):
             _ = change.state  // queued → sending → sent → delivered, or failed (offer a retry)
         case .identity(let notice):
