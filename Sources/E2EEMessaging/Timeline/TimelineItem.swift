@@ -9,11 +9,13 @@ public struct TimelineItem: Sendable, Equatable {
         case pending
         /// Refused, for this reason.
         case undecryptable(UndecryptableReason)
-        /// Sent before this device was added: the envelope addresses only the devices its sender
-        /// knew then, so this device was never meant to read it. Not an error — show it as
-        /// history from before this device (another of the user's devices can read it). A
-        /// message sent later that still leaves this device out stays
-        /// `.undecryptable(.notARecipient)`: its sender has not approved this device yet. "Before"
+        /// Sent before this device was added: its keys went only to the devices its sender knew
+        /// then — a DM envelope that does not address this device, or a group message whose
+        /// sender key never reaches it — so this device was never meant to read it. Not an
+        /// error, and not worth waiting for — show it as history from before this device
+        /// (another of the user's devices can read it). A message sent later that still leaves
+        /// this device out stays `.undecryptable(.notARecipient)` (its sender has not approved
+        /// this device yet) or `.pending`. "Before"
         /// compares the server's `created_at` with this device's clock when it was set up, so a
         /// skew between the two moves the boundary by as much.
         case sentBeforeThisDevice

@@ -34,16 +34,25 @@ public struct TimelineReader: Sendable {
         var items = try await flagged(items)
         let removed = try await store.removedFromServer(messageIDs: items.map(\.messageID))
         let delivery = try await store.deliveryStates(messageIDs: items.filter(\.isOwn).map(\.messageID))
-        let setUpAt = items.contains { $0.state == .undecryptable(.notARecipient) } ? try await store.deviceSetUpAt() : nil
+        let setUpAt = items.contains { Self.mayPredateThisDevice($0.state) } ? try await store.deviceSetUpAt() : nil
         for index in items.indices {
             let id = items[index].messageID
             items[index].removedFromServer = removed.contains(id)
             if items[index].isOwn { items[index].delivery = delivery[id] }
-            if let setUpAt, items[index].state == .undecryptable(.notARecipient), items[index].createdAt.microseconds < setUpAt.microseconds {
+            if let setUpAt, Self.mayPredateThisDevice(items[index].state), items[index].createdAt.microseconds < setUpAt.microseconds {
                 items[index].state = .sentBeforeThisDevice
             }
         }
         return items
+    }
+
+    /// The states of a message this device has no key for that, when it predates this device,
+    /// it never will: a DM envelope that does not address it, or a group message still waiting
+    /// for its sender key — a sender key reaches only the devices it was made for, never one
+    /// added later (docs/spec/protocol.md §4.8). Decided at each read, never stored: should the
+    /// key come after all, the row reads as decrypted.
+    private static func mayPredateThisDevice(_ state: TimelineItem.State) -> Bool {
+        state == .undecryptable(.notARecipient) || state == .pending
     }
 
     /// `items` with ``TimelineItem/senderHeld`` set for senders held or declined in their channel.

@@ -37,7 +37,7 @@ struct MessageOutput: Encodable, Equatable {
 
     init(_ item: TimelineItem, event: String? = nil) {
         // History from before this device is no error, whatever the receive event called it.
-        self.event = item.state == .sentBeforeThisDevice && event == "undecryptable" ? "sent_before_this_device" : event
+        self.event = item.state == .sentBeforeThisDevice && (event == "undecryptable" || event == "pending") ? "sent_before_this_device" : event
         channelID = item.channelID
         messageID = item.messageID
         createdAt = item.createdAt.restText

@@ -37,5 +37,24 @@ extension IntegrationTests {
                 #expect(history.first?.state == .sentBeforeThisDevice)
             }
         }
+
+        @Test("In a group, a new device's history from before it was added is shown as such, not as waiting for a key")
+        func groupHistoryBeforeThisDevice() async throws {
+            try await MessagingHarness.with { harness in
+                let alice = try await harness.register("alice")
+                let bob = try await harness.register("bob")
+                try await harness.trust([alice, bob])
+                let group = try await alice.createGroup(name: "team", members: [bob.userID])
+                try await harness.accept(group, on: [bob])
+                try await alice.send(text: "before the laptop", to: group.id)
+                await alice.waitForOutbox()
+
+                let laptop = try await harness.login("bob", deviceName: "laptop")
+                try await harness.accept(group, on: [laptop])
+                try await laptop.sync()
+                let history = try await laptop.timeline(channelID: group.id)
+                #expect(history.map(\.state) == [.sentBeforeThisDevice], "\(history.map(\.state))")
+            }
+        }
     }
 }
