@@ -106,6 +106,26 @@ struct ToolCoreUnitTests {
         #expect(flaggedJSON["flagged"] as? Bool == true)
     }
 
+    @Test("history from before this device is its own state, no error; our own messages carry their delivery state in JSON")
+    func historyBeforeThisDeviceAndDelivery() throws {
+        let before = TimelineItem(messageID: "m1", channelID: "c1", senderUserID: "u1", senderDeviceID: "d1",
+                                  createdAt: ServerTimestamp(microseconds: 1_700_000_000_000_000), state: .sentBeforeThisDevice,
+                                  text: nil, replyTo: nil, editedAt: nil, isOwn: false)
+        let output = MessageOutput(before, event: "undecryptable")
+        #expect(output.line(showingChannel: false) == "2023-11-14T22:13:20Z  u1/d1  [sent before this device was added]")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(Console.encodeLine(output).utf8)) as? [String: Any])
+        #expect(json["state"] as? String == "sent_before_this_device")
+        #expect(json["event"] as? String == "sent_before_this_device", "not reported as an undecryptable message")
+        #expect(json["reason"] == nil)
+        #expect(json["delivery"] == nil, "only our own messages have a delivery state")
+
+        let own = TimelineItem(messageID: "m2", channelID: "c1", senderUserID: "u1", senderDeviceID: "d1",
+                               createdAt: ServerTimestamp(microseconds: 1_700_000_000_000_000), state: .decrypted,
+                               text: "hi", replyTo: nil, editedAt: nil, isOwn: true, delivery: .delivered)
+        let ownJSON = try #require(try JSONSerialization.jsonObject(with: Data(Console.encodeLine(MessageOutput(own)).utf8)) as? [String: Any])
+        #expect(ownJSON["delivery"] as? String == "delivered")
+    }
+
     @Test("the demo's check finds a device that reads differently, a message it cannot read, and a missing message")
     func demoAgreement() {
         func view(_ device: String, _ texts: [String?], state: String = "decrypted") -> DemoReading.DeviceView {

@@ -4,13 +4,13 @@ import E2EEKeyStore
 extension Account {
     /// Cancels an outbox entry that has not gone out (`.queued`, including one waiting for an
     /// unreachable server, or `.failed`): it is removed with its plaintext and never posted.
-    /// Returns the removed entry.
+    /// Returns the removed entry as it was.
     /// - Throws: ``MessagingError/unknownOutboxEntry(_:)`` when there is no such entry, or it is
     ///   being sent or already sent; key store errors.
     @discardableResult
-    public func cancelOutboxEntry(_ localID: String) async throws -> OutboxMessage {
+    public func cancelOutboxEntry(_ localID: String) async throws -> OutboxItem {
         do {
-            return try await store.cancelOutboxEntry(localID: localID.lowercased())
+            return OutboxItem(try await store.cancelOutboxEntry(localID: localID.lowercased()))
         } catch KeyStoreError.missingRecord, KeyStoreError.invalidTransition {
             throw MessagingError.unknownOutboxEntry(localID)
         }

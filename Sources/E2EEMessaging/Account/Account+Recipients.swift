@@ -1,15 +1,6 @@
 import E2EEKeyStore
 
 extension Account {
-    /// As ``send(text:to:replyTo:)``, and reports the recipients the send surfaced, held or saw
-    /// removed (docs/spec/protocol.md §5). When every recipient device is held, nothing is sent: the entry
-    /// is `.failed` and ``SendReport/everyRecipientHeld`` is set.
-    /// - Throws: as ``send(text:to:replyTo:)``.
-    public func sendReporting(text: String, to channelID: String, replyTo: String? = nil) async throws -> SendReport {
-        let payload = try makePayload(text: text, editOf: nil, replyTo: replyTo, with: try await directMessageParticipant(channelID))
-        return try await queueReporting(payload: payload, channelID: channelID.lowercased(), kind: .message, target: nil)
-    }
-
     /// Every device held back from a channel's keys, waiting for ``approveDevice(_:)`` or
     /// ``declineDevice(_:)``.
     /// - Throws: key store errors.

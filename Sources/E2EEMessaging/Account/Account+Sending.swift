@@ -4,15 +4,18 @@ import Foundation
 
 extension Account {
     /// Encrypts `text` for `channelID` and queues it; the outbox posts it (in channel order)
-    /// and reports its delivery states. The exact `content` and our plaintext are stored before
-    /// any network I/O. When the message cannot be encrypted (T12), nothing is sent: the entry is
-    /// returned `.failed` with its reason, and ``retry(_:)`` encrypts it again later.
+    /// and reports its delivery states (``AccountEvent/delivery(_:)``, keyed by the report's
+    /// ``SendReport/localID``). The exact `content` and our plaintext are stored before any
+    /// network I/O. The report says which recipients this send surfaced, held or saw removed
+    /// (docs/spec/protocol.md §5). When the message cannot be encrypted (T12) — for instance
+    /// because every recipient device is held (``SendReport/everyRecipientHeld``) — nothing is
+    /// sent: the report is `.failed` with its reason, and ``retry(_:)`` encrypts it again later.
     /// - Throws: ``MessagingError/invalidMessage(_:)`` for a text the protocol refuses,
     ///   ``MessagingError/unknownChannel(_:)``, key store errors.
     @discardableResult
-    public func send(text: String, to channelID: String, replyTo: String? = nil) async throws -> OutboxMessage {
+    public func send(text: String, to channelID: String, replyTo: String? = nil) async throws -> SendReport {
         let payload = try makePayload(text: text, editOf: nil, replyTo: replyTo, with: try await directMessageParticipant(channelID))
-        return try await queueReporting(payload: payload, channelID: channelID.lowercased(), kind: .message, target: nil).entry
+        return try await queueReporting(payload: payload, channelID: channelID.lowercased(), kind: .message, target: nil)
     }
 
     /// Replaces the text of one of our messages (an encrypted edit, payload `edit_of`). The edit
@@ -20,26 +23,27 @@ extension Account {
     /// matches the message's tombstone if it is deleted later (docs/spec/protocol.md §6.7).
     /// - Throws: ``MessagingError/notOwnMessage(_:)``, as ``send(text:to:replyTo:)``.
     @discardableResult
-    public func edit(_ messageID: String, text: String) async throws -> OutboxMessage {
+    public func edit(_ messageID: String, text: String) async throws -> SendReport {
         let message = try await ownMessage(messageID)
         let payload = try makePayload(text: text, id: Self.payloadID(of: message), editOf: message.messageID, replyTo: nil,
                                       with: try await directMessageParticipant(message.channelID))
-        return try await queueReporting(payload: payload, channelID: message.channelID, kind: .edit, target: message.messageID).entry
+        return try await queueReporting(payload: payload, channelID: message.channelID, kind: .edit, target: message.messageID)
     }
 
     /// Deletes one of our messages for everyone (docs/spec/protocol.md §6.7): posts an encrypted
     /// tombstone naming the message's payload id in its channel — only a tombstone from its
     /// sender makes other devices erase a message — and, once the server took it, erases the
     /// message here and deletes the server's copy. Queued in channel order like any message;
-    /// returns the tombstone's outbox entry.
+    /// the report is the tombstone's (a message without a readable payload has no tombstone:
+    /// then only the server's copy is deleted, a `.delete` entry).
     /// - Throws: ``MessagingError/notOwnMessage(_:)``, as ``send(text:to:replyTo:)``.
     @discardableResult
-    public func delete(_ messageID: String) async throws -> OutboxMessage {
+    public func delete(_ messageID: String) async throws -> SendReport {
         let message = try await ownMessage(messageID)
         if let payloadID = Self.payloadID(of: message) {
             let tombstone = try makePayload(text: "", editOf: nil, replyTo: nil, with: try await directMessageParticipant(message.channelID),
                                             deleteOf: payloadID)
-            return try await queueReporting(payload: tombstone, channelID: message.channelID, kind: .message, target: message.messageID).entry
+            return try await queueReporting(payload: tombstone, channelID: message.channelID, kind: .message, target: message.messageID)
         }
         // A row without a readable payload cannot be named by a tombstone: only the server's copy goes.
         let entry = try await store.queueOutgoingMessage(OutgoingCommit(
@@ -47,14 +51,16 @@ extension Account {
             queuedAt: configuration.now(), kind: .delete, targetMessageID: message.messageID))
         publishQueued(entry)
         await outbox.kick(channelID: entry.channelID)
-        return entry
+        return SendReport(entry, recipients: RecipientChanges())
     }
 
     /// Retries a `.failed` entry: a draft that could not be encrypted is encrypted now; a
-    /// message whose sends failed is resent with the same bytes.
+    /// message whose sends failed is resent with the same bytes. The report gives the state
+    /// when the call returned (`.queued`, or `.failed` again when it still cannot be
+    /// encrypted) and, for a draft encrypted now, what the recipient check surfaced.
     /// - Throws: ``MessagingError/unknownOutboxEntry(_:)``, as ``send(text:to:replyTo:)``.
     @discardableResult
-    public func retry(_ localID: String) async throws -> OutboxMessage {
+    public func retry(_ localID: String) async throws -> SendReport {
         guard let entry = try await store.read({ [store] db in try store.outboxStore.loadOutboxMessage(localID: localID, db) }),
               entry.state == .failed else {
             throw MessagingError.unknownOutboxEntry(localID)
@@ -65,14 +71,15 @@ extension Account {
             try await channelDirectory.markMembersStale(channelID: entry.channelID)
             let channel = try await channelDirectory.channel(id: entry.channelID)
             try await prepareToSend(channelID: channel.id)
-            let queued = try await composer.queue(
+            let (queued, changes) = try await composer.queueReporting(
                 .init(localID: localID, payload: entry.plaintext, kind: entry.kind, target: entry.targetMessageID, replacesDraft: true), in: channel)
             publishQueued(queued)
             await outbox.kick(channelID: queued.channelID)
-            return queued
+            return SendReport(queued, recipients: changes)
         }
         try await outbox.retry(localID: localID)
-        return entry
+        let current = try await store.read { [store] db in try store.outboxStore.loadOutboxMessage(localID: localID, db) }
+        return SendReport(current ?? entry, recipients: RecipientChanges())
     }
 
     /// Our own message seen on the server (socket echo or REST page): the outbox records it
@@ -83,10 +90,11 @@ extension Account {
         try await outbox.ownMessageSeen(message)
     }
 
-    /// The outbox entries in `states` (default: everything not yet sent), channel and order.
+    /// The outbox entries in `states` (default: everything not yet sent), per channel in
+    /// sending order, without their plaintexts.
     /// - Throws: key store errors.
-    public func outboxEntries(states: Set<OutboxState> = [.queued, .sending, .failed]) async throws -> [OutboxMessage] {
-        try await store.outbox(states: states)
+    public func outboxEntries(states: Set<OutboxState> = [.queued, .sending, .failed]) async throws -> [OutboxItem] {
+        try await OutboxItem.entries(in: store, states: states)
     }
 
     /// Waits until the outbox has nothing left to post right now, retries included (an
@@ -103,7 +111,7 @@ extension Account {
         await outbox.waitUntilSettled()
     }
 
-    /// Encrypts and queues a payload; returns the entry (a failed draft when it cannot be
+    /// Encrypts and queues a payload; reports the entry (a failed draft when it cannot be
     /// encrypted) and what the recipient check surfaced (docs/spec/protocol.md §5).
     func queueReporting(payload: SecretBytes, channelID: String, kind: OutboxKind, target: String?) async throws -> SendReport {
         let channel = try await channelDirectory.channel(id: channelID)
@@ -115,7 +123,7 @@ extension Account {
                 // Encrypted now, it would go out before the earlier message still waiting.
                 let draft = try await queueWaitingDraft(localID: localID, payload: payload, channelID: channel.id, kind: kind, target: target,
                                                         reason: "waiting behind an earlier message")
-                return SendReport(entry: draft, recipients: RecipientChanges())
+                return SendReport(draft, recipients: RecipientChanges())
             }
             try await prepareToSend(channelID: channel.id)
             (entry, changes) = try await composer.queueReporting(
@@ -126,17 +134,17 @@ extension Account {
             // docs/spec/sync.md "Outbox": unreachable is not failed; encrypted once the server answers.
             let draft = try await queueWaitingDraft(localID: localID, payload: payload, channelID: channel.id, kind: kind, target: target,
                                                     reason: "unreachable: \(error)")
-            return SendReport(entry: draft, recipients: RecipientChanges())
+            return SendReport(draft, recipients: RecipientChanges())
         } catch {
             // T12: never plaintext, never silently dropped.
             let draft = try await store.storeUnencryptableDraft(localID: localID, channelID: channel.id, plaintext: payload, kind: kind,
                                                                 targetMessageID: target, error: String(describing: error), at: configuration.now())
             broadcaster.publish(.delivery(DeliveryChange(localID: localID, channelID: channel.id, state: .failed, serverMessageID: nil)))
-            return SendReport(entry: draft, recipients: RecipientChanges(error))
+            return SendReport(draft, recipients: RecipientChanges(error))
         }
         publishQueued(entry)
         await outbox.kick(channelID: channel.id)
-        return SendReport(entry: entry, recipients: changes)
+        return SendReport(entry, recipients: changes)
     }
 
     private func publishQueued(_ entry: OutboxMessage) {

@@ -10,7 +10,11 @@ public struct AccountConfiguration: Sendable {
     /// is never pushed (docs/spec/server-api.md), so this bounds how long a member who left can
     /// still be sent keys; the default re-reads before nearly every send.
     public var memberLifetime: Duration
-    /// How long the devices of a user are trusted before a send re-reads them (60 s).
+    /// How long a user's device list, read to check a received message's sender, is reused
+    /// before it is read again (60 s; a device not in it is always looked up afresh). A send
+    /// never reuses one: it reads the lists of its recipients every time, so that a device
+    /// listed a moment ago is compared, held and surfaced like any other
+    /// (docs/spec/protocol.md §5.13).
     public var deviceLifetime: Duration
     /// The outbox's retries.
     public var outbox: OutboxPolicy

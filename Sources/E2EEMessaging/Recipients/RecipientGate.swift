@@ -39,10 +39,7 @@ struct RecipientGate: Sendable {
             memberOutcome = MemberDecision.decide(channelID: channel.id, listed: listedMembers, ownUserID: device.userID, standings: standings, now: now())
             members = memberOutcome.approved
         }
-        var listed: [String: [RemoteDevice]] = [:]
-        for member in Set(members) where !channel.isDM || participants.contains(member) {
-            listed[member] = try await directory.recipientDevices(of: member)
-        }
+        let listed = try await listedDevices(of: Set(members).filter { !channel.isDM || participants.contains($0) })
         let users = Array(listed.keys)
         let stored = try await store.read { [store, channel] db in
             let recipients = store.recipientStore
@@ -59,6 +56,22 @@ struct RecipientGate: Sendable {
         publish(plan, newlyHeldMembers: memberOutcome.newlyHeld, channelID: channel.id)
         let byID = Dictionary(listed.values.joined().map { ($0.deviceID, $0) }) { a, _ in a }
         return (plan, plan.recipients.compactMap { byID[$0.deviceID] })
+    }
+
+    /// The devices listed now for each of `users`, read together. Never from the directory's
+    /// cache: a device that logged in a moment ago must be compared like every other listed
+    /// device (§5.13), or it would be left out — neither held nor surfaced — for as long as an
+    /// older listing is reused. The reads run side by side so that a group's send waits for
+    /// one round trip, not one per member.
+    private func listedDevices(of users: Set<String>) async throws -> [String: [RemoteDevice]] {
+        try await withThrowingTaskGroup(of: (String, [RemoteDevice]).self) { [directory] group in
+            for user in users {
+                group.addTask { (user, try await directory.recipientDevices(of: user, refresh: true)) }
+            }
+            var listed: [String: [RemoteDevice]] = [:]
+            for try await (user, devices) in group { listed[user] = devices }
+            return listed
+        }
     }
 
     /// Records our own user's devices listed now (`GET /devices`, which consumes no one-time

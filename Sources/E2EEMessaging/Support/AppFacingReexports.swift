@@ -14,8 +14,8 @@
 @_exported import enum E2EEKeyStore.KeyStoreError
 // Times in configuration and reports.
 @_exported import struct E2EEKeyStore.StoreTime
-// The outbox: what `send`, `edit`, `retry` and `outboxEntries` return, and delivery events.
-@_exported import struct E2EEKeyStore.OutboxMessage
+// The outbox: the states and kinds in send reports, outbox items, timeline items and delivery
+// events (the store's record, with its plaintext, stays out of sight).
 @_exported import enum E2EEKeyStore.OutboxState
 @_exported import enum E2EEKeyStore.OutboxKind
 // Recipient policy, identity changes and channel members as `Account` reports them.

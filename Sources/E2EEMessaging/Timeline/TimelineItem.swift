@@ -9,6 +9,16 @@ public struct TimelineItem: Sendable, Equatable {
         case pending
         /// Refused, for this reason.
         case undecryptable(UndecryptableReason)
+        /// Sent before this device was added: its keys went only to the devices its sender knew
+        /// then — a DM envelope that does not address this device, or a group message whose
+        /// sender key never reaches it — so this device was never meant to read it. Not an
+        /// error, and not worth waiting for — show it as history from before this device
+        /// (another of the user's devices can read it). A message sent later that still leaves
+        /// this device out stays `.undecryptable(.notARecipient)` (its sender has not approved
+        /// this device yet) or `.pending`. "Before"
+        /// compares the server's `created_at` with this device's clock when it was set up, so a
+        /// skew between the two moves the boundary by as much.
+        case sentBeforeThisDevice
         /// `protocol_version` 2 content that is not our envelope (docs/spec/sync.md 8).
         case unsupportedFormat
         /// Plaintext from another client (`protocol_version` 1): never presented as encrypted.
@@ -45,10 +55,17 @@ public struct TimelineItem: Sendable, Equatable {
     /// group member listed after this device created or accepted the group and not approved, or
     /// a device held or declined in the channel. Show such messages flagged.
     public var senderHeld = false
+    /// For our own messages, their delivery state, joined from the outbox by server id: `.sent`
+    /// (the server took it) or `.delivered` (our own echo came back). A message is a row only
+    /// once the server took it, so `.queued`, `.sending` and `.failed` are never seen here:
+    /// those live in ``Account/outboxEntries(states:)`` and ``AccountEvent/delivery(_:)``.
+    /// `nil` for other senders' messages, and for own messages whose outbox entry is gone.
+    public var delivery: OutboxState?
 
     /// Creates the value.
     public init(messageID: String, channelID: String, senderUserID: String?, senderDeviceID: String?, createdAt: ServerTimestamp,
-                state: State, text: String?, replyTo: String?, editedAt: ServerTimestamp?, isOwn: Bool, removedFromServer: Bool = false) {
+                state: State, text: String?, replyTo: String?, editedAt: ServerTimestamp?, isOwn: Bool, removedFromServer: Bool = false,
+                delivery: OutboxState? = nil) {
         self.messageID = messageID
         self.channelID = channelID
         self.senderUserID = senderUserID
@@ -60,6 +77,7 @@ public struct TimelineItem: Sendable, Equatable {
         self.editedAt = editedAt
         self.isOwn = isOwn
         self.removedFromServer = removedFromServer
+        self.delivery = delivery
     }
 
     /// Where the item sorts, for paging further back.

@@ -3,7 +3,9 @@ import E2EEKeyStore
 
 /// Reads a channel's timeline for the app: pages of messages by `(created_at, id)`, control
 /// rows (sender key distributions) and duplicate rows left out, each stored payload decoded,
-/// messages the server no longer has marked ``TimelineItem/removedFromServer``.
+/// messages the server no longer has marked ``TimelineItem/removedFromServer``, our own
+/// messages with their ``TimelineItem/delivery`` state, and messages that leave this device
+/// out and predate it shown as ``TimelineItem/State/sentBeforeThisDevice``.
 public struct TimelineReader: Sendable {
     private let store: KeyStore
 
@@ -15,19 +17,42 @@ public struct TimelineReader: Sendable {
     /// - Throws: `KeyStoreError` for a tampered row, GRDB's `DatabaseError`.
     public func page(channelID: String, before position: TimelinePosition? = nil, limit: Int = 50) async throws -> [TimelineItem] {
         let cursor = position.map { TimelineCursor(createdAt: StoreTime(microseconds: $0.createdAt.microseconds), messageID: $0.messageID) }
-        var items = try await flagged(try await store.receivedTimelinePage(channelID: channelID, before: cursor, limit: limit).map(Self.item))
-        let removed = try await store.removedFromServer(messageIDs: items.map(\.messageID))
-        for index in items.indices where removed.contains(items[index].messageID) { items[index].removedFromServer = true }
-        return items
+        return try await completed(try await store.receivedTimelinePage(channelID: channelID, before: cursor, limit: limit).map(Self.item))
     }
 
     /// One message by server id (nil when unknown or not a timeline message).
     /// - Throws: as ``page(channelID:before:limit:)``.
     public func item(messageID: String) async throws -> TimelineItem? {
         guard let stored = try await store.receivedMessage(id: messageID), stored.facts.kind == .message else { return nil }
-        guard var item = try await flagged([Self.item(stored)]).first else { return nil }
-        item.removedFromServer = try await !store.removedFromServer(messageIDs: [messageID]).isEmpty
-        return item
+        return try await completed([Self.item(stored)]).first
+    }
+
+    /// `items` with what the rows alone do not say: held senders flagged, removals from the
+    /// server marked, delivery states joined, and history from before this device told apart.
+    private func completed(_ items: [TimelineItem]) async throws -> [TimelineItem] {
+        guard !items.isEmpty else { return items }
+        var items = try await flagged(items)
+        let removed = try await store.removedFromServer(messageIDs: items.map(\.messageID))
+        let delivery = try await store.deliveryStates(messageIDs: items.filter(\.isOwn).map(\.messageID))
+        let setUpAt = items.contains { Self.mayPredateThisDevice($0.state) } ? try await store.deviceSetUpAt() : nil
+        for index in items.indices {
+            let id = items[index].messageID
+            items[index].removedFromServer = removed.contains(id)
+            if items[index].isOwn { items[index].delivery = delivery[id] }
+            if let setUpAt, Self.mayPredateThisDevice(items[index].state), items[index].createdAt.microseconds < setUpAt.microseconds {
+                items[index].state = .sentBeforeThisDevice
+            }
+        }
+        return items
+    }
+
+    /// The states of a message this device has no key for that, when it predates this device,
+    /// it never will: a DM envelope that does not address it, or a group message still waiting
+    /// for its sender key — a sender key reaches only the devices it was made for, never one
+    /// added later (docs/spec/protocol.md §4.8). Decided at each read, never stored: should the
+    /// key come after all, the row reads as decrypted.
+    private static func mayPredateThisDevice(_ state: TimelineItem.State) -> Bool {
+        state == .undecryptable(.notARecipient) || state == .pending
     }
 
     /// `items` with ``TimelineItem/senderHeld`` set for senders held or declined in their channel.

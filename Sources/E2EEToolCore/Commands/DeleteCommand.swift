@@ -28,21 +28,21 @@ struct DeleteCommand: AsyncParsableCommand {
             if queued.state != .failed { context.console.progress("deleting…") }
             await account.waitForOutboxToSettle()
             let all = try await account.outboxEntries(states: Set(OutboxState.allCases))
-            return all.first { $0.localID == queued.localID } ?? queued
+            return all.first { $0.localID == queued.localID }.map(SendResult.init) ?? SendResult(queued)
         }
-        let result = SendResult(entry)
-        let line = switch entry.state {
+        let result = entry
+        let line = switch entry.outboxState {
         case .sent, .delivered: "deleted: message \(messageID) (tombstone \(entry.serverMessageID ?? "?") in channel \(entry.channelID))"
         case .failed: "failed: \(entry.lastError ?? "unknown reason") (local id \(entry.localID); it stays in the outbox)"
         case .queued: "queued: the server could not be reached; the tombstone goes out with a later send, history or listen on this store"
         case .sending: "sending: not confirmed yet (local id \(entry.localID); it stays in the outbox)"
         }
         try context.console.result(result) { line }
-        if entry.state == .queued {
+        if entry.outboxState == .queued {
             throw ToolError(.queued, "the tombstone is queued: the server could not be reached", resultWritten: true)
         }
-        if entry.state == .failed || entry.state == .sending {
-            throw ToolError(.notSent, "the tombstone was not sent (state \(entry.state.rawValue))", resultWritten: true)
+        if entry.outboxState == .failed || entry.outboxState == .sending {
+            throw ToolError(.notSent, "the tombstone was not sent (state \(entry.state))", resultWritten: true)
         }
     }
 }

@@ -99,7 +99,10 @@ struct DemoScenario {
         let queued = try await device.account.send(text: text, to: channelID)
         await device.account.waitForOutbox()
         let entries = try await device.account.outboxEntries(states: Set(OutboxState.allCases))
-        let entry = entries.first { $0.localID == queued.localID } ?? queued
+        guard let entry = entries.first(where: { $0.localID == queued.localID }) else {
+            return DemoReport.Sent(device: device.label, channelID: channelID, text: text, state: queued.state.rawValue,
+                                   serverID: queued.serverMessageID, error: queued.failureReason)
+        }
         return DemoReport.Sent(device: device.label, channelID: channelID, text: text, state: entry.state.rawValue,
                                serverID: entry.serverMessageID, error: entry.lastError)
     }

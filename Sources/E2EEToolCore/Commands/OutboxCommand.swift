@@ -1,5 +1,4 @@
 import ArgumentParser
-import E2EEKeyStore
 import E2EEMessaging
 
 /// `e2ee-tool outbox [list]`, `outbox retry <local-id>`, `outbox cancel <local-id>`.
@@ -26,7 +25,7 @@ struct OutboxCommand: AsyncParsableCommand {
             let context = ToolContext(options: options)
             let (store, _) = try context.openExistingStore()
             defer { try? store.close() }
-            let entries = try await store.outbox(states: [.queued, .sending, .failed]).map { OutboxEntryOutput($0) }
+            let entries = try await OutboxItem.entries(in: store).map { OutboxEntryOutput($0) }
             try context.console.result(entries) {
                 entries.isEmpty ? "the outbox is empty" : entries.map(\.line).joined(separator: "\n")
             }
@@ -83,7 +82,7 @@ struct OutboxCommand: AsyncParsableCommand {
             let context = ToolContext(options: options)
             let opened = try await context.openAccount()
             let localID = self.localID
-            let removed: OutboxMessage
+            let removed: OutboxItem
             do {
                 removed = try await opened.using { try await $0.cancelOutboxEntry(localID) }
             } catch MessagingError.unknownOutboxEntry {
@@ -106,12 +105,12 @@ struct OutboxEntryOutput: Encodable {
     let lastError: String?
     let serverMessageID: String?
 
-    init(_ entry: OutboxMessage, state: String? = nil) {
+    init(_ entry: OutboxItem, state: String? = nil) {
         localID = entry.localID
         channelID = entry.channelID
         kind = entry.kind.rawValue
         self.state = state ?? entry.state.rawValue
-        waitingToBeEncrypted = entry.isDraft
+        waitingToBeEncrypted = entry.isWaitingToBeEncrypted
         attempts = entry.attempts
         lastError = entry.lastError
         serverMessageID = entry.serverMessageID

@@ -1,5 +1,4 @@
 import ArgumentParser
-import E2EEKeyStore
 import E2EEMessaging
 
 /// `e2ee-tool send <channel-id> <text>`.
@@ -31,18 +30,17 @@ struct SendCommand: AsyncParsableCommand {
         let opened = try await context.openAccount()
         let (channelID, text) = (self.channelID, self.text)
         let (entry, report) = try await opened.using { account in
-            let report = try await account.sendReporting(text: text, to: channelID)
-            let queued = report.entry
-            context.logger.debug("queued", metadata: ["local_id": "\(queued.localID)", "channel": "\(queued.channelID)"])
-            if queued.state != .failed { context.console.progress("sending…") }
+            let report = try await account.send(text: text, to: channelID)
+            context.logger.debug("queued", metadata: ["local_id": "\(report.localID)", "channel": "\(report.channelID)"])
+            if report.state != .failed { context.console.progress("sending…") }
             await account.waitForOutboxToSettle()
             let all = try await account.outboxEntries(states: Set(OutboxState.allCases))
-            return (all.first { $0.localID == queued.localID } ?? queued, report)
+            return (all.first { $0.localID == report.localID }.map(SendResult.init) ?? SendResult(report), report)
         }
-        var result = SendResult(entry)
+        var result = entry
         result.recipients = RecipientOutput(report.recipients)
-        let stateLine = switch entry.state {
-        case .sent, .delivered: "\(entry.state.rawValue): message \(entry.serverMessageID ?? "?") (\(entry.contentType)) in channel \(entry.channelID)"
+        let stateLine = switch entry.outboxState {
+        case .sent, .delivered: "\(entry.state): message \(entry.serverMessageID ?? "?") (\(entry.contentType)) in channel \(entry.channelID)"
         case .failed: "failed: \(entry.lastError ?? "unknown reason") (local id \(entry.localID); it stays in the outbox)"
         case .queued: "queued: the server could not be reached; it goes out with a later send, history or listen on this store (local id \(entry.localID))"
         case .sending: "sending: not confirmed yet (local id \(entry.localID); it stays in the outbox)"
@@ -52,11 +50,11 @@ struct SendCommand: AsyncParsableCommand {
         if report.everyRecipientHeld {
             throw ToolError(.recipientsHeld, "every recipient device is held: nothing was sent", resultWritten: true)
         }
-        if entry.state == .queued {
+        if entry.outboxState == .queued {
             throw ToolError(.queued, "the message is queued: the server could not be reached", resultWritten: true)
         }
-        if entry.state == .failed || entry.state == .sending {
-            throw ToolError(.notSent, "the message was not sent (state \(entry.state.rawValue))", resultWritten: true)
+        if entry.outboxState == .failed || entry.outboxState == .sending {
+            throw ToolError(.notSent, "the message was not sent (state \(entry.state))", resultWritten: true)
         }
     }
 }
@@ -73,14 +71,30 @@ struct SendResult: Encodable {
     /// What the recipient check surfaced (docs/spec/protocol.md §5).
     var recipients: RecipientOutput?
 
-    init(_ entry: OutboxMessage) {
+    /// The delivery state, typed.
+    let outboxState: OutboxState
+
+    init(_ entry: OutboxItem) {
         localID = entry.localID
         channelID = entry.channelID
+        outboxState = entry.state
         state = entry.state.rawValue
         serverMessageID = entry.serverMessageID
         contentType = entry.contentType
         attempts = entry.attempts
         lastError = entry.lastError
+    }
+
+    /// From the report alone (the entry is no longer in the outbox).
+    init(_ report: SendReport) {
+        localID = report.localID
+        channelID = report.channelID
+        outboxState = report.state
+        state = report.state.rawValue
+        serverMessageID = report.serverMessageID
+        contentType = ""
+        attempts = 0
+        lastError = report.failureReason
     }
 
     enum CodingKeys: String, CodingKey {

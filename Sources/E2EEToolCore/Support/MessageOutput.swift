@@ -5,14 +5,15 @@ import E2EEMessaging
 /// to the log.
 struct MessageOutput: Encodable, Equatable {
     /// What happened (`listen` only): `message`, `edited`, `deleted`, `pending`, `undecryptable`,
-    /// `removed_from_server`, `back_on_server`.
+    /// `sent_before_this_device`, `removed_from_server`, `back_on_server`.
     let event: String?
     let channelID: String
     let messageID: String
     let createdAt: String
     let senderUserID: String?
     let senderDeviceID: String?
-    /// `decrypted`, `pending`, `undecryptable`, `unsupported_format`, `unencrypted`, `deleted`.
+    /// `decrypted`, `pending`, `undecryptable`, `sent_before_this_device`, `unsupported_format`,
+    /// `unencrypted`, `deleted`.
     let state: String
     /// Why it cannot be read (undecryptable states only).
     let reason: String?
@@ -21,6 +22,8 @@ struct MessageOutput: Encodable, Equatable {
     let editedAt: String?
     /// Sent by this device.
     let own: Bool
+    /// The delivery state of a message this device sent (`sent`, `delivered`).
+    let delivery: String?
     /// The server no longer has it (its text is kept: only the sender deletes).
     let removedFromServer: Bool
     /// Its sender is a member or device held or declined here (docs/spec/protocol.md §5.11–§5.12).
@@ -29,17 +32,19 @@ struct MessageOutput: Encodable, Equatable {
     enum CodingKeys: String, CodingKey {
         case event, channelID = "channel_id", messageID = "message_id", createdAt = "created_at"
         case senderUserID = "sender_user_id", senderDeviceID = "sender_device_id", state, reason, text
-        case replyTo = "reply_to", editedAt = "edited_at", own, removedFromServer = "removed_from_server", flagged
+        case replyTo = "reply_to", editedAt = "edited_at", own, delivery, removedFromServer = "removed_from_server", flagged
     }
 
     init(_ item: TimelineItem, event: String? = nil) {
-        self.event = event
+        // History from before this device is no error, whatever the receive event called it.
+        self.event = item.state == .sentBeforeThisDevice && (event == "undecryptable" || event == "pending") ? "sent_before_this_device" : event
         channelID = item.channelID
         messageID = item.messageID
         createdAt = item.createdAt.restText
         senderUserID = item.senderUserID
         senderDeviceID = item.senderDeviceID
         own = item.isOwn
+        delivery = item.delivery?.rawValue
         removedFromServer = item.removedFromServer
         flagged = item.senderHeld
         text = item.text
@@ -49,6 +54,7 @@ struct MessageOutput: Encodable, Equatable {
         case .decrypted: (state, reason) = ("decrypted", nil)
         case .pending: (state, reason) = ("pending", nil)
         case .undecryptable(let why): (state, reason) = ("undecryptable", why.rawValue)
+        case .sentBeforeThisDevice: (state, reason) = ("sent_before_this_device", nil)
         case .unsupportedFormat: (state, reason) = ("unsupported_format", UndecryptableReason.unsupportedFormat.rawValue)
         case .unencrypted: (state, reason) = ("unencrypted", nil)
         case .deleted: (state, reason) = ("deleted", nil)
@@ -74,6 +80,7 @@ struct MessageOutput: Encodable, Equatable {
             parts.append(body)
         case "pending": parts.append("[pending: waiting for a key]")
         case "deleted": parts.append("[deleted]")
+        case "sent_before_this_device": parts.append("[sent before this device was added]")
         case "undecryptable" where reason == "sent_after_leaving":
             parts.append("[not a recipient: sent after this device left the channel]")
         default: parts.append("[undecryptable: \(reason ?? "other")]")

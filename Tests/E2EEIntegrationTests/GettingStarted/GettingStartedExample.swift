@@ -66,6 +66,8 @@ func present(_ events: AsyncStream<AccountEvent>, of session: ChatSession,
             // Events carry ids only; the text is read from the store.
             guard let item = try await timeline.item(messageID: change.messageID) else { continue }
             if item.state == .decrypted { await show(item) }
+            // Our own messages carry their delivery state (`item.delivery`: sent, delivered);
+            // a new device's older history is `.sentBeforeThisDevice`, not an error.
         case .delivery(let change):
             _ = change.state  // queued → sending → sent → delivered, or failed (offer a retry)
         case .identity(let notice):
@@ -83,7 +85,7 @@ func present(_ events: AsyncStream<AccountEvent>, of session: ChatSession,
 /// Sends `text` to the user named `username` in their direct-message channel. The message is
 /// encrypted and stored before any network I/O; the outbox posts it (and retries) in the
 /// background.
-func sendDirectMessage(_ text: String, to username: String, from session: ChatSession) async throws -> OutboxMessage {
+func sendDirectMessage(_ text: String, to username: String, from session: ChatSession) async throws -> SendReport {
     guard let user = try await session.account.user(named: username) else { throw UnknownUser(username: username) }
     let channel = try await session.account.openDirectMessage(with: user.id)
     return try await session.account.send(text: text, to: channel.id)

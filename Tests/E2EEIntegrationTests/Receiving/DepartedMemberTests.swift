@@ -70,7 +70,7 @@ extension IntegrationTests {
 
                 // Back in the group, her device is held until Alice approves it again (docs/spec/protocol.md
                 // §5.12: a device back after it was removed is new); from then on what is sent to her reads.
-                let held = try await alice.sendReporting(text: "held back", to: group.id)
+                let held = try await alice.send(text: "held back", to: group.id)
                 #expect(held.recipients.held == [RecipientDevice(userID: carol.userID, deviceID: carol.deviceID)])
                 try await alice.approveDevice(carol.deviceID)
                 try await alice.send(text: "welcome back", to: group.id)

@@ -11,7 +11,8 @@ extension IntegrationTests {
     @Suite("Outbox delivery")
     struct OutboxDeliveryTests {
         /// Alice (through `api`) and Bob with a DM between them, one message already sent so
-        /// the member and device lists are cached.
+        /// the member list is cached and both sessions exist (device lists are read before
+        /// every send: faults meant for the POST are injected with ``UnreliableServer/beforeNextPost(_:)``).
         private func dmSetUp(_ harness: MessagingHarness, store: KeyStore? = nil, wrap: @escaping (HTTPChatServer) -> any ChatServerAPI = { $0 })
             async throws -> (alice: Account, bob: Account, channelID: String) {
             let alice = try await harness.register("alice", store: store, api: wrap)
@@ -22,23 +23,26 @@ extension IntegrationTests {
             return (alice, bob, dm.id)
         }
 
-        private func copies(of entry: OutboxMessage, in channelID: String, harness: MessagingHarness, reader: Account) async throws -> Int {
-            try await harness.serverMessages(channelID, as: try await harness.reader(of: reader)).filter { $0.content == entry.content }.count
+        /// How many copies of the entry's exact bytes (as `store` recorded them) the server holds.
+        private func copies(of entry: SendReport, from store: KeyStore, in channelID: String, harness: MessagingHarness, reader: Account) async throws -> Int {
+            let content = try #require(try await outboxRecord(store, entry.localID)).content
+            return try await harness.serverMessages(channelID, as: try await harness.reader(of: reader)).filter { $0.content == content }.count
         }
 
         @Test("server errors: retried with the same bytes, delivered once")
         func serverErrorsAreRetried() async throws {
             try await MessagingHarness.with { harness in
-                let (alice, bob, channel) = try await dmSetUp(harness)
-                await harness.server.faults.failNextRequests(2, status: 500, plainText: true)
+                let box = UnreliableBox()
+                let (alice, bob, channel) = try await dmSetUp(harness) { box.wrap($0) }
+                let faults = harness.server.faults
+                box.server?.beforeNextPost { await faults.failNextRequests(2, status: 500, plainText: true) }
                 let entry = try await alice.send(text: "through errors", to: channel)
                 await alice.waitForOutbox()
                 let sent = try #require(try await alice.outboxEntries(states: [.sent]).first { $0.localID == entry.localID })
-                #expect(sent.content == entry.content)
                 // Attempt 1: the POST gets a 500. Attempt 2: the read that reconciles an unknown
                 // outcome gets the second 500. Attempt 3: nothing found, the same bytes posted.
                 #expect(sent.attempts == 3)
-                #expect(try await copies(of: entry, in: channel, harness: harness, reader: bob) == 1)
+                #expect(try await copies(of: entry, from: alice.store, in: channel, harness: harness, reader: bob) == 1)
             }
         }
 
@@ -51,7 +55,8 @@ extension IntegrationTests {
                 let entry = try await alice.send(text: "lost answer", to: channel)
                 await alice.waitForOutbox()
                 let sent = try #require(try await alice.outboxEntries(states: [.sent]).first { $0.localID == entry.localID })
-                let onServer = try await harness.serverMessages(channel, as: try await harness.reader(of: bob)).filter { $0.content == entry.content }
+                let content = try #require(try await outboxRecord(alice.store, entry.localID)).content
+                let onServer = try await harness.serverMessages(channel, as: try await harness.reader(of: bob)).filter { $0.content == content }
                 #expect(onServer.map(\.id) == [try #require(sent.serverMessageID)])
                 #expect(box.server?.postsStored == 2)
             }
@@ -67,12 +72,13 @@ extension IntegrationTests {
                 let entry = try await alice.send(text: "stored twice", to: channel)
                 await alice.waitForOutbox()
                 let reader = try await harness.reader(of: bob)
-                let both = try await harness.serverMessages(channel, as: reader).filter { $0.content == entry.content }
+                let content = try #require(try await outboxRecord(alice.store, entry.localID)).content
+                let both = try await harness.serverMessages(channel, as: reader).filter { $0.content == content }
                 #expect(both.count == 2)
                 // Our own message shows up (socket echo or REST page): the extra copy goes.
                 for message in both { _ = try await alice.ownMessageSeen(message) }
                 let sent = try #require(try await alice.outboxEntries(states: [.sent, .delivered]).first { $0.localID == entry.localID })
-                let left = try await harness.serverMessages(channel, as: reader).filter { $0.content == entry.content }
+                let left = try await harness.serverMessages(channel, as: reader).filter { $0.content == content }
                 #expect(left.map(\.id) == [try #require(sent.serverMessageID)])
                 #expect(sent.state == .delivered)
             }
@@ -81,8 +87,10 @@ extension IntegrationTests {
         @Test("server down: failed after 3 attempts, nothing lost; a manual retry delivers it once")
         func serverDownThenRetry() async throws {
             try await MessagingHarness.with { harness in
-                let (alice, bob, channel) = try await dmSetUp(harness)
-                await harness.server.faults.failNextRequests(20, status: 503, plainText: true)
+                let box = UnreliableBox()
+                let (alice, bob, channel) = try await dmSetUp(harness) { box.wrap($0) }
+                let faults = harness.server.faults
+                box.server?.beforeNextPost { await faults.failNextRequests(20, status: 503, plainText: true) }
                 let entry = try await alice.send(text: "while down", to: channel)
                 await alice.waitForOutbox()
                 let failed = try #require(try await alice.outboxEntries(states: [.failed]).first { $0.localID == entry.localID })
@@ -91,7 +99,7 @@ extension IntegrationTests {
                 try await alice.retry(entry.localID)
                 await alice.waitForOutbox()
                 #expect(try await alice.outboxEntries(states: [.sent]).contains { $0.localID == entry.localID })
-                #expect(try await copies(of: entry, in: channel, harness: harness, reader: bob) == 1)
+                #expect(try await copies(of: entry, from: alice.store, in: channel, harness: harness, reader: bob) == 1)
             }
         }
 
@@ -116,7 +124,7 @@ extension IntegrationTests {
                                                       configuration: MessagingHarness.testConfiguration)
                 await reopened.waitForOutbox()
                 #expect(try await reopened.outboxEntries(states: [.sent]).contains { $0.localID == entry.localID })
-                #expect(try await copies(of: entry, in: channel, harness: harness, reader: bob) == 1)
+                #expect(try await copies(of: entry, from: store, in: channel, harness: harness, reader: bob) == 1)
             }
         }
 
@@ -132,7 +140,7 @@ extension IntegrationTests {
                                                       configuration: MessagingHarness.testConfiguration)
                 await reopened.waitForOutbox()
                 #expect(try await reopened.outboxEntries(states: [.sent]).contains { $0.localID == entry.localID })
-                #expect(try await copies(of: entry, in: channel, harness: harness, reader: bob) == 1)
+                #expect(try await copies(of: entry, from: store, in: channel, harness: harness, reader: bob) == 1)
             }
         }
     }

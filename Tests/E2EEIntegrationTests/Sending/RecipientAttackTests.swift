@@ -25,7 +25,7 @@ extension IntegrationTests {
 
                 try await harness.reader(of: mallory).joinChannel(id: dm.id)
                 let events = alice.events()
-                let report = try await alice.sendReporting(text: "for bob only", to: dm.id)
+                let report = try await alice.send(text: "for bob only", to: dm.id)
                 await alice.waitForOutbox()
                 #expect(report.recipients.unexpectedMembers == [mallory.userID])
                 #expect(report.recipients.recipientCount == 1)
@@ -63,12 +63,12 @@ extension IntegrationTests {
 
                 let attacker = try await harness.injectDevice(into: bob.userID)
                 let events = alice.events()
-                let report = try await alice.sendReporting(text: "secret", to: dm.id)
+                let report = try await alice.send(text: "secret", to: dm.id)
                 await alice.waitForOutbox()
                 let injected = RecipientDevice(userID: bob.userID, deviceID: attacker.deviceID)
                 #expect(report.recipients.held == [injected])
                 #expect(report.recipients.surfaced == [injected])
-                #expect(report.entry.state != .failed)
+                #expect(report.state != .failed)
                 let surfaced = await firstEvent(in: events) { if case .identity(.recipientAdded) = $0 { true } else { false } }
                 #expect(surfaced == .identity(.recipientAdded(channelID: dm.id, userID: bob.userID, deviceID: attacker.deviceID, held: true)))
                 #expect(try await alice.pendingRecipients() == [HeldRecipient(channelID: dm.id, device: injected)])
@@ -86,9 +86,9 @@ extension IntegrationTests {
 
                 let attacker = try await harness.injectDevice(into: bob.userID, replacing: bob.deviceID)
                 let events = alice.events()
-                let report = try await alice.sendReporting(text: "secret", to: dm.id)
+                let report = try await alice.send(text: "secret", to: dm.id)
                 #expect(report.everyRecipientHeld)
-                #expect(report.entry.state == .failed)
+                #expect(report.state == .failed)
                 #expect(report.recipients.held == [RecipientDevice(userID: bob.userID, deviceID: attacker.deviceID)])
                 let removed = await firstEvent(in: events) { if case .identity(.deviceRemoved) = $0 { true } else { false } }
                 #expect(removed == .identity(.deviceRemoved(userID: bob.userID, deviceID: bob.deviceID)))
@@ -96,7 +96,7 @@ extension IntegrationTests {
                 #expect(posted.count == 1)
                 #expect(try await readableTexts(attacker, dm.id).isEmpty)
                 // Nothing is lost: the text waits as a failed draft.
-                #expect(try await alice.outboxEntries(states: [.failed]).map(\.localID) == [report.entry.localID])
+                #expect(try await alice.outboxEntries(states: [.failed]).map(\.localID) == [report.localID])
             }
         }
 
@@ -115,14 +115,14 @@ extension IntegrationTests {
 
                 try await carol.leave(group.id)
                 let events = alice.events()
-                let afterLeave = try await alice.sendReporting(text: "carol left", to: group.id)
+                let afterLeave = try await alice.send(text: "carol left", to: group.id)
                 await alice.waitForOutbox()
                 #expect(afterLeave.recipients.removed == [RecipientDevice(userID: carol.userID, deviceID: carol.deviceID)])
                 let removed = await firstEvent(in: events) { if case .identity(.recipientRemoved) = $0 { true } else { false } }
                 #expect(removed == .identity(.recipientRemoved(channelID: group.id, userID: carol.userID, deviceID: carol.deviceID)))
 
                 try await harness.reader(of: carol).joinChannel(id: group.id)
-                let back = try await alice.sendReporting(text: "secret", to: group.id)
+                let back = try await alice.send(text: "secret", to: group.id)
                 await alice.waitForOutbox()
                 #expect(back.recipients.held == [RecipientDevice(userID: carol.userID, deviceID: carol.deviceID)])
                 #expect(back.recipients.surfaced == back.recipients.held)
@@ -147,7 +147,7 @@ extension IntegrationTests {
                 try await harness.reader(of: carol).joinChannel(id: group.id)
 
                 let events = alice.events()
-                let report = try await alice.sendReporting(text: "carol is back", to: group.id)
+                let report = try await alice.send(text: "carol is back", to: group.id)
                 await alice.waitForOutbox()
                 #expect(report.recipients.surfaced == [RecipientDevice(userID: carol.userID, deviceID: carol.deviceID)])
                 #expect(report.recipients.held == report.recipients.surfaced)
@@ -239,14 +239,14 @@ extension IntegrationTests {
                 alice = try await reopen()
                 let held = RecipientDevice(userID: bob.userID, deviceID: bob2.deviceID)
                 #expect(try await alice.pendingRecipients() == [HeldRecipient(channelID: dm.id, device: held)])
-                let stillHeld = try await alice.sendReporting(text: "three", to: dm.id)
+                let stillHeld = try await alice.send(text: "three", to: dm.id)
                 #expect(stillHeld.recipients.held == [held])
                 #expect(stillHeld.recipients.surfaced.isEmpty)
 
                 #expect(try await alice.declineDevice(bob2.deviceID) == [dm.id])
                 alice = try await reopen()
                 #expect(try await alice.pendingRecipients().isEmpty)
-                let report = try await alice.sendReporting(text: "four", to: dm.id)
+                let report = try await alice.send(text: "four", to: dm.id)
                 await alice.waitForOutbox()
                 #expect(report.recipients.isEmpty)
                 let posted = try await harness.serverMessages(dm.id, as: harness.reader(of: bob))
@@ -268,7 +268,7 @@ extension IntegrationTests {
 
                 let alice2 = try await harness.login("alice", configuration: MessagingHarness.recipientConfiguration)
                 let events = alice.events()
-                let report = try await alice.sendReporting(text: "two", to: group.id)
+                let report = try await alice.send(text: "two", to: group.id)
                 await alice.waitForOutbox()
                 let own = RecipientDevice(userID: alice.userID, deviceID: alice2.deviceID)
                 #expect(report.recipients.held == [own])
@@ -298,7 +298,7 @@ extension IntegrationTests {
 
                 let entry = try await alice.send(text: "for bob", to: dm.id)
                 #expect(entry.state == .failed)
-                #expect(entry.lastError?.contains("unreadableDeviceList") == true)
+                #expect(entry.failureReason?.contains("unreadableDeviceList") == true)
                 #expect(try await harness.serverMessages(dm.id, as: harness.reader(of: bob)).isEmpty)
                 try await alice.send(text: "for carol", to: group.id)
                 await alice.waitForOutbox()

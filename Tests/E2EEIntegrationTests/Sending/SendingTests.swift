@@ -204,8 +204,8 @@ extension IntegrationTests {
                 let dm = try await alice.openDirectMessage(with: eveTokens.userID)
                 let entry = try await alice.send(text: "secret", to: dm.id)
                 #expect(entry.state == .failed)
-                #expect(entry.content.isEmpty)
-                #expect(entry.lastError?.contains("noRecipients") == true)
+                #expect(try await alice.outboxEntries(states: [.failed]).first?.isWaitingToBeEncrypted == true, "nothing was encrypted")
+                #expect(entry.failureReason?.contains("noRecipients") == true)
                 await alice.waitForOutbox()
                 #expect(try await harness.serverMessages(dm.id, as: eveClient).isEmpty)
 

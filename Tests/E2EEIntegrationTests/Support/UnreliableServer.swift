@@ -13,6 +13,7 @@ final class UnreliableServer: ForwardingChatServer, @unchecked Sendable {
     private var hideRecentReads = 0
     private var hangAfterStoring = false
     private var historyHook: (runsFirst: Bool, hook: @Sendable () async throws -> Void)?
+    private var postHook: (@Sendable () async -> Void)?
     private(set) var postsStored = 0
     private var undecodableChannels: Set<String> = []
     private var heldChannels: Set<String> = []
@@ -31,7 +32,19 @@ final class UnreliableServer: ForwardingChatServer, @unchecked Sendable {
         lock.withLock { historyHook = (runsFirst, hook) }
     }
 
+    /// Runs `hook` once, just before the next message POST goes out: after the message was
+    /// encrypted — every send reads the device lists first — so that faults the hook injects
+    /// on the server meet the POST and what follows it, not those reads.
+    func beforeNextPost(_ hook: @escaping @Sendable () async -> Void) {
+        lock.withLock { postHook = hook }
+    }
+
     func sendMessage(channelID: String, _ message: OutgoingMessage) async throws -> ServerMessage {
+        let hook = lock.withLock { () -> (@Sendable () async -> Void)? in
+            defer { postHook = nil }
+            return postHook
+        }
+        await hook?()
         let sent = try await base.sendMessage(channelID: channelID, message)
         let (lose, hang) = lock.withLock { () -> (Bool, Bool) in
             postsStored += 1

@@ -32,7 +32,7 @@ extension IntegrationTests {
             try await harness.accept(group, on: [alice2, bob])
             try await harness.reader(of: mallory).joinChannel(id: group.id)
             for account in [alice, alice2, bob] {
-                _ = try await account.sendReporting(text: "hello from \(account.deviceID.prefix(4))", to: group.id)
+                _ = try await account.send(text: "hello from \(account.deviceID.prefix(4))", to: group.id)
                 await account.waitForOutbox()
                 #expect(try await account.pendingMembers() == [HeldMember(channelID: group.id, userID: mallory.userID)])
             }

@@ -52,7 +52,7 @@ extension IntegrationTests {
                 #expect(try await bob.channelRequests().isEmpty)
                 let entry = try await bob.send(text: "never", to: dm.id)
                 #expect(entry.state == .failed)
-                #expect(entry.lastError?.contains("channelNotAccepted") == true)
+                #expect(entry.failureReason?.contains("channelNotAccepted") == true)
                 try await alice.send(text: "still there?", to: dm.id)
                 await alice.waitForOutbox()
                 #expect(try await readableTexts(bob, dm.id).isEmpty)

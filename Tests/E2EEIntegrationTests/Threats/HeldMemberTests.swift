@@ -27,7 +27,7 @@ extension IntegrationTests {
 
                 try await harness.reader(of: mallory).joinChannel(id: group.id)
                 let events = alice.events()
-                let report = try await alice.sendReporting(text: "two", to: group.id)
+                let report = try await alice.send(text: "two", to: group.id)
                 await alice.waitForOutbox()
                 #expect(report.recipients.heldMembers == [mallory.userID])
                 let held = await firstEvent(in: events) { if case .identity(.memberHeld) = $0 { true } else { false } }
@@ -68,7 +68,7 @@ extension IntegrationTests {
                 await alice.waitForOutbox()
 
                 try await harness.reader(of: carol).joinChannel(id: group.id)
-                let back = try await alice.sendReporting(text: "secret", to: group.id)
+                let back = try await alice.send(text: "secret", to: group.id)
                 await alice.waitForOutbox()
                 #expect(back.recipients.heldMembers == [carol.userID])
                 #expect(try await readableTexts(carol, group.id) == ["welcome"])
@@ -90,7 +90,7 @@ extension IntegrationTests {
                 await alice.waitForOutbox()
 
                 let attacker = try await harness.injectDevice(into: bob.userID)
-                let report = try await alice.sendReporting(text: "two", to: group.id)
+                let report = try await alice.send(text: "two", to: group.id)
                 await alice.waitForOutbox()
                 let injected = RecipientDevice(userID: bob.userID, deviceID: attacker.deviceID)
                 #expect(report.recipients.held == [injected])
@@ -98,7 +98,7 @@ extension IntegrationTests {
                 #expect(try await readableTexts(bob, group.id) == ["one", "two"])
 
                 #expect(try await alice.approveDevice(attacker.deviceID) == [group.id])
-                let elsewhere = try await alice.sendReporting(text: "hello other", to: other.id)
+                let elsewhere = try await alice.send(text: "hello other", to: other.id)
                 await alice.waitForOutbox()
                 #expect(elsewhere.recipients.held.isEmpty)
                 _ = try await attacker.acceptChannel(other.id)
@@ -118,7 +118,7 @@ extension IntegrationTests {
                 try await harness.accept(group, on: [bob])
 
                 let attacker = try await harness.injectDevice(into: alice.userID)
-                let report = try await alice.sendReporting(text: "secret", to: group.id)
+                let report = try await alice.send(text: "secret", to: group.id)
                 await alice.waitForOutbox()
                 #expect(report.recipients.held == [RecipientDevice(userID: alice.userID, deviceID: attacker.deviceID)])
                 #expect(try await readableTexts(attacker, group.id).isEmpty)
@@ -138,7 +138,7 @@ extension IntegrationTests {
                 await alice.waitForOutbox()
 
                 let attacker = try await harness.injectDevice(into: alice.userID)
-                let report = try await alice.sendReporting(text: "two", to: group.id)
+                let report = try await alice.send(text: "two", to: group.id)
                 await alice.waitForOutbox()
                 #expect(report.recipients.held == [RecipientDevice(userID: alice.userID, deviceID: attacker.deviceID)])
                 #expect(try await readableTexts(attacker, group.id).isEmpty)
@@ -159,7 +159,7 @@ extension IntegrationTests {
                 #expect(try await bob.acceptChannel(group.id) == [alice.userID])
 
                 try await harness.reader(of: mallory).joinChannel(id: group.id)
-                let report = try await bob.sendReporting(text: "hello", to: group.id)
+                let report = try await bob.send(text: "hello", to: group.id)
                 await bob.waitForOutbox()
                 #expect(report.recipients.heldMembers == [mallory.userID])
                 #expect(try await readableTexts(alice, group.id) == ["hello"])
@@ -177,7 +177,7 @@ extension IntegrationTests {
                 try await alice.send(text: "one", to: group.id)
                 await alice.waitForOutbox()
                 try await harness.reader(of: mallory).joinChannel(id: group.id)
-                _ = try await alice.sendReporting(text: "two", to: group.id)
+                _ = try await alice.send(text: "two", to: group.id)
                 await alice.waitForOutbox()
 
                 _ = try await mallory.acceptChannel(group.id)

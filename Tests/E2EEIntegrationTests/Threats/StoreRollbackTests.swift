@@ -156,7 +156,8 @@ extension IntegrationTests {
                     await harness.server.faults.dropNextRequests(1_000)
                     let entry = try await alice.send(text: "queued after the restore", to: group.id)
                     #expect(entry.state == .queued)
-                    #expect(entry.content.isEmpty, "nothing encrypted before the catch-up")
+                    #expect(try await alice.outboxEntries().first { $0.localID == entry.localID }?.isWaitingToBeEncrypted == true,
+                            "nothing encrypted before the catch-up")
                     await harness.server.faults.reset()
                     try await alice.resumeOutbox()
                     await alice.waitForOutbox()

@@ -95,7 +95,7 @@ extension IntegrationTests {
                 try await bob.send(text: "hi", to: dm.id)
                 await bob.waitForOutbox()
                 let alice2 = try await harness.login("alice", deviceName: "injected")
-                _ = try await bob.sendReporting(text: "who is there?", to: dm.id)  // alice's new device is held here
+                _ = try await bob.send(text: "who is there?", to: dm.id)  // alice's new device is held here
                 await bob.waitForOutbox()
                 #expect(try await bob.pendingRecipients().map(\.device.deviceID) == [alice2.deviceID])
                 try await harness.accept(dm, on: [alice2], between: (alice.userID, bob.userID))
