@@ -91,6 +91,39 @@ func sendDirectMessage(_ text: String, to username: String, from session: ChatSe
     return try await session.account.send(text: text, to: channel.id)
 }
 
+/// Signs this user in on another device (a laptop next to the phone): a new store file and
+/// key, and `login` instead of `register`. Everyone who already talks to this user holds the
+/// new device until they approve it; so does the user's own phone.
+func addDevice(serverURL: String, storeURL: URL, keychainKey: SecretBytes, username: String, password: String,
+               deviceName: String) async throws -> ChatSession {
+    let server = try ChatServer(url: serverURL)
+    let store = try KeyStore.open(at: storeURL, key: StoreKey(keychainKey))
+    let account = try await server.login(username: username, password: password, deviceName: deviceName, store: store)
+    return ChatSession(account: account, store: store, server: server)
+}
+
+/// One line of the approval screen: a device held back from our messages, and the safety
+/// number with `peer` as it will be once it is approved — the number the user compares with
+/// the one on the peer's screen (or scans) before approving.
+struct HeldDeviceReview: Sendable {
+    let device: HeldRecipient
+    let numberIfApproved: SafetyNumber
+}
+
+/// The approval screen's content: every held device of `peer`, with the number to compare.
+func reviewHeldDevices(of peer: String, in session: ChatSession) async throws -> [HeldDeviceReview] {
+    let held = try await session.account.pendingRecipients().filter { $0.device.userID == peer }
+    guard !held.isEmpty else { return [] }
+    let number = try await session.account.safetyNumberIfApproved(with: peer)
+    return held.map { HeldDeviceReview(device: $0, numberIfApproved: number) }
+}
+
+/// The user compared the numbers and tapped *approve*: the device gets our messages from now
+/// on (never earlier ones), in every conversation.
+func approve(_ review: HeldDeviceReview, in session: ChatSession) async throws {
+    _ = try await session.account.approveDevice(review.device.device.deviceID)
+}
+
 /// The server has no user of that name.
 struct UnknownUser: Error {
     let username: String

@@ -78,6 +78,29 @@ extension IntegrationTests {
                 await reopened.account.waitForOutbox()
                 let delivered = try await reopened.account.outboxEntries(states: Set(OutboxState.allCases)).first { $0.localID == reply.localID }
                 #expect(delivered?.serverMessageID != nil, "the reopened account could not send: \(String(describing: delivered?.lastError))")
+
+                // Bob signs in on a laptop: Alice's next message holds it; her approval screen
+                // shows the number Bob's phone sees once the laptop counts; she approves.
+                let laptop = try await addDevice(serverURL: server.baseURL, storeURL: folder.appendingPathComponent("bob-laptop.sqlite"),
+                                                 keychainKey: SecretBytes.random(count: 32), username: "bob", password: "password-bob",
+                                                 deviceName: "laptop")
+                sessions.append(laptop)
+                _ = try await laptop.account.openDirectMessage(with: alice.account.userID)
+                let held = try await sendDirectMessage("does your laptop read this?", to: "bob", from: alice)
+                #expect(held.recipients.held.map(\.deviceID) == [laptop.account.deviceID])
+                let reviews = try await reviewHeldDevices(of: bob.account.userID, in: alice)
+                #expect(reviews.map(\.device.device.deviceID) == [laptop.account.deviceID])
+                let review = try #require(reviews.first)
+                #expect(review.numberIfApproved != (try await alice.account.safetyNumber(with: bob.account.userID)),
+                        "the number changes when the laptop counts")
+                try await approve(review, in: alice)
+                #expect(review.numberIfApproved == (try await alice.account.safetyNumber(with: bob.account.userID)))
+                _ = try await sendDirectMessage("now it does", to: "bob", from: alice)
+                await alice.account.waitForOutbox()
+                try await laptop.account.sync()
+                let onLaptop = try await laptop.account.timeline(channelID: dm.id)
+                #expect(onLaptop.compactMap { $0.state == .decrypted ? $0.text : nil } == ["now it does"])
+                #expect(onLaptop.contains { $0.state == .sentBeforeThisDevice })
             } catch {
                 for session in sessions { try? await session.close() }
                 await server.shutdown()
