@@ -39,13 +39,4 @@ extension Account {
         }
         return newest?.id ?? channels.first?.id
     }
-
-    /// Hands every 201 of ours (a `sent` delivery change) to `supervisor`, which expects its echo
-    /// on the open socket; runs until cancelled.
-    static func forwardSentMessages(from events: AsyncStream<AccountEvent>, to supervisor: ConnectionSupervisor) async {
-        for await event in events {
-            guard case .delivery(let change) = event, change.state == .sent, let serverID = change.serverMessageID else { continue }
-            await supervisor.expectEcho(messageID: serverID)
-        }
-    }
 }

@@ -23,15 +23,15 @@ extension Account {
         try await syncEngine.catchUpAsked(channelID: channelID)
     }
 
-    /// Ingests messages of a channel as they came (a REST page, a socket event): deduped,
-    /// ordered, decrypted per sender device, stored; one outcome each.
+    /// Ingests messages of a channel as they came (a REST page, a socket event) through the
+    /// account's one way in (own echoes, the rollback check, then dedupe, order, decryption
+    /// per sender device, one commit per chunk): one outcome each.
     /// - Throws: ``MessagingError/unknownChannel(_:)``, key store errors (never for bad input).
     @discardableResult
     public func ingest(_ messages: [ServerMessage], channelID: String) async throws -> [ReceiveOutcome] {
         let channel = try await channel(id: channelID)
         guard let encryption = channel.encryption else { throw MessagingError.unsupportedChannel(channel.id) }
-        try await noteOwnEchoes(messages)
-        return try await pipeline.ingest(messages, channel: ReceivingChannel(id: channel.id, encryption: encryption))
+        return try await admit(messages, channel: ReceivingChannel(id: channel.id, encryption: encryption))
     }
 
     /// Our own messages seen again (socket echo or REST page) are delivered (docs/spec/sync.md "Outbox"):
@@ -101,11 +101,10 @@ extension Account {
         let states = supervisor.states
         let events = broadcaster
         stateForwarding?.cancel()
-        let sent = events.events()
+        // The outbox tells the deaf-socket watchdog of each 201 itself (not through events()).
+        await outbox.observeSent { [supervisor] serverID in await supervisor.expectEcho(messageID: serverID) }
         stateForwarding = Task {
-            async let echoes: Void = Self.forwardSentMessages(from: sent, to: supervisor)
             for await state in states { events.publish(.connection(state)) }
-            await echoes
         }
         await supervisor.start()
     }
@@ -117,6 +116,7 @@ extension Account {
 
     /// Closes the connection; sending goes on over REST.
     public func disconnect() async {
+        await outbox.observeSent(nil)
         await supervisor?.stop()
         supervisor = nil
         connectedEngine = nil

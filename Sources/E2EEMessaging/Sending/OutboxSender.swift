@@ -30,6 +30,9 @@ actor OutboxSender: OwnMessageObserving {
     var wakeUp: Task<Void, Never>?
     /// Callers of ``waitUntilSettled()``, resumed whenever a drain ends or a try goes unanswered.
     private var settleWaiters: [CheckedContinuation<Void, Never>] = []
+    /// Told the server id of each message the server took (its 201), while a realtime
+    /// connection expects the echoes (the deaf-socket watchdog); nil while none does.
+    private var sentObserver: (@Sendable (String) async -> Void)?
 
     init(store: KeyStore, api: any ChatServerAPI, device: LocalDevice, events: EventBroadcaster, policy: OutboxPolicy, drafts: DraftEncryptor,
          sleep: @escaping @Sendable (Duration) async throws -> Void, now: @escaping @Sendable () -> StoreTime) {
@@ -41,6 +44,12 @@ actor OutboxSender: OwnMessageObserving {
         self.drafts = drafts
         self.sleep = sleep
         self.now = now
+    }
+
+    /// Sets (or with nil removes) who is told the server id of each message the server takes:
+    /// the connection's watchdog, directly — never through the app's lossy event stream.
+    func observeSent(_ observer: (@Sendable (String) async -> Void)?) {
+        sentObserver = observer
     }
 
     /// Starts (or re-runs) sending a channel's queue.
@@ -232,6 +241,7 @@ actor OutboxSender: OwnMessageObserving {
             return
         }
         publish(entry, .sent, serverID: serverID)
+        await sentObserver?(serverID)
         if let erased {
             // A tombstone: its message is erased here, and the `DELETE` of the server's copy
             // was queued behind it (docs/spec/protocol.md §6.7).

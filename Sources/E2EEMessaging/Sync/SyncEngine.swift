@@ -118,9 +118,7 @@ final class SyncEngine: ConnectionDelegate, Sendable {
             try await account.detectRollback(in: result.keptPastLimit, channelID: channel.id)
         }
         if !result.messages.isEmpty {
-            try await account.noteOwnEchoes(result.messages)
-            try await account.detectRollback(in: result.messages, channelID: channel.id)
-            _ = try await pipeline.ingest(result.messages, channel: ReceivingChannel(id: channel.id, encryption: encryption))
+            _ = try await account.admit(result.messages, channel: ReceivingChannel(id: channel.id, encryption: encryption))
             try await removals.serverReturned(result.messages)
         }
         try await cursor.recordCatchUp(channelID: channel.id, result)
@@ -160,9 +158,7 @@ final class SyncEngine: ConnectionDelegate, Sendable {
         switch event {
         case .messageNew(let message):
             guard let channel = try await knownChannel(message.channelID), let encryption = channel.encryption else { return }
-            try await account.noteOwnEchoes([message])
-            try await account.detectRollback(in: [message], channelID: channel.id)
-            _ = try await pipeline.ingest([message], channel: ReceivingChannel(id: channel.id, encryption: encryption))
+            _ = try await account.admit([message], channel: ReceivingChannel(id: channel.id, encryption: encryption))
             try await removals.serverReturned([message])
             account.historyCursor.socketDelivered(message)
         case .messageEdit(let edit):
