@@ -55,6 +55,8 @@ extension ToolTests {
                 #expect(add.status == 0, "\(add.summary)")
                 let first = try await harness.tool("send", group, "for bob", "--store", alice.store)
                 #expect(first.status == 0, "\(first.summary)")
+                let accepted = try await harness.tool("channels", "accept", group, "--store", bob.store)
+                #expect(accepted.status == 0, "\(accepted.summary)")
 
                 let reader = try await harness.client(loggingInAs: "mallory")
                 try await reader.joinChannel(id: group)
@@ -68,6 +70,11 @@ extension ToolTests {
                 #expect(approve.status == 0, "\(approve.summary)")
                 let none = try await harness.tool("channels", "held", "--store", alice.store)
                 #expect(none.stdout.contains("no held members"), "\(none.summary)")
+
+                // Bob's history reads Alice's signed announcement of the approval: a prompt only.
+                let history = try await harness.tool("history", group, "--store", bob.store)
+                #expect(history.status == 0, "\(history.summary)")
+                #expect(history.stderr.contains("* user \(alice.userID) approved \(mallory.userID)"), "\(history.summary)")
 
                 let decline = try await harness.tool("channels", "decline", group, "--store", bob.store)
                 #expect(decline.status == 0, "\(decline.summary)")

@@ -57,9 +57,8 @@ extension KeyStore {
 
     /// Whether every id an `approved` or `declined` announcement names is one this device has
     /// a standing for — a device in any channel, or a member of `channelID` (held, approved,
-    /// declined or gone). `added` and `accepted` name users that may be new here. An
-    /// announcement naming anyone unknown is refused whole: it changes nothing and prompts
-    /// nothing.
+    /// declined or gone). `added` and `accepted` name users that may be new here. Our own
+    /// device's announcement naming anyone unknown is refused whole: it changes nothing.
     func namesKnownParties(_ announcement: PayloadAnnouncement, channelID: String, _ db: Database) throws -> Bool {
         guard announcement.kind == .approved || announcement.kind == .declined else { return true }
         let members = try channelTrustStore.loadMembers(channelID: channelID, db)

@@ -195,8 +195,10 @@ extension KeyStore {
             return .hint(payloadID: deleteOf)
         }
         if let announcement = facts.announcement {
-            guard try namesKnownParties(announcement, channelID: message.channelID, db) else { return .none }
-            if try isTrustedOwnDevice(userID: user, deviceID: device, channelID: message.channelID, db) { return .ownAnnouncement }
+            if try isTrustedOwnDevice(userID: user, deviceID: device, channelID: message.channelID, db) {
+                // Our own decision is applied only when it names parties this device knows.
+                return try namesKnownParties(announcement, channelID: message.channelID, db) ? .ownAnnouncement : .none
+            }
             if try ownUserID(db) != user, try isTrustedSender(channelID: message.channelID, userID: user, deviceID: device, db) {
                 return .otherAnnouncement
             }

@@ -38,7 +38,11 @@ enum ChannelRequestCommands {
             let context = ToolContext(options: options)
             let opened = try await context.openAccount()
             let channel = channelID.lowercased()
-            let users = try await opened.using { try await $0.acceptChannel(channel) }
+            let users = try await opened.using { account in
+                let users = try await account.acceptChannel(channel)
+                await account.waitForOutboxToSettle()  // the announcement of the acceptance, if any
+                return users
+            }
             try context.console.result(ChannelDecisionResult(channelID: channel, decision: "accepted", users: users)) {
                 "accepted \(channel): \(users.joined(separator: ", "))"
             }
@@ -80,7 +84,10 @@ enum ChannelRequestCommands {
             let context = ToolContext(options: options)
             let opened = try await context.openAccount()
             let (channel, user) = (channelID.lowercased(), userID.lowercased())
-            try await opened.using { try await $0.addMember(user, to: channel) }
+            try await opened.using { account in
+                try await account.addMember(user, to: channel)
+                await account.waitForOutboxToSettle()  // the announcement of the addition
+            }
             try context.console.result(ChannelDecisionResult(channelID: channel, decision: "added", users: [user])) { "added \(user) to \(channel)" }
         }
     }
@@ -128,6 +135,7 @@ enum ChannelRequestCommands {
                 case .approve: try await account.approveMember(user, in: channel)
                 case .decline: try await account.declineMember(user, in: channel)
                 }
+                await account.waitForOutboxToSettle()  // the decision's announcement
             }
             let word = decision == .approve ? "approved" : "declined"
             try context.console.result(ChannelDecisionResult(channelID: channel, decision: word, users: [user])) { "\(word) \(user) in \(channel)" }

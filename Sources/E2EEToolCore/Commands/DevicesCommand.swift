@@ -45,7 +45,7 @@ struct DevicesCommand: AsyncParsableCommand {
             let device = deviceID.lowercased()
             let channels = try await opened.using { account in
                 let channels = try await account.approveDevice(device)
-                await account.waitForOutbox()
+                await account.waitForOutboxToSettle()  // the decision's announcements
                 return channels
             }
             let result = DeviceDecisionResult(deviceID: device, decision: "approved", channels: channels)
@@ -67,7 +67,11 @@ struct DevicesCommand: AsyncParsableCommand {
             let context = ToolContext(options: options)
             let opened = try await context.openAccount()
             let device = deviceID.lowercased()
-            let channels = try await opened.using { try await $0.declineDevice(device) }
+            let channels = try await opened.using { account in
+                let channels = try await account.declineDevice(device)
+                await account.waitForOutboxToSettle()  // the decision's announcements
+                return channels
+            }
             let result = DeviceDecisionResult(deviceID: device, decision: "declined", channels: channels)
             try context.console.result(result) { "declined: device \(device) in \(channels.joined(separator: ", "))" }
         }

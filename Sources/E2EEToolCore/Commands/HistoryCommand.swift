@@ -41,8 +41,12 @@ struct HistoryCommand: AsyncParsableCommand {
         let items = try await opened.using { account in
             let channel = try await account.channel(id: channelID)
             context.console.progress("catching up…")
+            let events = account.events()
             try await account.sync(channelID: channel.id)
             await account.waitForOutbox()  // messages queued while the server was down go out first
+            // Members' announcements read during the catch-up (a prompt, or our own device's
+            // decision applied here) go to standard error, beside the progress lines.
+            for notice in await Self.announcements(in: events, channelID: channel.id) { context.console.progress(notice.line()) }
             return try await Self.newest(limit, in: channel.id, of: account)
         }
         context.logger.debug("history read", metadata: ["channel": "\(channelID)", "messages": "\(items.count)"])
@@ -50,6 +54,20 @@ struct HistoryCommand: AsyncParsableCommand {
         try context.console.result(output) {
             output.isEmpty ? "no messages" : output.map { $0.line(showingChannel: false) }.joined(separator: "\n")
         }
+    }
+
+    /// The announcements of `channelID` already in `events` (read without waiting for more).
+    static func announcements(in events: AsyncStream<AccountEvent>, channelID: String) async -> [AnnouncementNotice] {
+        let collector = Task {
+            var found: [AnnouncementNotice] = []
+            for await event in events {
+                if case .announcement(let announcement) = event, announcement.channelID == channelID { found.append(AnnouncementNotice(announcement)) }
+            }
+            return found
+        }
+        try? await Task.sleep(for: .milliseconds(20))  // let the collector take what is buffered
+        collector.cancel()
+        return await collector.value
     }
 
     /// The newest `limit` messages of `channelID`, oldest first.
