@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The user's view of issue 21's targets (docs/messaging.md "Connection: measured"): the release
+# The user's view of issue 21's targets (Benchmarks/README.md "Connection: measured"): the release
 # dev server and real release e2ee-tool processes, one Markdown table on standard output.
 #
 #   Benchmarks/experience.sh                 # build the two release products if needed, then run
