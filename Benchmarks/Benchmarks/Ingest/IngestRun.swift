@@ -1,6 +1,6 @@
 import E2EECrypto
 import E2EEKeyStore
-import E2EEMessaging
+@_spi(Benchmarks) import E2EEMessaging
 import Foundation
 #if canImport(Glibc)
 import Glibc

@@ -8,7 +8,7 @@ import E2EEKeyStore
 /// until the user accepts the change). Answers are cached for `cacheLifetime`. This
 /// device, which the server lists among its own user's bundles, is neither pinned nor announced
 /// nor returned: it is never a recipient, and never news.
-public actor DeviceDirectory: ListedIdentityProviding {
+package actor DeviceDirectory: ListedIdentityProviding {
     private struct Entry {
         var devices: [RemoteDevice]
         var listed: [String: IdentityBlob]

@@ -25,7 +25,7 @@ import E2EEKeyStore
 /// at once), unless they share a message id; a channel's batches, and every edit, delete or
 /// re-drive, run alone (`PipelineAdmission`). Lanes of one sender device never overlap: each
 /// holds the device's session lock.
-public actor ReceivePipeline {
+@_spi(Benchmarks) public actor ReceivePipeline {
     private let processor: MessageProcessor
     private let events: EventBroadcaster
     private let chunkSize: Int
