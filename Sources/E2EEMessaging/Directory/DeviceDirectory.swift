@@ -1,5 +1,5 @@
 import E2EECrypto
-import E2EEKeyStore
+@_spi(StoreInternals) import E2EEKeyStore
 
 /// The devices of users, from `GET /keys/{user}/bundles`: every bundle parsed and its signed
 /// prekey signature verified (T2), every identity checked against its pin — pinned on first

@@ -1,5 +1,5 @@
 import E2EECrypto
-import E2EEKeyStore
+@_spi(StoreInternals) import E2EEKeyStore
 
 /// The receive pipeline of one account (docs/spec/sync.md guarantees 1–4 and 8, docs/spec/protocol.md §2–§6):
 /// posted messages from the socket or REST pages go in, exactly one outcome per message comes

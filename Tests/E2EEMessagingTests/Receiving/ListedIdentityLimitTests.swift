@@ -1,3 +1,4 @@
+@_spi(StoreInternals) import E2EEKeyStore
 import E2EECrypto
 @_spi(Benchmarks) @testable import E2EEMessaging
 import Foundation
