@@ -7,6 +7,8 @@
 #  2. the fuzz smoke (Fuzz/smoke.sh, docs/testing.md "Fuzzing"): every libFuzzer target built
 #     with AddressSanitizer replays its committed corpus and fuzzes 5 s more;
 #  3. the API reference (Scripts/docs.sh): DocC for every public library, warnings as errors;
+#     then the declared public API (Scripts/check-public-api.py): the public types in those
+#     archives are exactly the ones docs/public-api.md lists;
 #  4. every Swift test target: unit, conformance (published and protocol vectors, including
 #     byte equality with our generator), key store, integration. It runs last so that its
 #     summary closes the output.
@@ -28,6 +30,7 @@ bash Fuzz/smoke.sh 5
 
 swift build --build-tests
 bash Scripts/docs.sh
+python3 Scripts/check-public-api.py
 
 # The whole suite takes about 45 s. Two causes of slow and hung runs were found and fixed
 # (see docs/testing.md): the conformance suite starved the 2-thread pool for minutes, and a

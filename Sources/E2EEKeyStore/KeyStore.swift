@@ -7,14 +7,15 @@ import GRDB
 /// transaction.
 ///
 /// Several accounts use several files. The type is `Sendable`; its async methods run on GRDB's
-/// writer (serialised) or readers (concurrent, WAL snapshots). Composite work the named
-/// operations do not cover can use ``write(_:)`` with the per-kind stores, which all take
-/// GRDB's `Database`.
+/// writer (serialised) or readers (concurrent, WAL snapshots). An app opens and closes the
+/// store and hands it to an account; the named operations, raw `write`/`read` and the per-kind
+/// stores (which all take GRDB's `Database`) are `package`, for the messaging layer and the tool
+/// (docs/public-api.md).
 public final class KeyStore: Sendable {
     /// The GRDB writer (a `DatabasePool` on disk, a `DatabaseQueue` in memory).
     let writer: any DatabaseWriter
     /// Seals and opens every secret column.
-    public let sealer: Sealer
+    package let sealer: Sealer
     /// Where the store lives (`nil` in memory).
     public let path: String?
 
@@ -99,13 +100,13 @@ public final class KeyStore: Sendable {
 
     /// Runs `body` in one write transaction (committed if it returns, rolled back if it throws).
     /// - Throws: whatever `body` throws, or GRDB's `DatabaseError`.
-    public func write<T: Sendable>(_ body: @Sendable @escaping (Database) throws -> T) async throws -> T {
+    package func write<T: Sendable>(_ body: @Sendable @escaping (Database) throws -> T) async throws -> T {
         try await writer.write(body)
     }
 
     /// Runs `body` on a consistent read-only snapshot.
     /// - Throws: whatever `body` throws, or GRDB's `DatabaseError`.
-    public func read<T: Sendable>(_ body: @Sendable @escaping (Database) throws -> T) async throws -> T {
+    package func read<T: Sendable>(_ body: @Sendable @escaping (Database) throws -> T) async throws -> T {
         try await writer.read(body)
     }
 

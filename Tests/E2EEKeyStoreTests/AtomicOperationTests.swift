@@ -1,5 +1,5 @@
 import E2EECrypto
-@testable import E2EEKeyStore
+@_spi(StoreInternals) @testable import E2EEKeyStore
 import Foundation
 import GRDB
 import Testing

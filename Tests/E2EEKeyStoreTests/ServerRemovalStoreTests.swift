@@ -1,5 +1,5 @@
 import E2EECrypto
-@testable import E2EEKeyStore
+@_spi(StoreInternals) @testable import E2EEKeyStore
 import Testing
 
 /// Schema `v10`: a message the server no longer has is marked, never erased.

@@ -1,4 +1,4 @@
-import E2EEMessaging
+@_spi(Benchmarks) import E2EEMessaging
 import Testing
 
 @Suite("Event broadcaster")

@@ -1,5 +1,6 @@
 import Benchmark
 import BenchmarkSupport
+@_spi(Benchmarks) import E2EEMessaging
 import Foundation
 
 // Issue 7's receive benchmark: 100,000 messages through merge, decryption and storage.

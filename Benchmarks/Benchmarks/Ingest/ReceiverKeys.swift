@@ -1,6 +1,6 @@
 import E2EECrypto
-import E2EEKeyStore
-import E2EEMessaging
+@_spi(StoreInternals) import E2EEKeyStore
+@_spi(Benchmarks) import E2EEMessaging
 import Foundation
 
 /// The receiving device's keys, made once: its identity, a signed prekey and one-time prekeys.

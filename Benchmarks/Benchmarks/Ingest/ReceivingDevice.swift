@@ -1,6 +1,6 @@
 import E2EECrypto
 import E2EEKeyStore
-import E2EEMessaging
+@_spi(Benchmarks) import E2EEMessaging
 import Foundation
 
 /// The receiving account's side for one sample: a fresh store file (sealing at rest, WAL with

@@ -1,5 +1,5 @@
 import E2EECrypto
-import E2EEMessaging
+@_spi(Benchmarks) import E2EEMessaging
 import Foundation
 
 /// The posted messages of the workload, made once with real encryption: 10 sender devices

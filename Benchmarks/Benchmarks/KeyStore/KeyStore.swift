@@ -1,5 +1,5 @@
 import Benchmark
-import E2EEKeyStore
+@_spi(StoreInternals) import E2EEKeyStore
 import Foundation
 
 // The key store's three figures from issue 4, on temporary files (removed in teardown):

@@ -1,6 +1,6 @@
 import Benchmark
 import BenchmarkSupport
-import E2EEKeyStore
+@_spi(StoreInternals) import E2EEKeyStore
 
 /// Opening a store of 100,000 messages and reading a timeline page from it.
 func registerReadBenchmarks() {

@@ -1,7 +1,7 @@
 import Benchmark
 import BenchmarkSupport
 import E2EECrypto
-import E2EEKeyStore
+@_spi(StoreInternals) import E2EEKeyStore
 
 /// Writing decryptions: batched (the catch-up path) and one per transaction.
 func registerStoreBenchmarks() {

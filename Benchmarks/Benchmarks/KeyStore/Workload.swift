@@ -1,5 +1,5 @@
 import E2EECrypto
-import E2EEKeyStore
+@_spi(StoreInternals) import E2EEKeyStore
 import Foundation
 
 /// The harness's workload (docs/key-store.md, Benchmarks): random UUID server ids, ~100-byte

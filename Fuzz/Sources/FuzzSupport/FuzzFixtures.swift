@@ -1,5 +1,5 @@
 import E2EECrypto
-import E2EEKeyStore
+@_spi(StoreInternals) import E2EEKeyStore
 
 /// Fixed values targets share.
 public enum FuzzFixtures {
@@ -10,7 +10,7 @@ public enum FuzzFixtures {
     }()
 
     /// A sealer under a fixed store key (so seeds sealed with it open).
-    public static let sealer: Sealer = {
+    package static let sealer: Sealer = {
         guard let key = try? StoreKey(SecretBytes(copying: [UInt8](repeating: 0x42, count: 32))) else { fatalError("32 bytes are a store key") }
         return Sealer(key: key, random: DeterministicRandom(seed: [UInt8](repeating: 1, count: 32)))
     }()

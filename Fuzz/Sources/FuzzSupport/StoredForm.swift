@@ -1,4 +1,5 @@
 import E2EECrypto
+@_spi(StoreInternals) import E2EEKeyStore
 
 /// The secret forms the key store keeps sealed, in the order of the `fuzz-stored-forms`
 /// target's selector byte.

@@ -1,5 +1,5 @@
 import E2EECrypto
-@testable import E2EEMessaging
+@_spi(Benchmarks) @testable import E2EEMessaging
 @testable import E2EETransport
 import FuzzSupport
 

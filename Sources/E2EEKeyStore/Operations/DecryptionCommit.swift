@@ -3,7 +3,7 @@ import E2EECrypto
 /// Everything one successful decryption changes, committed together by
 /// ``KeyStore/storeDecryption(_:)``: the plaintext and timeline row, the advanced key state,
 /// the used key deleted, and any prekey, ephemeral-key or identity effects of a prekey message.
-public struct DecryptionCommit: Sendable {
+@_spi(StoreInternals) public struct DecryptionCommit: Sendable {
     /// The timeline row to write (normally state `.decrypted` with the plaintext; the pending row
     /// with the same id, if any, is removed).
     public var message: TimelineMessage
@@ -34,7 +34,7 @@ public struct DecryptionCommit: Sendable {
 }
 
 /// A receiving sender-key state after a decryption.
-public struct SenderKeyAdvance: Sendable {
+@_spi(StoreInternals) public struct SenderKeyAdvance: Sendable {
     /// The new state (inserted, or replacing the one at its address).
     public var state: ReceiverSenderKey
     /// The skipped key that was used (deleted now).
@@ -51,7 +51,7 @@ public struct SenderKeyAdvance: Sendable {
 }
 
 /// A pairwise session after a decryption.
-public enum SessionAdvance: Sendable {
+@_spi(StoreInternals) public enum SessionAdvance: Sendable {
     /// An existing session (current or archived) with its new state.
     case update(sessionID: String, state: SecretBytes)
     /// A new session from a prekey message, installed as current (the old one archived).
@@ -59,7 +59,7 @@ public enum SessionAdvance: Sendable {
 }
 
 /// An X3DH ephemeral key accepted under a signed prekey.
-public struct AcceptedEphemeralKey: Sendable {
+@_spi(StoreInternals) public struct AcceptedEphemeralKey: Sendable {
     /// `EK_A` (32 bytes).
     public var publicKey: [UInt8]
     /// The signed prekey it was used with.
@@ -73,7 +73,7 @@ public struct AcceptedEphemeralKey: Sendable {
 }
 
 /// The identity blob a message's sender presented.
-public struct RemoteIdentityClaim: Sendable {
+@_spi(StoreInternals) public struct RemoteIdentityClaim: Sendable {
     /// The user.
     public var userID: String
     /// The device.

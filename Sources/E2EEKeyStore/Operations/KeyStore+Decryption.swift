@@ -8,7 +8,7 @@ extension KeyStore {
     /// - Throws: ``KeyStoreError/invalidTransition(_:id:from:to:)`` for a replayed ephemeral
     ///   key or an identity that differs from its pin, ``KeyStoreError/missingRecord(_:id:)``
     ///   for an unknown session, prekey or signed prekey, GRDB's `DatabaseError`.
-    public func storeDecryption(_ commit: DecryptionCommit) async throws {
+    @_spi(StoreInternals) public func storeDecryption(_ commit: DecryptionCommit) async throws {
         try await writer.write { [self] db in try apply(commit, db) }
     }
 
@@ -18,7 +18,7 @@ extension KeyStore {
     /// final state is written once, first (skipped keys then find their row); everything else
     /// is applied in order, exactly as ``storeDecryption(_:)`` would.
     /// - Throws: as ``storeDecryption(_:)``; on failure none of the batch is stored.
-    public func storeDecryptions(_ commits: [DecryptionCommit]) async throws {
+    @_spi(StoreInternals) public func storeDecryptions(_ commits: [DecryptionCommit]) async throws {
         try await writer.write { [self] db in
             var finalStates: [SenderKeyAddress: ReceiverSenderKey] = [:]
             for commit in commits {
@@ -36,7 +36,7 @@ extension KeyStore {
     /// the timeline.
     /// - Throws: GRDB's `DatabaseError`.
     @discardableResult
-    public func storePendingMessage(_ message: TimelineMessage, content: String, waitingFor: String, receivedAt: StoreTime) async throws -> Bool {
+    package func storePendingMessage(_ message: TimelineMessage, content: String, waitingFor: String, receivedAt: StoreTime) async throws -> Bool {
         try await writer.write { [self] db in
             guard try !timelineStore.containsMessage(id: message.messageID, db) else { return false }
             var row = message
@@ -57,7 +57,7 @@ extension KeyStore {
     /// the result is `false`.
     /// - Throws: GRDB's `DatabaseError`.
     @discardableResult
-    public func storeMessageOutcome(_ message: TimelineMessage) async throws -> Bool {
+    package func storeMessageOutcome(_ message: TimelineMessage) async throws -> Bool {
         try await writer.write { [self] db in
             switch (message.state, try timelineStore.loadState(id: message.messageID, db)) {
             case (.pendingKey, .decrypted?), (.pendingKey, .unencrypted?), (.pendingKey, .deleted?),
@@ -73,7 +73,7 @@ extension KeyStore {
 
     /// Marks a message deleted on the server: its plaintext is wiped and any pending row removed.
     /// - Throws: ``KeyStoreError/missingRecord(_:id:)`` for an unknown id.
-    public func markMessageDeleted(messageID: String) async throws {
+    package func markMessageDeleted(messageID: String) async throws {
         try await writer.write { [self] db in
             try pendingStore.removePending(messageID: messageID, db)
             try timelineStore.markDeleted(id: messageID, db)

@@ -1,7 +1,7 @@
 import GRDB
 
 /// A pending group message settled because it was sent while this device was not in its channel.
-public struct SettledDeparture: Sendable, Equatable {
+package struct SettledDeparture: Sendable, Equatable {
     /// The message's channel.
     public let channelID: String
     /// The message's server id.
@@ -14,13 +14,13 @@ extension KeyStore {
     /// (anything later that waits for a sender key was not sent to it). A departure already
     /// recorded and not followed by a rejoin is kept.
     /// - Throws: GRDB's `DatabaseError`.
-    public func recordDeparture(channelID: String) async throws {
+    package func recordDeparture(channelID: String) async throws {
         try await writer.write { [self] db in try recordDeparture(channelID: channelID, db) }
     }
 
     /// As ``recordDeparture(channelID:)``, inside a caller's transaction.
     /// - Throws: GRDB's `DatabaseError`.
-    public func recordDeparture(channelID: String, _ db: Database) throws {
+    package func recordDeparture(channelID: String, _ db: Database) throws {
         let open = try db.count("SELECT COUNT(*) FROM departed_channels WHERE channel_id = ? AND rejoined_at IS NULL", [channelID])
         guard open == 0 else { return }
         let lastRead = try Int64.fetchOne(
@@ -30,7 +30,7 @@ extension KeyStore {
 
     /// Records that `channelID` is listed again at `time` (a departure without a rejoin gets one).
     /// - Throws: GRDB's `DatabaseError`.
-    public func recordRejoin(channelID: String, at time: StoreTime, _ db: Database) throws {
+    package func recordRejoin(channelID: String, at time: StoreTime, _ db: Database) throws {
         try db.run("UPDATE departed_channels SET rejoined_at = ? WHERE channel_id = ? AND rejoined_at IS NULL", [time.microseconds, channelID])
     }
 
@@ -40,7 +40,7 @@ extension KeyStore {
     /// ciphertext is kept, so the sender key it names still opens it should it ever arrive
     /// (``pendingReceives(waitingFor:after:limit:)`` with that key). Returns the rows settled.
     /// - Throws: ``KeyStoreError`` for a tampered row, GRDB's `DatabaseError`.
-    public func settleDepartedPending(reason: String) async throws -> [SettledDeparture] {
+    package func settleDepartedPending(reason: String) async throws -> [SettledDeparture] {
         try await writer.write { [self] db in
             let rows = try db.rows("""
                 SELECT p.message_id, p.channel_id FROM pending_ciphertexts p

@@ -4,38 +4,38 @@ import GRDB
 extension KeyStore {
     /// Stores the account (replacing any previous row).
     /// - Throws: GRDB's `DatabaseError`.
-    public func storeAccount(_ account: AccountRecord) async throws {
+    package func storeAccount(_ account: AccountRecord) async throws {
         try await writer.write { [self] db in try accountStore.storeAccount(account, db) }
     }
 
     /// The account, if saved.
     /// - Throws: ``KeyStoreError`` for a tampered row, GRDB's `DatabaseError`.
-    public func loadAccount() async throws -> AccountRecord? {
+    package func loadAccount() async throws -> AccountRecord? {
         try await writer.read { [self] db in try accountStore.loadAccount(db) }
     }
 
     /// Replaces the tokens (a refresh persists the new refresh token before it is used; `nil`
     /// wipes them on logout).
     /// - Throws: ``KeyStoreError/missingRecord(_:id:)`` without an account.
-    public func storeTokens(access: SecretBytes?, refresh: SecretBytes?, at time: StoreTime) async throws {
+    package func storeTokens(access: SecretBytes?, refresh: SecretBytes?, at time: StoreTime) async throws {
         try await writer.write { [self] db in try accountStore.storeTokens(access: access, refresh: refresh, at: time, db) }
     }
 
     /// Stores the device's identity keys (once).
     /// - Throws: ``KeyStoreError/invalidTransition(_:id:from:to:)`` when keys exist.
-    public func storeIdentityKeyPair(_ keys: IdentityKeyPair) async throws {
+    package func storeIdentityKeyPair(_ keys: IdentityKeyPair) async throws {
         try await writer.write { [self] db in try identityKeyStore.storeIdentityKeyPair(keys, db) }
     }
 
     /// The device's identity keys.
     /// - Throws: ``KeyStoreError`` for a tampered row, GRDB's `DatabaseError`.
-    public func loadIdentityKeyPair() async throws -> IdentityKeyPair? {
+    package func loadIdentityKeyPair() async throws -> IdentityKeyPair? {
         try await writer.read { [self] db in try identityKeyStore.loadIdentityKeyPair(db) }
     }
 
     /// Makes a new signed prekey current, retiring the previous one.
     /// - Throws: ``KeyStoreError/invalidTransition(_:id:from:to:)`` for an id in use.
-    public func rotateSignedPrekey(_ prekey: SignedPrekey) async throws {
+    @_spi(StoreInternals) public func rotateSignedPrekey(_ prekey: SignedPrekey) async throws {
         try await writer.write { [self] db in try signedPrekeyStore.storeCurrentSignedPrekey(prekey, db) }
     }
 
@@ -43,7 +43,7 @@ extension KeyStore {
     /// transaction, with ids from the persisted counter; returns the stored prekeys.
     /// - Throws: whatever `generate` throws (nothing is stored then),
     ///   ``KeyStoreError/invalidArgument(_:)`` for a negative count or exhausted ids.
-    public func addOneTimePrekeys(count: Int, now: StoreTime, generate: @escaping @Sendable (UInt32) throws -> OneTimePrekeyMaterial) async throws -> [OneTimePrekey] {
+    @_spi(StoreInternals) public func addOneTimePrekeys(count: Int, now: StoreTime, generate: @escaping @Sendable (UInt32) throws -> OneTimePrekeyMaterial) async throws -> [OneTimePrekey] {
         try await writer.write { [self] db in
             let store = oneTimePrekeyStore
             return try store.reserveIDs(count: count, db).map { id in
@@ -56,32 +56,32 @@ extension KeyStore {
 
     /// Marks prekeys published once the server accepted the upload.
     /// - Throws: GRDB's `DatabaseError`.
-    public func markOneTimePrekeysPublished(ids: [UInt32]) async throws {
+    @_spi(StoreInternals) public func markOneTimePrekeysPublished(ids: [UInt32]) async throws {
         try await writer.write { [self] db in try oneTimePrekeyStore.markPublished(ids: ids, db) }
     }
 
     /// Marks a one-time prekey consumed (outside a decryption commit).
     /// - Throws: ``KeyStoreError/missingRecord(_:id:)``.
-    public func consumeOneTimePrekey(id: UInt32, at time: StoreTime) async throws {
+    package func consumeOneTimePrekey(id: UInt32, at time: StoreTime) async throws {
         try await writer.write { [self] db in try oneTimePrekeyStore.consume(id: id, at: time, db) }
     }
 
     /// Installs a new current session with a device (archiving the previous one); returns its id.
     /// - Throws: GRDB's `DatabaseError`.
     @discardableResult
-    public func installSession(userID: String, deviceID: String, state: SecretBytes, at time: StoreTime) async throws -> String {
+    package func installSession(userID: String, deviceID: String, state: SecretBytes, at time: StoreTime) async throws -> String {
         try await writer.write { [self] db in try sessionStore.installSession(userID: userID, deviceID: deviceID, state: state, at: time, db) }
     }
 
     /// Makes a new own sender key current for its channel.
     /// - Throws: GRDB's `DatabaseError` for a key id already used in the channel.
-    public func storeNewSenderKey(_ key: OwnSenderKey) async throws {
+    package func storeNewSenderKey(_ key: OwnSenderKey) async throws {
         try await writer.write { [self] db in try ownSenderKeyStore.storeNewSenderKey(key, db) }
     }
 
     /// Pins an identity on first use, confirms it, or records a change (keeping the old pin).
     /// - Throws: GRDB's `DatabaseError`, ``KeyStoreError/corruptColumn(table:column:)``.
-    public func recordIdentity(_ claim: RemoteIdentityClaim, at time: StoreTime = .now()) async throws -> IdentityRecordResult {
+    package func recordIdentity(_ claim: RemoteIdentityClaim, at time: StoreTime = .now()) async throws -> IdentityRecordResult {
         try await writer.write { db in
             try RemoteIdentityStore().recordIdentity(userID: claim.userID, deviceID: claim.deviceID, identityBlob: claim.identityBlob, at: time, db)
         }
@@ -91,7 +91,7 @@ extension KeyStore {
     /// and receiving sender-key states not advanced since `senderKeysIdleSince`; returns the
     /// numbers removed.
     /// - Throws: GRDB's `DatabaseError`.
-    public func wipeExpiredKeys(consumedBefore: StoreTime, senderKeysIdleSince: StoreTime) async throws -> (oneTimePrekeys: Int, senderKeys: Int) {
+    package func wipeExpiredKeys(consumedBefore: StoreTime, senderKeysIdleSince: StoreTime) async throws -> (oneTimePrekeys: Int, senderKeys: Int) {
         try await writer.write { [self] db in
             (try oneTimePrekeyStore.removeConsumed(before: consumedBefore, db),
              try receiverSenderKeyStore.removeReceiverSenderKeys(notUpdatedSince: senderKeysIdleSince, db))

@@ -6,7 +6,7 @@ extension KeyStore {
     /// kept, nothing counted toward giving up (docs/spec/sync.md "Outbox": unreachable is not failed).
     /// The attempt stays counted in `attempts`, so the next one reconciles first.
     /// - Throws: ``KeyStoreError/missingRecord(_:id:)``, ``KeyStoreError/invalidTransition(_:id:from:to:)``.
-    public func markUnreachable(localID: String, error: String, at time: StoreTime) async throws {
+    package func markUnreachable(localID: String, error: String, at time: StoreTime) async throws {
         try await writer.write { [self] db in
             try outboxStore.transition(localID: localID, from: [.sending], to: .queued, error: error, at: time, db)
         }
@@ -17,7 +17,7 @@ extension KeyStore {
     /// failed.
     /// - Throws: as ``markUnreachable(localID:error:at:)``.
     @discardableResult
-    public func markAnsweredFailure(localID: String, error: String, limit: Int, at time: StoreTime) async throws -> Bool {
+    package func markAnsweredFailure(localID: String, error: String, limit: Int, at time: StoreTime) async throws -> Bool {
         try await writer.write { [self] db in
             guard let entry = try outboxStore.loadOutboxMessage(localID: localID, db) else {
                 throw KeyStoreError.missingRecord(.outboxMessage, id: localID)
@@ -34,7 +34,7 @@ extension KeyStore {
     /// content; the outbox encrypts it when the server answers again, in channel order.
     /// - Throws: GRDB's `DatabaseError`.
     @discardableResult
-    public func storeWaitingDraft(localID: String, channelID: String, plaintext: SecretBytes, kind: OutboxKind, targetMessageID: String?,
+    package func storeWaitingDraft(localID: String, channelID: String, plaintext: SecretBytes, kind: OutboxKind, targetMessageID: String?,
                                   error: String, at time: StoreTime) async throws -> OutboxMessage {
         try await storeDraft(localID: localID, channelID: channelID, plaintext: plaintext, kind: kind, targetMessageID: targetMessageID,
                              state: .queued, error: error, at: time)
@@ -58,7 +58,7 @@ extension KeyStore {
     /// A waiting draft turned out unencryptable (T12: no devices, refused reads): `.queued` →
     /// `.failed` with the reason; a manual retry encrypts it again.
     /// - Throws: as ``markUnreachable(localID:error:at:)``.
-    public func markDraftUnencryptable(localID: String, error: String, at time: StoreTime) async throws {
+    package func markDraftUnencryptable(localID: String, error: String, at time: StoreTime) async throws {
         try await writer.write { [self] db in
             try outboxStore.transition(localID: localID, from: [.queued], to: .failed, error: error, at: time, db)
         }
@@ -67,7 +67,7 @@ extension KeyStore {
     /// Whether `channelID` has a queued draft (a later message must wait behind it, unencrypted,
     /// to keep the channel's order).
     /// - Throws: GRDB's `DatabaseError`.
-    public func hasWaitingDraft(channelID: String) async throws -> Bool {
+    package func hasWaitingDraft(channelID: String) async throws -> Bool {
         try await writer.read { db in
             try db.count("SELECT COUNT(*) FROM outbox WHERE channel_id = ? AND state = 'queued' AND content = '' AND kind != 'delete'",
                          [channelID]) > 0
@@ -79,7 +79,7 @@ extension KeyStore {
     /// - Throws: ``KeyStoreError/missingRecord(_:id:)``, ``KeyStoreError/invalidTransition(_:id:from:to:)``
     ///   for an entry being sent or already sent.
     @discardableResult
-    public func cancelOutboxEntry(localID: String) async throws -> OutboxMessage {
+    package func cancelOutboxEntry(localID: String) async throws -> OutboxMessage {
         try await writer.write { [self] db in
             guard let entry = try outboxStore.loadOutboxMessage(localID: localID, db) else {
                 throw KeyStoreError.missingRecord(.outboxMessage, id: localID)

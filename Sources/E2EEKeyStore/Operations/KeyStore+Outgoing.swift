@@ -9,7 +9,7 @@ extension KeyStore {
     /// - Throws: ``KeyStoreError/missingRecord(_:id:)`` for an unknown sender key or session,
     ///   GRDB's `DatabaseError` (for instance a duplicate local id).
     @discardableResult
-    public func queueOutgoingMessage(_ commit: OutgoingCommit) async throws -> OutboxMessage {
+    package func queueOutgoingMessage(_ commit: OutgoingCommit) async throws -> OutboxMessage {
         try await writer.write { [self] db in
             if commit.replacingDraft {
                 guard let draft = try outboxStore.loadOutboxMessage(localID: commit.localID, db), draft.state == .failed || draft.state == .queued,
@@ -41,7 +41,7 @@ extension KeyStore {
 
     /// A POST is starting: `.queued` (or `.failed`, a manual retry) → `.sending`, one more attempt.
     /// - Throws: ``KeyStoreError/missingRecord(_:id:)``, ``KeyStoreError/invalidTransition(_:id:from:to:)``.
-    public func markSending(localID: String, at time: StoreTime) async throws {
+    package func markSending(localID: String, at time: StoreTime) async throws {
         try await writer.write { [self] db in
             try outboxStore.transition(localID: localID, from: [.queued, .failed], to: .sending, countAttempt: true, at: time, db)
         }
@@ -54,7 +54,7 @@ extension KeyStore {
     /// - Returns: the server id of the message a tombstone erased, if any.
     /// - Throws: as ``markSending(localID:at:)``, GRDB's `DatabaseError` (a server id used twice).
     @discardableResult
-    public func markSent(localID: String, serverMessageID: String, createdAt: StoreTime, senderUserID: String?,
+    package func markSent(localID: String, serverMessageID: String, createdAt: StoreTime, senderUserID: String?,
                          senderDeviceID: String?) async throws -> String? {
         try await writer.write { [self] db in
             guard let message = try outboxStore.loadOutboxMessage(localID: localID, db) else {
@@ -90,7 +90,7 @@ extension KeyStore {
     /// outbox message has that id (the echo is someone else's message).
     /// - Throws: ``KeyStoreError/invalidTransition(_:id:from:to:)`` from a state other than `.sent`.
     @discardableResult
-    public func markDelivered(serverMessageID: String, at time: StoreTime) async throws -> Bool {
+    package func markDelivered(serverMessageID: String, at time: StoreTime) async throws -> Bool {
         try await writer.write { [self] db in
             guard let message = try outboxStore.loadOutboxMessage(serverMessageID: serverMessageID, db) else { return false }
             if message.state == .delivered { return true }
@@ -104,7 +104,7 @@ extension KeyStore {
     /// target's plaintext with the one we encrypted; a delete wipes it).
     /// - Throws: ``KeyStoreError/missingRecord(_:id:)``, ``KeyStoreError/invalidArgument(_:)``
     ///   for an entry that is not an edit or a delete.
-    public func completeEditOrDelete(localID: String, at time: StoreTime) async throws {
+    package func completeEditOrDelete(localID: String, at time: StoreTime) async throws {
         try await writer.write { [self] db in
             guard let entry = try outboxStore.loadOutboxMessage(localID: localID, db) else {
                 throw KeyStoreError.missingRecord(.outboxMessage, id: localID)
@@ -128,7 +128,7 @@ extension KeyStore {
     /// with `contentHash`, the hash of bytes an outbox entry of its channel holds. A row with
     /// that id and anything else (another user's message a server named) stays.
     /// - Throws: GRDB's `DatabaseError`.
-    public func forgetDuplicateCopy(serverMessageID: String, senderUserID: String, senderDeviceID: String, contentHash: [UInt8]) async throws {
+    package func forgetDuplicateCopy(serverMessageID: String, senderUserID: String, senderDeviceID: String, contentHash: [UInt8]) async throws {
         try await writer.write { db in
             try db.run(Self.forgetDuplicateSQL, [serverMessageID, senderUserID, senderDeviceID, Data(contentHash)])
         }
@@ -145,7 +145,7 @@ extension KeyStore {
     /// then: nothing of it ever left the device).
     /// - Throws: GRDB's `DatabaseError`.
     @discardableResult
-    public func storeUnencryptableDraft(localID: String, channelID: String, plaintext: SecretBytes, kind: OutboxKind, targetMessageID: String?,
+    package func storeUnencryptableDraft(localID: String, channelID: String, plaintext: SecretBytes, kind: OutboxKind, targetMessageID: String?,
                                         error: String, at time: StoreTime) async throws -> OutboxMessage {
         try await storeDraft(localID: localID, channelID: channelID, plaintext: plaintext, kind: kind, targetMessageID: targetMessageID,
                              state: .failed, error: error, at: time)
@@ -153,7 +153,7 @@ extension KeyStore {
 
     /// A manual retry: `.failed` → `.queued` with a fresh attempt budget.
     /// - Throws: ``KeyStoreError/missingRecord(_:id:)``, ``KeyStoreError/invalidTransition(_:id:from:to:)``.
-    public func requeueFailed(localID: String, at time: StoreTime) async throws {
+    package func requeueFailed(localID: String, at time: StoreTime) async throws {
         try await writer.write { [self] db in
             try outboxStore.transition(localID: localID, from: [.failed], to: .queued, at: time, db)
             try db.run("UPDATE outbox SET attempts = 0, answered_failures = 0 WHERE local_id = ?", [localID])
@@ -163,7 +163,7 @@ extension KeyStore {
     /// A POST failed: `.sending` → `.failed` when `giveUp` (after the last retry), else back to
     /// `.queued` for the next attempt; the error text is kept.
     /// - Throws: as ``markSending(localID:at:)``.
-    public func markFailed(localID: String, error: String, giveUp: Bool, at time: StoreTime) async throws {
+    package func markFailed(localID: String, error: String, giveUp: Bool, at time: StoreTime) async throws {
         try await writer.write { [self] db in
             try outboxStore.transition(localID: localID, from: [.sending], to: giveUp ? .failed : .queued, error: error, at: time, db)
         }

@@ -7,7 +7,7 @@ extension KeyStore {
     /// longer offers them (it handed them out), so they start the grace window of §2 — usable
     /// by a late prekey message for 7 days, then wiped by retention. Returns how many were marked.
     /// - Throws: GRDB's `DatabaseError`.
-    public func retireOldestPublishedOneTimePrekeys(count: Int, at time: StoreTime) async throws -> Int {
+    package func retireOldestPublishedOneTimePrekeys(count: Int, at time: StoreTime) async throws -> Int {
         guard count > 0 else { return 0 }
         return try await writer.write { db in
             try db.run("""
@@ -22,7 +22,7 @@ extension KeyStore {
     /// (unconsumed ones are never removed here). Returns how many were wiped.
     /// - Throws: GRDB's `DatabaseError`.
     @discardableResult
-    public func trimOneTimePrekeys(keeping limit: Int) async throws -> Int {
+    package func trimOneTimePrekeys(keeping limit: Int) async throws -> Int {
         try await writer.write { db in
             let total = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM one_time_prekeys") ?? 0
             guard total > limit else { return 0 }

@@ -5,67 +5,67 @@ extension KeyStore {
     /// oldest → newest, plaintexts opened. Only `message` rows: the hidden `control` and
     /// `duplicate` rows of the receive side are not messages.
     /// - Throws: ``KeyStoreError`` for a tampered row, GRDB's `DatabaseError`.
-    public func timelinePage(channelID: String, before cursor: TimelineCursor? = nil, limit: Int = 50) async throws -> [TimelineMessage] {
+    @_spi(StoreInternals) public func timelinePage(channelID: String, before cursor: TimelineCursor? = nil, limit: Int = 50) async throws -> [TimelineMessage] {
         try await writer.read { [self] db in try timelineStore.loadPage(channelID: channelID, before: cursor, limit: limit, db) }
     }
 
     /// One timeline message by server id.
     /// - Throws: ``KeyStoreError`` for a tampered row, GRDB's `DatabaseError`.
-    public func message(id: String) async throws -> TimelineMessage? {
+    package func message(id: String) async throws -> TimelineMessage? {
         try await writer.read { [self] db in try timelineStore.loadMessage(id: id, db) }
     }
 
     /// How many messages (`message` rows) a channel holds (in `state`, when given).
     /// - Throws: GRDB's `DatabaseError`.
-    public func messageCount(channelID: String, state: TimelineState? = nil) async throws -> Int {
+    @_spi(StoreInternals) public func messageCount(channelID: String, state: TimelineState? = nil) async throws -> Int {
         try await writer.read { [self] db in try timelineStore.countMessages(channelID: channelID, state: state, db) }
     }
 
     /// How many ciphertexts wait for keys.
     /// - Throws: GRDB's `DatabaseError`.
-    public func pendingCount() async throws -> Int {
+    @_spi(StoreInternals) public func pendingCount() async throws -> Int {
         try await writer.read { db in try PendingCiphertextStore().countPending(db) }
     }
 
     /// How many one-time prekeys are in `state`.
     /// - Throws: GRDB's `DatabaseError`.
-    public func oneTimePrekeyCount(state: OneTimePrekeyState) async throws -> Int {
+    package func oneTimePrekeyCount(state: OneTimePrekeyState) async throws -> Int {
         try await writer.read { [self] db in try oneTimePrekeyStore.countOneTimePrekeys(state: state, db) }
     }
 
     /// Outbox messages in `states`, per channel in sending order.
     /// - Throws: ``KeyStoreError`` for a tampered row, GRDB's `DatabaseError`.
-    public func outbox(states: Set<OutboxState> = [.queued, .sending, .failed]) async throws -> [OutboxMessage] {
+    package func outbox(states: Set<OutboxState> = [.queued, .sending, .failed]) async throws -> [OutboxMessage] {
         try await writer.read { [self] db in try outboxStore.loadOutbox(states: states, db) }
     }
 
     /// The outbox entries of `channelID` whose content hashes to `contentHash`, in any state.
     /// - Throws: ``KeyStoreError`` for a tampered row, GRDB's `DatabaseError`.
-    public func outbox(channelID: String, contentHash: [UInt8]) async throws -> [OutboxMessage] {
+    package func outbox(channelID: String, contentHash: [UInt8]) async throws -> [OutboxMessage] {
         try await writer.read { [self] db in try outboxStore.loadOutbox(channelID: channelID, contentHash: contentHash, db) }
     }
 
     /// Every retained signed prekey, oldest first (for rotation and wiping).
     /// - Throws: ``KeyStoreError`` for a tampered row, GRDB's `DatabaseError`.
-    public func signedPrekeys() async throws -> [SignedPrekey] {
+    package func signedPrekeys() async throws -> [SignedPrekey] {
         try await writer.read { [self] db in try signedPrekeyStore.loadSignedPrekeys(db) }
     }
 
     /// The channel's sync cursor.
     /// - Throws: ``KeyStoreError/corruptColumn(table:column:)``, GRDB's `DatabaseError`.
-    public func syncCursor(channelID: String) async throws -> SyncCursor? {
+    package func syncCursor(channelID: String) async throws -> SyncCursor? {
         try await writer.read { db in try SyncCursorStore().loadCursor(channelID: channelID, db) }
     }
 
     /// Saves a channel's sync cursor.
     /// - Throws: GRDB's `DatabaseError`.
-    public func storeSyncCursor(_ cursor: SyncCursor) async throws {
+    package func storeSyncCursor(_ cursor: SyncCursor) async throws {
         try await writer.write { db in try SyncCursorStore().storeCursor(cursor, db) }
     }
 
     /// SQLite's `PRAGMA integrity_check` result lines (`["ok"]` for a sound file).
     /// - Throws: GRDB's `DatabaseError`.
-    public func integrityCheck() async throws -> [String] {
+    package func integrityCheck() async throws -> [String] {
         try await writer.read { db in try String.fetchAll(db, sql: "PRAGMA integrity_check") }
     }
 }
@@ -74,7 +74,7 @@ extension KeyStore {
     /// Copies the WAL into the main file and truncates it (for instance when the app goes to
     /// the background); committed data is durable either way.
     /// - Throws: GRDB's `DatabaseError` (for instance `SQLITE_BUSY` while readers hold snapshots).
-    public func checkpoint() async throws {
+    @_spi(StoreInternals) public func checkpoint() async throws {
         try await writer.writeWithoutTransaction { db in _ = try db.checkpoint(.truncate) }
     }
 }

@@ -19,7 +19,7 @@ extension KeyStore {
     /// - Returns: what happened to each write, in order.
     /// - Throws: as ``storeDecryption(_:)`` (a replayed ephemeral key, an identity that differs
     ///   from its pin, an unknown prekey), GRDB's `DatabaseError`; on failure nothing is stored.
-    public func storeReceiveBatch(_ writes: [ReceiveWrite]) async throws -> [ReceiveWriteResult] {
+    package func storeReceiveBatch(_ writes: [ReceiveWrite]) async throws -> [ReceiveWriteResult] {
         try await writer.write { [self] db in
             var finalKeys: [SenderKeyAddress: ReceiverSenderKey] = [:]
             var finalSessions: [String: SessionRecordWrite] = [:]
@@ -44,7 +44,7 @@ extension KeyStore {
     /// pending row removed); an unknown id gets a deleted `control` tombstone so that a late
     /// copy stays deleted; a message of another channel is left alone.
     /// - Throws: GRDB's `DatabaseError`.
-    public func markReceivedDeleted(messageID: String, channelID: String, at time: StoreTime) async throws -> ReceivedDeleteResult {
+    package func markReceivedDeleted(messageID: String, channelID: String, at time: StoreTime) async throws -> ReceivedDeleteResult {
         try await writer.write { [self] db in
             guard let row = try db.row("SELECT channel_id, state FROM timeline WHERE message_id = ?", [messageID]) else {
                 try db.run(
@@ -66,7 +66,7 @@ extension KeyStore {
 
     /// Records a refused edit or delete on its own (outside a batch).
     /// - Throws: GRDB's `DatabaseError`.
-    public func recordRefusedInput(_ input: RefusedInput) async throws {
+    package func recordRefusedInput(_ input: RefusedInput) async throws {
         try await writer.write { [self] db in try insertRefused(input, db) }
     }
 

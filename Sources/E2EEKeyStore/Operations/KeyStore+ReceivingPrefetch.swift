@@ -17,7 +17,7 @@ extension KeyStore {
     /// benchmark: about 1 s less of planning per 100,000 messages). The pipeline makes this
     /// call between batches, when none of its commits is waiting for the writer.
     /// - Throws: ``KeyStoreError`` for a corrupt or tampered row, GRDB's `DatabaseError`.
-    public func receiveBatchLookup(ids: [String], channelID: String, contentHashes: [[UInt8]],
+    package func receiveBatchLookup(ids: [String], channelID: String, contentHashes: [[UInt8]],
                                    senderKeys: [SenderKeyAddress]) async throws -> ReceiveBatchLookup {
         try await writer.writeWithoutTransaction { [self] db in
             var lookup = ReceiveBatchLookup(known: [:], firstIDs: [:], senderKeys: [:])
@@ -35,7 +35,7 @@ extension KeyStore {
     /// of each (user, device) of `sessions` (``sessions(userID:deviceID:limit:)``, at most
     /// `sessionLimit` each), from one snapshot.
     /// - Throws: ``KeyStoreError`` for a corrupt or tampered row, GRDB's `DatabaseError`.
-    public func receiveLaneKeys(devices: Set<String>, sessions: Set<RemoteDeviceKey>, sessionLimit: Int) async throws -> ReceiveLaneKeys {
+    package func receiveLaneKeys(devices: Set<String>, sessions: Set<RemoteDeviceKey>, sessionLimit: Int) async throws -> ReceiveLaneKeys {
         try await writer.read { [self] db in
             var pins: [String: [RemoteIdentity]] = [:]
             for device in devices { pins[device] = try remoteIdentities(deviceID: device, db) }
@@ -49,7 +49,7 @@ extension KeyStore {
 }
 
 /// The reads of ``KeyStore/receiveBatchLookup(ids:channelID:contentHashes:senderKeys:)``.
-public struct ReceiveBatchLookup: Sendable {
+package struct ReceiveBatchLookup: Sendable {
     /// The stored rows by id (plaintexts not opened).
     public var known: [String: ReceivedMessage]
     /// Per content hash already stored in the channel, the first message id.
@@ -66,7 +66,7 @@ public struct ReceiveBatchLookup: Sendable {
 }
 
 /// A remote (user, device).
-public struct RemoteDeviceKey: Sendable, Hashable {
+package struct RemoteDeviceKey: Sendable, Hashable {
     /// The user.
     public var userID: String
     /// The device.
@@ -80,7 +80,7 @@ public struct RemoteDeviceKey: Sendable, Hashable {
 }
 
 /// The reads of ``KeyStore/receiveLaneKeys(devices:sessions:sessionLimit:)``.
-public struct ReceiveLaneKeys: Sendable {
+package struct ReceiveLaneKeys: Sendable {
     /// Every pin of each device asked for (empty when none).
     public var pins: [String: [RemoteIdentity]]
     /// The session rows of each (user, device) asked for, current first (empty when none).

@@ -9,7 +9,7 @@ extension KeyStore {
 
     /// The stored rows among `ids` (plaintexts not opened), by id: the persisted dedupe set.
     /// - Throws: ``KeyStoreError/corruptColumn(table:column:)``, GRDB's `DatabaseError`.
-    public func receivedMessages(ids: [String]) async throws -> [String: ReceivedMessage] {
+    package func receivedMessages(ids: [String]) async throws -> [String: ReceivedMessage] {
         guard !ids.isEmpty else { return [:] }
         return try await writer.read { [self] db in try receivedMessages(ids: ids, db) }
     }
@@ -45,7 +45,7 @@ extension KeyStore {
     /// refused: a refusal may come from forged metadata around genuine bytes), the first
     /// message id by `(created_at, id)`: the same envelope bytes under another id (§6).
     /// - Throws: GRDB's `DatabaseError`.
-    public func firstMessageIDs(channelID: String, contentHashes: [[UInt8]]) async throws -> [[UInt8]: String] {
+    package func firstMessageIDs(channelID: String, contentHashes: [[UInt8]]) async throws -> [[UInt8]: String] {
         guard !contentHashes.isEmpty else { return [:] }
         return try await writer.read { [self] db in try firstMessageIDs(channelID: channelID, contentHashes: contentHashes, db) }
     }
@@ -84,7 +84,7 @@ extension KeyStore {
     /// oldest → newest, plaintexts opened: the app's timeline (control and duplicate rows are
     /// left out).
     /// - Throws: ``KeyStoreError`` for a tampered row, GRDB's `DatabaseError`.
-    public func receivedTimelinePage(channelID: String, before cursor: TimelineCursor? = nil, limit: Int = 50) async throws -> [ReceivedMessage] {
+    package func receivedTimelinePage(channelID: String, before cursor: TimelineCursor? = nil, limit: Int = 50) async throws -> [ReceivedMessage] {
         guard limit > 0 else { return [] }
         return try await writer.read { [self] db in
             let rows: [Row]
@@ -105,7 +105,7 @@ extension KeyStore {
 
     /// One row by server id with its receive-side columns, plaintext opened.
     /// - Throws: ``KeyStoreError`` for a tampered row, GRDB's `DatabaseError`.
-    public func receivedMessage(id: String) async throws -> ReceivedMessage? {
+    package func receivedMessage(id: String) async throws -> ReceivedMessage? {
         try await writer.read { [self] db in
             try db.row("SELECT \(Self.receivedColumns) FROM timeline WHERE message_id = ?", [id]).map { try decodeReceived($0, openPlaintext: true) }
         }
@@ -117,7 +117,7 @@ extension KeyStore {
     /// `waitingFor` only rows still pending are listed: a parked ciphertext (sent after this
     /// device left its channel) is found only by the key it waits for.
     /// - Throws: ``KeyStoreError/corruptColumn(table:column:)``, GRDB's `DatabaseError`.
-    public func pendingReceives(waitingFor: [String]? = nil, after cursor: TimelineCursor? = nil, limit: Int? = nil) async throws -> [PendingReceive] {
+    package func pendingReceives(waitingFor: [String]? = nil, after cursor: TimelineCursor? = nil, limit: Int? = nil) async throws -> [PendingReceive] {
         if let waitingFor, waitingFor.isEmpty { return [] }
         return try await writer.read { db in
             var sql = """
@@ -159,7 +159,7 @@ extension KeyStore {
     /// Every pin of `deviceID`, under whichever user (normally one; another user's pin of the
     /// same device id is a sender mismatch for the receiver).
     /// - Throws: ``KeyStoreError/corruptColumn(table:column:)``, GRDB's `DatabaseError`.
-    public func remoteIdentities(deviceID: String) async throws -> [RemoteIdentity] {
+    package func remoteIdentities(deviceID: String) async throws -> [RemoteIdentity] {
         try await writer.read { [self] db in try remoteIdentities(deviceID: deviceID, db) }
     }
 
@@ -170,27 +170,27 @@ extension KeyStore {
 
     /// The device's current session row (one serialised ratchet state).
     /// - Throws: ``KeyStoreError`` for a tampered row, GRDB's `DatabaseError`.
-    public func currentSession(userID: String, deviceID: String) async throws -> StoredSession? {
+    package func currentSession(userID: String, deviceID: String) async throws -> StoredSession? {
         try await writer.read { [self] db in try sessionStore.loadCurrentSession(userID: userID, deviceID: deviceID, db) }
     }
 
     /// The device's session rows: the current one first, then archived ones most recently used
     /// first, at most `limit`.
     /// - Throws: ``KeyStoreError`` for a tampered row, GRDB's `DatabaseError`.
-    public func sessions(userID: String, deviceID: String, limit: Int) async throws -> [StoredSession] {
+    package func sessions(userID: String, deviceID: String, limit: Int) async throws -> [StoredSession] {
         try await writer.read { [self] db in Array(try sessionStore.loadSessions(userID: userID, deviceID: deviceID, db).prefix(limit)) }
     }
 
     /// The receiving sender-key state at `address`.
     /// - Throws: ``KeyStoreError`` for a tampered row, GRDB's `DatabaseError`.
-    public func receiverSenderKey(_ address: SenderKeyAddress) async throws -> ReceiverSenderKey? {
+    package func receiverSenderKey(_ address: SenderKeyAddress) async throws -> ReceiverSenderKey? {
         try await writer.read { [self] db in try receiverSenderKeyStore.loadReceiverSenderKey(address, db) }
     }
 
     /// The signed and one-time prekeys a prekey message names, and whether its `EK_A` was
     /// accepted before.
     /// - Throws: ``KeyStoreError`` for a tampered row, GRDB's `DatabaseError`.
-    public func prekeyLookup(signedPrekeyID: UInt32, oneTimePrekeyID: UInt32, ephemeralKey: [UInt8]) async throws -> PrekeyLookup {
+    package func prekeyLookup(signedPrekeyID: UInt32, oneTimePrekeyID: UInt32, ephemeralKey: [UInt8]) async throws -> PrekeyLookup {
         try await writer.read { [self] db in
             PrekeyLookup(
                 signedPrekey: try signedPrekeyStore.loadSignedPrekey(id: signedPrekeyID, db),
@@ -201,7 +201,7 @@ extension KeyStore {
 
     /// The refused edits and deletes recorded for `messageID`, oldest first.
     /// - Throws: ``KeyStoreError/corruptColumn(table:column:)``, GRDB's `DatabaseError`.
-    public func refusedInputs(messageID: String) async throws -> [RefusedInput] {
+    package func refusedInputs(messageID: String) async throws -> [RefusedInput] {
         try await writer.read { db in
             let t = "refused_inputs"
             return try db.rows("SELECT * FROM refused_inputs WHERE message_id = ? ORDER BY id", [messageID]).map { row in

@@ -2,7 +2,7 @@ import E2EECrypto
 import GRDB
 
 /// What a retention run wiped (docs/spec/protocol.md §1, §2, §4).
-public struct RetentionWipe: Sendable, Equatable {
+package struct RetentionWipe: Sendable, Equatable {
     /// Replaced signed prekeys wiped (with the ephemeral keys accepted under them).
     public var signedPrekeys: Int
     /// Consumed one-time prekeys wiped after their grace window.
@@ -24,7 +24,7 @@ extension KeyStore {
     /// the same (channel, sender device) exists: the only ones retention may wipe (§4). The
     /// newest state of each (channel, sender device) is never among them.
     /// - Throws: ``KeyStoreError`` for a tampered row, GRDB's `DatabaseError`.
-    public func receiverSenderKeysWithNewerKey() async throws -> [ReceiverSenderKey] {
+    package func receiverSenderKeysWithNewerKey() async throws -> [ReceiverSenderKey] {
         try await writer.read { [self] db in
             let rows = try db.rows("""
                 SELECT r.channel_id, r.sender_device_id, r.key_id FROM receiver_sender_keys r
@@ -45,7 +45,7 @@ extension KeyStore {
     /// (never the current one), one-time prekeys consumed before `oneTimePrekeysConsumedBefore`,
     /// and the receiving sender-key states at `senderKeyStates` (with their skipped keys).
     /// - Throws: GRDB's `DatabaseError` (nothing is wiped then).
-    public func wipeRetained(signedPrekeysRetiredBefore: StoreTime, oneTimePrekeysConsumedBefore: StoreTime,
+    package func wipeRetained(signedPrekeysRetiredBefore: StoreTime, oneTimePrekeysConsumedBefore: StoreTime,
                              senderKeyStates: [SenderKeyAddress]) async throws -> RetentionWipe {
         try await writer.write { [self] db in
             try db.run("DELETE FROM signed_prekeys WHERE is_current = 0 AND retired_at < ?", [signedPrekeysRetiredBefore.microseconds])

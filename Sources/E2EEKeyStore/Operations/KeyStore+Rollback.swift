@@ -3,7 +3,7 @@ import Foundation
 import GRDB
 
 /// What ``KeyStore/retireKeysAfterRollback()`` removed or retired.
-public struct RollbackRetirement: Sendable, Equatable {
+package struct RollbackRetirement: Sendable, Equatable {
     /// Pairwise session rows removed (every remote device gets a new session).
     public var sessionsRemoved: Int
     /// Own sender keys that stopped being current (every group gets a new key).
@@ -23,7 +23,7 @@ public struct RollbackRetirement: Sendable, Equatable {
 extension KeyStore {
     /// When a rollback was detected and the keys are not renewed yet (`nil` otherwise).
     /// - Throws: GRDB's `DatabaseError`.
-    public func rollbackDetectedAt() async throws -> StoreTime? {
+    package func rollbackDetectedAt() async throws -> StoreTime? {
         try await writer.read { db in
             try Int64.fetchOne(db, sql: "SELECT rollback_detected_at FROM store_metadata WHERE id = 1").map { StoreTime(microseconds: $0) }
         }
@@ -32,7 +32,7 @@ extension KeyStore {
     /// Records that this store was rolled back (kept until ``clearRollbackMark()``; an earlier
     /// mark's time is kept).
     /// - Throws: GRDB's `DatabaseError`.
-    public func markRolledBack(at time: StoreTime) async throws {
+    package func markRolledBack(at time: StoreTime) async throws {
         try await writer.write { db in
             try db.run("UPDATE store_metadata SET rollback_detected_at = COALESCE(rollback_detected_at, ?) WHERE id = 1", [time.microseconds])
         }
@@ -40,7 +40,7 @@ extension KeyStore {
 
     /// Forgets the rollback mark once the keys were renewed.
     /// - Throws: GRDB's `DatabaseError`.
-    public func clearRollbackMark() async throws {
+    package func clearRollbackMark() async throws {
         try await writer.write { db in try db.run("UPDATE store_metadata SET rollback_detected_at = NULL WHERE id = 1") }
     }
 
@@ -50,7 +50,7 @@ extension KeyStore {
     /// publishes new ones). Signed prekeys are the caller's (a rotation keeps the old one for
     /// the retention period).
     /// - Throws: GRDB's `DatabaseError` (nothing changed then).
-    public func retireKeysAfterRollback() async throws -> RollbackRetirement {
+    package func retireKeysAfterRollback() async throws -> RollbackRetirement {
         try await writer.write { db in
             try db.run("DELETE FROM sessions")
             let sessions = db.changesCount
@@ -64,7 +64,7 @@ extension KeyStore {
     /// Whether the store holds a message with server id `messageID`, or an outbox entry of
     /// `channelID` with the same `content` bytes (by SHA-256): what this store sent or received.
     /// - Throws: GRDB's `DatabaseError`.
-    public func holdsMessage(id messageID: String, channelID: String, contentHash: [UInt8]) async throws -> Bool {
+    package func holdsMessage(id messageID: String, channelID: String, contentHash: [UInt8]) async throws -> Bool {
         try await writer.read { db in
             if try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM timeline WHERE message_id = ?)", arguments: [messageID]) == true {
                 return true

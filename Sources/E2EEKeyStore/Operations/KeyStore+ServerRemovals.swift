@@ -1,7 +1,7 @@
 import GRDB
 
 /// What marking a message "removed from the server" did.
-public enum ServerRemovalResult: Sendable, Equatable {
+package enum ServerRemovalResult: Sendable, Equatable {
     /// The message is now marked (its plaintext kept).
     case marked
     /// It was marked already.
@@ -17,7 +17,7 @@ extension KeyStore {
     /// Marks a shown message as removed from the server at `time` (docs/spec/sync.md
     /// guarantee 9): the server's delete is a hint, so the row and its plaintext stay.
     /// - Throws: GRDB's `DatabaseError`.
-    public func markRemovedFromServer(messageID: String, channelID: String, at time: StoreTime) async throws -> ServerRemovalResult {
+    package func markRemovedFromServer(messageID: String, channelID: String, at time: StoreTime) async throws -> ServerRemovalResult {
         try await writer.write { db in
             guard let row = try db.row("SELECT channel_id, kind, state, removed_from_server_at FROM timeline WHERE message_id = ?", [messageID])
             else { return .notShown }
@@ -36,7 +36,7 @@ extension KeyStore {
     /// Clears the mark of every message of `messageIDs` that has one (the server returned it
     /// again); returns the ids cleared.
     /// - Throws: GRDB's `DatabaseError`.
-    public func clearRemovedFromServer(messageIDs: [String]) async throws -> [String] {
+    package func clearRemovedFromServer(messageIDs: [String]) async throws -> [String] {
         guard !messageIDs.isEmpty else { return [] }
         return try await writer.write { db in
             var cleared: [String] = []
@@ -55,7 +55,7 @@ extension KeyStore {
 
     /// Which of `messageIDs` are marked removed from the server.
     /// - Throws: GRDB's `DatabaseError`.
-    public func removedFromServer(messageIDs: [String]) async throws -> Set<String> {
+    package func removedFromServer(messageIDs: [String]) async throws -> Set<String> {
         guard !messageIDs.isEmpty else { return [] }
         return try await writer.read { db in
             var marked: Set<String> = []

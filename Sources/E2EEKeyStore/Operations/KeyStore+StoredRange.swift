@@ -5,7 +5,7 @@ extension KeyStore {
     /// `(after, through]`: what a contiguous REST read of that range must return again
     /// (docs/spec/sync.md guarantee 9).
     /// - Throws: GRDB's `DatabaseError`.
-    public func undeletedMessageIDs(channelID: String, after: StoreTime, through: StoreTime) async throws -> [String] {
+    package func undeletedMessageIDs(channelID: String, after: StoreTime, through: StoreTime) async throws -> [String] {
         try await writer.read { db in
             try String.fetchAll(db, sql: """
                 SELECT message_id FROM timeline WHERE channel_id = ? AND created_at > ? AND created_at <= ? AND state != 'deleted'

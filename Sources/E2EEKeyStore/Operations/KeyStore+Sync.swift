@@ -5,7 +5,7 @@ extension KeyStore {
     /// outbox entries the server acknowledged. The catch-up stops paging back at the first page
     /// holding one of them (docs/spec/sync.md guarantee 6).
     /// - Throws: GRDB's `DatabaseError`.
-    public func knownMessageIDs(_ ids: [String]) async throws -> Set<String> {
+    package func knownMessageIDs(_ ids: [String]) async throws -> Set<String> {
         guard !ids.isEmpty else { return [] }
         return try await read { db in
             let marks = Array(repeating: "?", count: ids.count).joined(separator: ", ")
@@ -20,7 +20,7 @@ extension KeyStore {
     /// The oldest `message` row of a channel's timeline, or `nil` when it has none: where
     /// paging older history starts when no sync cursor says otherwise.
     /// - Throws: GRDB's `DatabaseError`.
-    public func oldestTimelineMessage(channelID: String) async throws -> TimelineCursor? {
+    package func oldestTimelineMessage(channelID: String) async throws -> TimelineCursor? {
         try await read { db in
             guard let row = try Row.fetchOne(db, sql: """
                 SELECT created_at, message_id FROM timeline WHERE channel_id = ? AND kind = 'message'

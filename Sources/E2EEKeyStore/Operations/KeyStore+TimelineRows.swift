@@ -7,7 +7,7 @@ extension KeyStore {
     /// by server id. Only posted entries have a server id, so every state is `.sent` or
     /// `.delivered`; ids no entry posted are absent.
     /// - Throws: ``KeyStoreError/corruptColumn(table:column:)`` for an unknown state, GRDB's `DatabaseError`.
-    public func deliveryStates(messageIDs: [String]) async throws -> [String: OutboxState] {
+    package func deliveryStates(messageIDs: [String]) async throws -> [String: OutboxState] {
         guard !messageIDs.isEmpty else { return [:] }
         return try await writer.read { db in
             var states: [String: OutboxState] = [:]
@@ -28,7 +28,7 @@ extension KeyStore {
     /// When this device was set up: the store time its identity key pair was created, right
     /// after it registered or logged in (`nil` before). Read without opening the sealed keys.
     /// - Throws: GRDB's `DatabaseError`.
-    public func deviceSetUpAt() async throws -> StoreTime? {
+    package func deviceSetUpAt() async throws -> StoreTime? {
         try await writer.read { db in
             try Int64.fetchOne(db, sql: "SELECT created_at FROM identity_keys WHERE id = 1").map { StoreTime(microseconds: $0) }
         }

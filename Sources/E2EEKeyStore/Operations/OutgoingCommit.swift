@@ -3,7 +3,7 @@ import E2EECrypto
 /// Everything queueing one outgoing message changes, committed together by
 /// ``KeyStore/queueOutgoingMessage(_:)``: the advanced sending state, the plaintext and exact
 /// content, and the outbox row.
-public struct OutgoingCommit: Sendable {
+package struct OutgoingCommit: Sendable {
     /// The store's id for the message (a UUID string).
     public var localID: String
     /// The channel.
@@ -63,7 +63,7 @@ public struct OutgoingCommit: Sendable {
 }
 
 /// An own sender key after encrypting one message.
-public struct OwnSenderKeyAdvance: Sendable {
+package struct OwnSenderKeyAdvance: Sendable {
     /// The key id (the channel's current key).
     public var keyID: UInt32
     /// The new state.
@@ -77,7 +77,7 @@ public struct OwnSenderKeyAdvance: Sendable {
 }
 
 /// A pairwise session's state after encrypting.
-public struct SessionStateUpdate: Sendable {
+package struct SessionStateUpdate: Sendable {
     /// The session id.
     public var sessionID: String
     /// The new state.

@@ -1,7 +1,7 @@
 import E2EECrypto
 
 /// The account a store belongs to: server, user and device, and the tokens (sealed at rest).
-public struct AccountRecord: Sendable, Equatable {
+package struct AccountRecord: Sendable, Equatable {
     /// The server's base URL.
     public var serverURL: String
     /// The server's user id.

@@ -1,5 +1,5 @@
 /// This device's standing in a channel (schema `v11`).
-public enum ChannelStanding: String, Sendable, Equatable, CaseIterable {
+package enum ChannelStanding: String, Sendable, Equatable, CaseIterable {
     /// Created or opened on this device: its own decision.
     case created
     /// Learned from the server and not accepted yet: nothing is sent in it.
@@ -15,7 +15,7 @@ public enum ChannelStanding: String, Sendable, Equatable, CaseIterable {
 
 /// A channel's kind as this device pinned it when it first learned the channel, and its
 /// standing there. The pin outlives the channel's row: a later listing never changes it.
-public struct ChannelPin: Sendable, Equatable {
+package struct ChannelPin: Sendable, Equatable {
     /// The channel.
     public var channelID: String
     /// Whether it is a DM (`x3dh`), else a group (`sender_keys`).
@@ -41,7 +41,7 @@ public struct ChannelPin: Sendable, Equatable {
 }
 
 /// Where a user stands as a member of one group, as decided on this device.
-public enum MemberState: String, Sendable, Equatable, CaseIterable {
+package enum MemberState: String, Sendable, Equatable, CaseIterable {
     /// Approved: at creation, acceptance, by adding it, or one by one.
     case approved
     /// Listed after creation or acceptance and not approved yet: gets nothing.
@@ -53,7 +53,7 @@ public enum MemberState: String, Sendable, Equatable, CaseIterable {
 }
 
 /// One user's standing as a member of one group.
-public struct MemberStanding: Sendable, Equatable, Hashable {
+package struct MemberStanding: Sendable, Equatable, Hashable {
     /// The channel.
     public var channelID: String
     /// The user.

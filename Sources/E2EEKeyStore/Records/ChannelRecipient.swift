@@ -1,5 +1,5 @@
 /// Where a device stands as a recipient of one channel's keys (schema `v6`).
-public enum RecipientState: String, Sendable, Equatable, CaseIterable {
+package enum RecipientState: String, Sendable, Equatable, CaseIterable {
     /// Keys go to it.
     case recipient
     /// New (or back after it was removed) and held back until the app approves it.
@@ -20,7 +20,7 @@ public enum RecipientPolicy: String, Sendable, Equatable, CaseIterable, Codable 
 }
 
 /// One device's standing in one channel.
-public struct ChannelRecipient: Sendable, Equatable, Hashable {
+package struct ChannelRecipient: Sendable, Equatable, Hashable {
     /// The channel.
     public var channelID: String
     /// The device's user.

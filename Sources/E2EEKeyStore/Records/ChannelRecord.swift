@@ -1,5 +1,5 @@
 /// A channel the account belongs to, as last read from the server.
-public struct ChannelRecord: Sendable, Equatable {
+package struct ChannelRecord: Sendable, Equatable {
     /// The channel id.
     public var id: String
     /// Its name (`nil` for DMs).
@@ -45,7 +45,7 @@ public struct ChannelMemberRecord: Sendable, Equatable, Hashable {
 }
 
 /// A device that holds one of our sender keys.
-public struct SenderKeyShare: Sendable, Equatable, Hashable {
+package struct SenderKeyShare: Sendable, Equatable, Hashable {
     /// The device's user.
     public var userID: String
     /// The device.

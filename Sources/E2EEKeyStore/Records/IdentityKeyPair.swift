@@ -1,7 +1,7 @@
 import E2EECrypto
 
 /// This device's long-term keys: the X25519 identity key and the Ed25519 signing key.
-public struct IdentityKeyPair: Sendable, Equatable {
+package struct IdentityKeyPair: Sendable, Equatable {
     /// X25519 public identity key (32 bytes).
     public var identityPublic: [UInt8]
     /// X25519 private identity key (sealed at rest).

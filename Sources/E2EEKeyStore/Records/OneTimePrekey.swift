@@ -1,7 +1,7 @@
 import E2EECrypto
 
 /// Where a one-time prekey is in its life.
-public enum OneTimePrekeyState: String, Sendable, Equatable, CaseIterable {
+@_spi(StoreInternals) public enum OneTimePrekeyState: String, Sendable, Equatable, CaseIterable {
     /// Stored, not yet accepted by the server.
     case pendingUpload = "pending_upload"
     /// On the server.
@@ -11,7 +11,7 @@ public enum OneTimePrekeyState: String, Sendable, Equatable, CaseIterable {
 }
 
 /// A one-time prekey with its private key.
-public struct OneTimePrekey: Sendable, Equatable {
+@_spi(StoreInternals) public struct OneTimePrekey: Sendable, Equatable {
     /// The id (from the store's counter: starts at 1, never reused).
     public var id: UInt32
     /// X25519 public key (32 bytes).
@@ -37,7 +37,7 @@ public struct OneTimePrekey: Sendable, Equatable {
 }
 
 /// A new key pair for ``KeyStore/addOneTimePrekeys(count:now:generate:)``.
-public struct OneTimePrekeyMaterial: Sendable {
+@_spi(StoreInternals) public struct OneTimePrekeyMaterial: Sendable {
     /// X25519 public key (32 bytes).
     public var publicKey: [UInt8]
     /// X25519 private key.

@@ -16,7 +16,7 @@ public enum OutboxState: String, Sendable, Equatable, CaseIterable {
 }
 
 /// An outgoing message: the exact `content` to (re)send and the plaintext we wrote.
-public struct OutboxMessage: Sendable, Equatable {
+package struct OutboxMessage: Sendable, Equatable {
     /// The store's id (a UUID string chosen when queued).
     public var localID: String
     /// The channel.

@@ -1,7 +1,7 @@
 import E2EECrypto
 
 /// One of this device's sender keys for a channel, as opaque serialised protocol state.
-public struct OwnSenderKey: Sendable, Equatable {
+package struct OwnSenderKey: Sendable, Equatable {
     /// The channel.
     public var channelID: String
     /// The key id.

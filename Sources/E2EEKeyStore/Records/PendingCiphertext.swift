@@ -1,5 +1,5 @@
 /// A ciphertext waiting for its key; its timeline row is in state `.pendingKey`.
-public struct PendingCiphertext: Sendable, Equatable {
+package struct PendingCiphertext: Sendable, Equatable {
     /// The server message id.
     public var messageID: String
     /// The channel.

@@ -1,5 +1,5 @@
 /// What a prekey message names, looked up for the responder (docs/spec/protocol.md §2 steps 2 and 4).
-public struct PrekeyLookup: Sendable {
+package struct PrekeyLookup: Sendable {
     /// The signed prekey with the message's `spk_id`, if retained.
     public var signedPrekey: SignedPrekey?
     /// The one-time prekey with the message's `opk_id`, if any and not wiped (consumed ones

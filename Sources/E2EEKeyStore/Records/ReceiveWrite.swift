@@ -2,7 +2,7 @@ import E2EECrypto
 
 /// One change of the receive pipeline, stored with others of its lane by
 /// ``KeyStore/storeReceiveBatch(_:)`` in one transaction.
-public struct ReceiveWrite: Sendable {
+package struct ReceiveWrite: Sendable {
     /// What happens to the message's timeline row.
     public enum Action: Sendable {
         /// A decryption: the row (normally `.decrypted` with the payload JSON as plaintext) with
@@ -46,7 +46,7 @@ public struct ReceiveWrite: Sendable {
 /// A remote device's sessions after a decryption, one row per ratchet state (the store's
 /// convention, shared with the sending side): exactly one current state, then archived ones
 /// most recently used first. Rows not named keep their state.
-public struct SessionRecordWrite: Sendable {
+package struct SessionRecordWrite: Sendable {
     /// The remote user.
     public var userID: String
     /// The remote device.
@@ -63,7 +63,7 @@ public struct SessionRecordWrite: Sendable {
 }
 
 /// One ratchet state of a ``SessionRecordWrite``.
-public struct SessionStateWrite: Sendable {
+package struct SessionStateWrite: Sendable {
     /// The session row's id: an existing row is updated, a new id inserted.
     public var sessionID: String
     /// The serialised state (sealed at rest).
@@ -80,7 +80,7 @@ public struct SessionStateWrite: Sendable {
 }
 
 /// What ``KeyStore/storeReceiveBatch(_:)`` did with one write.
-public enum ReceiveWriteResult: Sendable, Equatable {
+package enum ReceiveWriteResult: Sendable, Equatable {
     /// Stored as given.
     case stored
     /// The decrypted message reused a (sender user, payload id): stored as a duplicate of

@@ -1,6 +1,6 @@
 /// A timeline row with its receive-side columns (schema `v4`), as the receive pipeline and the
 /// app's timeline reader see it.
-public struct ReceivedMessage: Sendable, Equatable {
+package struct ReceivedMessage: Sendable, Equatable {
     /// The row (plaintext opened when the read asked for it).
     public var message: TimelineMessage
     /// The receive-side columns.
@@ -14,7 +14,7 @@ public struct ReceivedMessage: Sendable, Equatable {
 }
 
 /// A queued ciphertext with what its timeline row knows about it, for a re-drive.
-public struct PendingReceive: Sendable, Equatable {
+package struct PendingReceive: Sendable, Equatable {
     /// The queued ciphertext.
     public var pending: PendingCiphertext
     /// The sender user the server named.
@@ -37,7 +37,7 @@ public struct PendingReceive: Sendable, Equatable {
 }
 
 /// What ``KeyStore/markReceivedDeleted(messageID:channelID:at:)`` did.
-public enum ReceivedDeleteResult: Sendable, Equatable {
+package enum ReceivedDeleteResult: Sendable, Equatable {
     /// The message was marked deleted (plaintext wiped, pending row removed).
     case deleted
     /// It was deleted already.

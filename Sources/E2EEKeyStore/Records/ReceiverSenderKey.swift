@@ -1,7 +1,7 @@
 import E2EECrypto
 
 /// Names one receiving sender-key state: (channel, sender device, key id).
-public struct SenderKeyAddress: Sendable, Hashable, CustomStringConvertible {
+@_spi(StoreInternals) public struct SenderKeyAddress: Sendable, Hashable, CustomStringConvertible {
     /// The channel.
     public var channelID: String
     /// The sending device.
@@ -21,7 +21,7 @@ public struct SenderKeyAddress: Sendable, Hashable, CustomStringConvertible {
 }
 
 /// A receiving sender-key state for one (channel, sender device, key id).
-public struct ReceiverSenderKey: Sendable, Equatable {
+@_spi(StoreInternals) public struct ReceiverSenderKey: Sendable, Equatable {
     /// Where it belongs.
     public var address: SenderKeyAddress
     /// The sending user.
@@ -44,7 +44,7 @@ public struct ReceiverSenderKey: Sendable, Equatable {
 }
 
 /// A message key kept for a skipped iteration of a receiving sender-key state.
-public struct SkippedSenderKey: Sendable, Equatable {
+@_spi(StoreInternals) public struct SkippedSenderKey: Sendable, Equatable {
     /// The receiving state it belongs to.
     public var address: SenderKeyAddress
     /// The iteration.

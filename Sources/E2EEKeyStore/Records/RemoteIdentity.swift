@@ -1,5 +1,5 @@
 /// Whether the user has verified a device's identity (safety number compared).
-public enum VerificationState: String, Sendable, Equatable, CaseIterable {
+package enum VerificationState: String, Sendable, Equatable, CaseIterable {
     /// Trusted on first use only.
     case unverified
     /// Verified by the user.
@@ -7,7 +7,7 @@ public enum VerificationState: String, Sendable, Equatable, CaseIterable {
 }
 
 /// The identity blob pinned for a remote (user, device) on first use.
-public struct RemoteIdentity: Sendable, Equatable {
+package struct RemoteIdentity: Sendable, Equatable {
     /// The user.
     public var userID: String
     /// The device.
@@ -48,7 +48,7 @@ public struct IdentityChange: Sendable, Equatable {
 }
 
 /// What ``KeyStore/recordIdentity(_:at:)`` found.
-public enum IdentityRecordResult: Sendable, Equatable {
+package enum IdentityRecordResult: Sendable, Equatable {
     /// The device was not known: the blob is now pinned.
     case pinned
     /// The blob equals the pin.

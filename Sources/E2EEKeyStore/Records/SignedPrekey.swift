@@ -1,7 +1,7 @@
 import E2EECrypto
 
 /// A signed prekey: the current one, or a previous one kept until its retention ends.
-public struct SignedPrekey: Sendable, Equatable {
+@_spi(StoreInternals) public struct SignedPrekey: Sendable, Equatable {
     /// The prekey id (`spk_id`).
     public var id: UInt32
     /// X25519 public key (32 bytes).

@@ -1,7 +1,7 @@
 import E2EECrypto
 
 /// A pairwise session with one remote device, as opaque serialised protocol state.
-public struct StoredSession: Sendable, Equatable {
+package struct StoredSession: Sendable, Equatable {
     /// The store's id for this session (a UUID string chosen when it is installed).
     public var id: String
     /// The remote user.

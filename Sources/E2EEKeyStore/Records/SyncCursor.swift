@@ -1,5 +1,5 @@
 /// How far a channel's history has been fetched.
-public struct SyncCursor: Sendable, Equatable {
+package struct SyncCursor: Sendable, Equatable {
     /// The channel.
     public var channelID: String
     /// The newest message seen.

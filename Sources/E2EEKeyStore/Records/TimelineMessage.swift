@@ -1,7 +1,7 @@
 import E2EECrypto
 
 /// Where a timeline message is.
-public enum TimelineState: Sendable, Equatable {
+@_spi(StoreInternals) public enum TimelineState: Sendable, Equatable {
     /// Waiting for a key (a sender key distribution or a session); its ciphertext is queued.
     case pendingKey
     /// Decrypted; the plaintext is cached (sealed).
@@ -44,7 +44,7 @@ public enum TimelineState: Sendable, Equatable {
 }
 
 /// A position in a channel's timeline: messages sort by `(createdAt, messageID)`.
-public struct TimelineCursor: Sendable, Hashable {
+@_spi(StoreInternals) public struct TimelineCursor: Sendable, Hashable {
     /// The server's `created_at`.
     public var createdAt: StoreTime
     /// The server message id.
@@ -58,7 +58,7 @@ public struct TimelineCursor: Sendable, Hashable {
 }
 
 /// One message of a channel's timeline (the persisted dedupe set: one row per server id).
-public struct TimelineMessage: Sendable, Equatable {
+@_spi(StoreInternals) public struct TimelineMessage: Sendable, Equatable {
     /// The server message id.
     public var messageID: String
     /// The channel.

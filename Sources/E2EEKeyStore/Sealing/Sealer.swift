@@ -8,7 +8,7 @@ import Foundation
 /// Format: `version(1) || nonce(24) || ciphertext || tag(16)`; version 1 is the only one.
 /// Associated data: `"E2EEKeyStore" || version || len32(table) || table || len32(column) ||
 /// column || len32(rowID) || rowID` (UTF-8, big-endian lengths).
-public struct Sealer: Sendable {
+@_spi(StoreInternals) public struct Sealer: Sendable {
     /// The format version written in the first byte.
     public static let version: UInt8 = 1
     /// Bytes added to every sealed value (version, nonce, tag).

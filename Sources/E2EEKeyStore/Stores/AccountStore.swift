@@ -3,7 +3,7 @@ import Foundation
 import GRDB
 
 /// The account row and its tokens.
-public struct AccountStore: Sendable {
+package struct AccountStore: Sendable {
     static let table = "account"
     let sealer: Sealer
 

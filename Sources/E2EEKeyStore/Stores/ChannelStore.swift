@@ -2,7 +2,7 @@ import Foundation
 import GRDB
 
 /// The channels the account belongs to and their member lists (public data, stored in clear).
-public struct ChannelStore: Sendable {
+package struct ChannelStore: Sendable {
     static let table = "channels"
 
     /// A store.

@@ -3,7 +3,7 @@ import GRDB
 /// What this device decided about its channels (schema `v11`): each channel's
 /// pinned kind and standing, and each group's member standings. Public data only, stored in
 /// clear; nothing here is removed when the server stops listing a channel.
-public struct ChannelTrustStore: Sendable {
+package struct ChannelTrustStore: Sendable {
     /// A store.
     public init() {}
 

@@ -3,7 +3,7 @@ import Foundation
 import GRDB
 
 /// This device's identity and signing keys.
-public struct IdentityKeyStore: Sendable {
+package struct IdentityKeyStore: Sendable {
     static let table = "identity_keys"
     let sealer: Sealer
 

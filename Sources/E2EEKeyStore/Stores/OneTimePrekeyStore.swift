@@ -4,7 +4,7 @@ import GRDB
 
 /// One-time prekeys: ids from a persisted counter (from 1, never reused), stored before upload,
 /// marked published after, consumed with a time, wiped after the grace window.
-public struct OneTimePrekeyStore: Sendable {
+package struct OneTimePrekeyStore: Sendable {
     static let table = "one_time_prekeys"
     let sealer: Sealer
 

@@ -4,7 +4,7 @@ import GRDB
 
 /// Outgoing messages: the exact content to (re)send, the sealed plaintext, and the delivery
 /// state, sent per channel in `sequence` order.
-public struct OutboxStore: Sendable {
+package struct OutboxStore: Sendable {
     static let table = "outbox"
     let sealer: Sealer
 

@@ -4,7 +4,7 @@ import GRDB
 
 /// This device's sender keys per channel: one current key per channel; a rotation retires the
 /// old one (its rows can then be removed).
-public struct OwnSenderKeyStore: Sendable {
+package struct OwnSenderKeyStore: Sendable {
     static let table = "own_sender_keys"
     let sealer: Sealer
 

@@ -5,7 +5,7 @@ import GRDB
 /// it, by cascade), or one parked as undecryptable because it was sent after this device left
 /// its channel (kept so its key could still open it; never counted or re-driven as pending).
 /// The content is an envelope already public on the server: not sealed.
-public struct PendingCiphertextStore: Sendable {
+package struct PendingCiphertextStore: Sendable {
     static let table = "pending_ciphertexts"
 
     /// A store.

@@ -4,7 +4,7 @@ import GRDB
 
 /// Receiving sender-key states per (channel, sender device, key id), with their skipped message
 /// keys (removed with the state by a foreign-key cascade).
-public struct ReceiverSenderKeyStore: Sendable {
+package struct ReceiverSenderKeyStore: Sendable {
     static let table = "receiver_sender_keys"
     static let skippedTable = "skipped_sender_keys"
     let sealer: Sealer

@@ -3,7 +3,7 @@ import GRDB
 /// Who receives a channel's keys (schema `v6`): per-channel recipient standings, the devices
 /// this device knows as a user's, DM participants, membership anomalies and recipient policies.
 /// Public data only, stored in clear.
-public struct RecipientStore: Sendable {
+package struct RecipientStore: Sendable {
     private static let table = "channel_recipients"
 
     /// A store.

@@ -3,7 +3,7 @@ import GRDB
 
 /// Identity blobs pinned per remote (user, device) on first use, with their verification state
 /// and every change seen. Identity blobs are public and stored in the clear.
-public struct RemoteIdentityStore: Sendable {
+package struct RemoteIdentityStore: Sendable {
     static let table = "remote_identities"
 
     /// A store.

@@ -4,7 +4,7 @@ import GRDB
 
 /// Pairwise sessions per remote device: one current, older ones archived (a message for an
 /// archived session can still be decrypted) up to ``archiveLimit`` per device.
-public struct SessionStore: Sendable {
+package struct SessionStore: Sendable {
     static let table = "sessions"
     /// Archived sessions kept per remote device (libsignal keeps 40).
     public static let archiveLimit = 40

@@ -5,7 +5,7 @@ import GRDB
 /// Signed prekeys (the current one and previous ones) and the X3DH ephemeral keys accepted
 /// under each (the replay window: an accepted `EK_A` is kept until its signed prekey is wiped,
 /// by a foreign-key cascade).
-public struct SignedPrekeyStore: Sendable {
+package struct SignedPrekeyStore: Sendable {
     static let table = "signed_prekeys"
     let sealer: Sealer
 

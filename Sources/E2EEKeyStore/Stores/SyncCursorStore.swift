@@ -2,7 +2,7 @@ import Foundation
 import GRDB
 
 /// How far each channel's history has been fetched.
-public struct SyncCursorStore: Sendable {
+package struct SyncCursorStore: Sendable {
     static let table = "sync_cursors"
 
     /// A store.

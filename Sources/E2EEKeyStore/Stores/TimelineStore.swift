@@ -4,7 +4,7 @@ import GRDB
 
 /// The timeline: one row per server message id (the persisted dedupe set), ordered by
 /// `(created_at, message_id)`, with the plaintext cache sealed per row.
-public struct TimelineStore: Sendable {
+package struct TimelineStore: Sendable {
     static let table = "timeline"
     /// The columns `decode` reads, in this order.
     static let columns = "message_id, channel_id, sender_user_id, sender_device_id, created_at, content_hash, state, failure_reason, plaintext, is_own"

@@ -1,4 +1,4 @@
-import E2EEKeyStore
+@_spi(StoreInternals) import E2EEKeyStore
 
 /// The account's half of the deaf-socket detection (docs/spec/sync.md "Connection"): the light check the
 /// supervisor asks for, and the 201s it must see echoed.

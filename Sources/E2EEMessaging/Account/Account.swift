@@ -16,13 +16,13 @@ public actor Account {
     /// This device's id.
     public nonisolated let deviceID: String
     /// The account's store.
-    public nonisolated let store: KeyStore
+    package nonisolated let store: KeyStore
     /// Where events go.
     nonisolated let broadcaster: EventBroadcaster
     /// The server.
     nonisolated let api: any ChatServerAPI
     /// Devices of users, verified and pinned.
-    public nonisolated let directory: DeviceDirectory
+    package nonisolated let directory: DeviceDirectory
     let device: LocalDevice
     let configuration: AccountConfiguration
     let channelDirectory: ChannelDirectory

@@ -1,5 +1,5 @@
 import E2EECrypto
-import E2EEKeyStore
+@_spi(StoreInternals) import E2EEKeyStore
 
 /// This device's own keys against the server (docs/spec/protocol.md §1, docs/spec/sync.md "Keys at runtime"):
 /// bootstrap, one-time-prekey replenishment and signed-prekey rotation. Private keys are always

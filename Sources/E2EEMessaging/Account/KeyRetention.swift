@@ -1,5 +1,5 @@
 import E2EECrypto
-import E2EEKeyStore
+@_spi(StoreInternals) import E2EEKeyStore
 
 /// Runs the retention rules forward secrecy depends on, exactly as docs/spec/protocol.md states them, on
 /// open and with every key maintenance run:

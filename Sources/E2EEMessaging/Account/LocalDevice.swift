@@ -1,7 +1,7 @@
 import E2EECrypto
 
 /// This device as the protocol sees it: who we are and our identity keys.
-public struct LocalDevice: Sendable {
+@_spi(Benchmarks) public struct LocalDevice: Sendable {
     /// Our user id.
     public let userID: String
     /// Our device id (from register or login).

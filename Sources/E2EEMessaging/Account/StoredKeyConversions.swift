@@ -1,5 +1,5 @@
 import E2EECrypto
-import E2EEKeyStore
+@_spi(StoreInternals) import E2EEKeyStore
 
 /// The one place where protocol key types become key-store records and back (the two modules
 /// name their types alike: the protocol's carry behaviour, the store's carry columns).

@@ -1,7 +1,7 @@
 /// Why the supervisor asks the delegate to catch up over REST (docs/spec/sync.md guarantee 6). Every
 /// catch-up is the same operation — page back from newest until the store overlaps, merge,
 /// dedupe — the reason only says what triggered it.
-public enum CatchUpReason: Sendable, Equatable {
+package enum CatchUpReason: Sendable, Equatable {
     /// A socket just opened (first connect, reconnect, foreground, network change). Events of
     /// that socket are handed over only after this catch-up returns.
     case connected

@@ -4,7 +4,7 @@
 ///
 /// Do not call ``ConnectionSupervisor/enterBackground()`` from inside one of these methods: it
 /// waits for the delegate calls queued before it.
-public protocol ConnectionDelegate: AnyObject, Sendable {
+package protocol ConnectionDelegate: AnyObject, Sendable {
     /// The channels to `subscribe` on every socket that opens (the server may not have
     /// auto-subscribed them). Channels passed to ``ConnectionSupervisor/subscribe(channelID:)``
     /// are added by the supervisor.

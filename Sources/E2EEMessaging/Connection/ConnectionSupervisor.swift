@@ -11,7 +11,7 @@
 /// like any lost connection.
 ///
 /// Call ``stop()`` before letting go of a supervisor: its timers and its socket keep it running.
-public actor ConnectionSupervisor {
+package actor ConnectionSupervisor {
     let api: any ChatServerAPI
     let connector: any RealtimeConnecting
     let sleep: @Sendable (Duration) async throws -> Void
@@ -75,7 +75,7 @@ public actor ConnectionSupervisor {
 
     /// Sets the delegate (held weakly). Set it before ``start()``: calls made without one are
     /// dropped.
-    public func setDelegate(_ delegate: any ConnectionDelegate) {
+    package func setDelegate(_ delegate: any ConnectionDelegate) {
         self.delegate = delegate
         startLaneIfNeeded()
     }

@@ -1,5 +1,5 @@
 import E2EECrypto
-import E2EEKeyStore
+@_spi(StoreInternals) import E2EEKeyStore
 
 /// The devices of users, from `GET /keys/{user}/bundles`: every bundle parsed and its signed
 /// prekey signature verified (T2), every identity checked against its pin — pinned on first
@@ -8,7 +8,7 @@ import E2EEKeyStore
 /// until the user accepts the change). Answers are cached for `cacheLifetime`. This
 /// device, which the server lists among its own user's bundles, is neither pinned nor announced
 /// nor returned: it is never a recipient, and never news.
-public actor DeviceDirectory: ListedIdentityProviding {
+package actor DeviceDirectory: ListedIdentityProviding {
     private struct Entry {
         var devices: [RemoteDevice]
         var listed: [String: IdentityBlob]

@@ -1,6 +1,6 @@
 import E2EEKeyStore
 
-/// Everything an account reports to the app, in order, on ``EventBroadcaster/events()``
+/// Everything an account reports to the app, in order, on ``Account/events()``
 /// (docs/spec/sync.md "Events to the app"). Only public data: ids, states and reasons, never plaintexts
 /// or keys (the app reads plaintexts from the timeline API).
 public enum AccountEvent: Sendable, Equatable {

@@ -7,7 +7,7 @@ import Foundation
 /// unread, further losses add none), after which the app re-reads what it shows from the
 /// store (matrix-rust-sdk's timeline does the same with `VectorDiff::Reset`). Thread-safe; the
 /// engine calls ``publish(_:)`` from any task.
-public final class EventBroadcaster: Sendable {
+@_spi(Benchmarks) public final class EventBroadcaster: Sendable {
     private let state = LockedSubscribers<AccountEvent>()
     private let timelineObservers = LockedSubscribers<TimelineSignal>()
     private let bufferLimit: Int

@@ -1,5 +1,5 @@
 import E2EECrypto
-import E2EEKeyStore
+@_spi(StoreInternals) import E2EEKeyStore
 
 /// One message as the processor sees it, whichever way it came: a posted message (socket or
 /// REST), a pending row re-driven, or the new content of an edit.

@@ -1,5 +1,5 @@
 import E2EECrypto
-import E2EEKeyStore
+@_spi(StoreInternals) import E2EEKeyStore
 import Foundation
 
 /// The key state one serial lane works on: loaded from the store on first use, then kept in

@@ -1,5 +1,5 @@
 import E2EECrypto
-import E2EEKeyStore
+@_spi(StoreInternals) import E2EEKeyStore
 
 extension MessageProcessor {
     /// A DM (§5): our entry, the pairwise step, then the payload (hash, key commitment, AEAD),

@@ -1,5 +1,5 @@
 import E2EECrypto
-import E2EEKeyStore
+@_spi(StoreInternals) import E2EEKeyStore
 
 /// The pairwise step of a DM or SKD entry: decrypted (not yet committed), or waiting for a key.
 enum PairwiseResult {

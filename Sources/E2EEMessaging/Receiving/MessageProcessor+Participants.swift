@@ -1,4 +1,4 @@
-import E2EEKeyStore
+@_spi(StoreInternals) import E2EEKeyStore
 
 extension MessageProcessor {
     /// Whether a DM message may be decrypted now (docs/spec/protocol.md §5, §9): checked before

@@ -1,5 +1,5 @@
 import E2EECrypto
-import E2EEKeyStore
+@_spi(StoreInternals) import E2EEKeyStore
 
 /// Turns one message into exactly one outcome and the write that stores it (docs/spec/protocol.md §2–§6,
 /// docs/spec/sync.md 3 and 8). It reads keys through the lane's state and never writes: the lane commits

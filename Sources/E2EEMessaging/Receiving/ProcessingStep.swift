@@ -1,4 +1,4 @@
-import E2EEKeyStore
+@_spi(StoreInternals) import E2EEKeyStore
 
 /// What processing one message decided: its outcome, the write that stores it (committed with
 /// the rest of the lane's chunk), the waiting keys it satisfies, and what to tell the app.

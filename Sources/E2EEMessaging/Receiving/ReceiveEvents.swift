@@ -1,4 +1,4 @@
-import E2EEKeyStore
+@_spi(StoreInternals) import E2EEKeyStore
 
 /// The events a committed step tells the app (published only after its commit).
 enum ReceiveEvents {

@@ -1,5 +1,5 @@
 import E2EECrypto
-import E2EEKeyStore
+@_spi(StoreInternals) import E2EEKeyStore
 
 extension ReceiveLane {
     /// When `queue[position]` is a prepared group message not yet verified ahead and its sender

@@ -1,4 +1,4 @@
-import E2EEKeyStore
+@_spi(StoreInternals) import E2EEKeyStore
 
 /// One serial lane: the messages of one sender device, decrypted strictly one at a time in
 /// the order given (docs/spec/sync.md 3), their writes committed in chunks, each all or nothing (docs/spec/sync.md

@@ -17,7 +17,7 @@ public struct ReceiveOutcome: Sendable, Equatable {
         /// Already stored: under the same server id (`of` nil) or as the first copy `of` (same
         /// envelope bytes, or a used (sender user, payload id)); shown once.
         case duplicate(of: String?)
-        /// Our own device's message: handed to the outbox (``OwnMessageObserving``).
+        /// Our own device's message: handed to the outbox, which settles its entry.
         case own
         /// An edit from the original sender replaced the text.
         case edited

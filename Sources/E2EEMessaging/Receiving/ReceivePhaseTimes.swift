@@ -3,7 +3,7 @@ import Synchronization
 /// Where a ``ReceivePipeline``'s batches spent their time since it was made (issue 20: the
 /// figures per phase of the receive benchmark): each phase's wall time summed over the batches
 /// (batches of different channels overlap, so the sums can exceed the elapsed time).
-public struct ReceivePhaseTimes: Sendable, Equatable {
+@_spi(Benchmarks) public struct ReceivePhaseTimes: Sendable, Equatable {
     /// Batches ingested (`ReceivePipeline.ingest` calls).
     public var batches = 0
     /// Planning: the merge, content hashes, and the dedupe and sender-key lookup.

@@ -1,5 +1,5 @@
 import E2EECrypto
-import E2EEKeyStore
+@_spi(StoreInternals) import E2EEKeyStore
 
 /// The receive pipeline of one account (docs/spec/sync.md guarantees 1–4 and 8, docs/spec/protocol.md §2–§6):
 /// posted messages from the socket or REST pages go in, exactly one outcome per message comes
@@ -25,7 +25,7 @@ import E2EEKeyStore
 /// at once), unless they share a message id; a channel's batches, and every edit, delete or
 /// re-drive, run alone (`PipelineAdmission`). Lanes of one sender device never overlap: each
 /// holds the device's session lock.
-public actor ReceivePipeline {
+@_spi(Benchmarks) public actor ReceivePipeline {
     private let processor: MessageProcessor
     private let events: EventBroadcaster
     private let chunkSize: Int

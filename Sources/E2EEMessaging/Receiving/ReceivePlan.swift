@@ -1,5 +1,5 @@
 import E2EECrypto
-import E2EEKeyStore
+@_spi(StoreInternals) import E2EEKeyStore
 
 /// The deterministic merge of a batch (STYLE 12): messages of another channel refused, copies
 /// of one id folded (the first copy is the message, later different contents are edits),

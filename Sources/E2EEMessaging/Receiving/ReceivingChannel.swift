@@ -2,7 +2,7 @@ import E2EECrypto
 
 /// The channel a batch of posted messages belongs to, as the receive pipeline needs it: its id
 /// and its `encryption_type` (an envelope of the other kind is refused, docs/spec/protocol.md §5).
-public struct ReceivingChannel: Sendable, Hashable {
+@_spi(Benchmarks) public struct ReceivingChannel: Sendable, Hashable {
     /// The channel id (lower-case UUID).
     public var id: String
     /// `x3dh` for DMs, `sender_keys` for groups.

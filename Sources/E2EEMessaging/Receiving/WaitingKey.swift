@@ -1,4 +1,4 @@
-import E2EEKeyStore
+@_spi(StoreInternals) import E2EEKeyStore
 
 /// What a pending message waits for, as stored in `pending_ciphertexts.waiting_for` (public
 /// ids only). When the key arrives, the rows waiting for exactly this text are re-driven.

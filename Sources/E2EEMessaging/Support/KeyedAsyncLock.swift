@@ -2,7 +2,7 @@
 /// body holds the same key, in arrival order. The messaging layer uses it around every
 /// read–modify–write of protocol state (a pairwise session, a sender key): a ratchet state
 /// loaded by two tasks at once would be advanced twice from the same point, which reuses keys.
-public actor KeyedAsyncLock {
+@_spi(Benchmarks) public actor KeyedAsyncLock {
     private var waiters: [String: [CheckedContinuation<Void, Never>]] = [:]
     private var held: Set<String> = []
 

@@ -1,4 +1,4 @@
-import E2EEKeyStore
+@_spi(StoreInternals) import E2EEKeyStore
 
 /// Which channels one catch-up reads and in which order (docs/spec/sync.md guarantee 10): the
 /// channel the caller asked for first, then the most recently active (the newest verified

@@ -1,4 +1,4 @@
-import E2EEKeyStore
+@_spi(StoreInternals) import E2EEKeyStore
 
 /// How much of a channel's history is in the store, kept in its ``SyncCursor``:
 /// - `newest` is the **verified mark**: its time is one through which the store has every

@@ -1,4 +1,4 @@
-import E2EEKeyStore
+@_spi(StoreInternals) import E2EEKeyStore
 
 /// Pages a channel's history older than what the store holds, for an app scrolling up: from
 /// the saved position (or the oldest stored message) back with the tie-safe pager (docs/spec/sync.md

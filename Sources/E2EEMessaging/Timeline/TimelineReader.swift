@@ -1,5 +1,5 @@
 import E2EECrypto
-import E2EEKeyStore
+@_spi(StoreInternals) import E2EEKeyStore
 
 /// Reads a channel's timeline for the app: pages of messages by `(created_at, id)`, control
 /// rows (sender key distributions) and duplicate rows left out, each stored payload decoded,

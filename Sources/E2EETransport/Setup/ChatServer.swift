@@ -1,5 +1,5 @@
 import AsyncHTTPClient
-import E2EEKeyStore
+@_spi(StoreInternals) import E2EEKeyStore
 import E2EEMessaging
 import NIOCore
 

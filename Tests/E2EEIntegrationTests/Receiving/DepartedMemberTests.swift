@@ -1,5 +1,5 @@
 import E2EEDevServer
-import E2EEKeyStore
+@_spi(StoreInternals) import E2EEKeyStore
 @testable import E2EEMessaging
 import E2EETransport
 import Foundation

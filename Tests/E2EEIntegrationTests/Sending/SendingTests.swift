@@ -1,6 +1,6 @@
 import E2EECrypto
 import E2EEDevServer
-import E2EEKeyStore
+@_spi(StoreInternals) import E2EEKeyStore
 import E2EEMessaging
 import E2EETransport
 import Foundation

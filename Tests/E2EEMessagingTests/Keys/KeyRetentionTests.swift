@@ -1,6 +1,6 @@
 import E2EECrypto
-import E2EEKeyStore
-@testable import E2EEMessaging
+@_spi(StoreInternals) import E2EEKeyStore
+@_spi(Benchmarks) @testable import E2EEMessaging
 import Testing
 
 /// Issue 16, item 3: retention exactly as docs/spec/protocol.md §1, §2 and §4 state it, on a manual clock.

@@ -1,6 +1,6 @@
 import E2EECrypto
-import E2EEKeyStore
-@testable import E2EEMessaging
+@_spi(StoreInternals) import E2EEKeyStore
+@_spi(Benchmarks) @testable import E2EEMessaging
 import Foundation
 import Testing
 

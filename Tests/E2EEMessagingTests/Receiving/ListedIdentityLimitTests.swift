@@ -1,5 +1,6 @@
+@_spi(StoreInternals) import E2EEKeyStore
 import E2EECrypto
-@testable import E2EEMessaging
+@_spi(Benchmarks) @testable import E2EEMessaging
 import Foundation
 import Testing
 

@@ -1,5 +1,5 @@
 import E2EECrypto
-@testable import E2EEMessaging
+@_spi(Benchmarks) @testable import E2EEMessaging
 import Foundation
 
 /// The listed identities of users' devices (`GET /keys/{user}/bundles`), as a test sets them.

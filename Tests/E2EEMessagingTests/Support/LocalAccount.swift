@@ -1,6 +1,6 @@
 import E2EECrypto
-import E2EEKeyStore
-@testable import E2EEMessaging
+@_spi(StoreInternals) import E2EEKeyStore
+@_spi(Benchmarks) @testable import E2EEMessaging
 
 /// Our device in a test: identity, a signed prekey and one-time prekeys stored in a real
 /// KeyStore exactly as the account stores them (private keys as their 32-byte scalars), and

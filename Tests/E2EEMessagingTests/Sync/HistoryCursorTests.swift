@@ -1,5 +1,5 @@
-import E2EEKeyStore
-@testable import E2EEMessaging
+@_spi(StoreInternals) import E2EEKeyStore
+@_spi(Benchmarks) @testable import E2EEMessaging
 import Foundation
 import Testing
 

@@ -2,7 +2,7 @@ import GRDB
 
 /// One-time prekeys. Every method runs in the caller's transaction; ``OneTimePrekeyStore`` is
 /// the SQLite implementation.
-public protocol OneTimePrekeyStoring: Sendable {
+package protocol OneTimePrekeyStoring: Sendable {
     /// Takes the next ids from the persisted counter. - Throws: ``KeyStoreError/invalidArgument(_:)``.
     func reserveIDs(count: Int, _ db: Database) throws -> [UInt32]
     /// Stores a new prekey, pending upload. - Throws: database errors.

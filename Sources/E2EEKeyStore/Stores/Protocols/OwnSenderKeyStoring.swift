@@ -3,7 +3,7 @@ import GRDB
 
 /// This device's sender keys. Every method runs in the caller's transaction;
 /// ``OwnSenderKeyStore`` is the SQLite implementation.
-public protocol OwnSenderKeyStoring: Sendable {
+package protocol OwnSenderKeyStoring: Sendable {
     /// The channel's current key. - Throws: store or database errors.
     func loadCurrentSenderKey(channelID: String, _ db: Database) throws -> OwnSenderKey?
     /// Makes a new key current. - Throws: database errors.

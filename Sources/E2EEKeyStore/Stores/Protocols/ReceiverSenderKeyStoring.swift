@@ -3,7 +3,7 @@ import GRDB
 
 /// Receiving sender-key states and their skipped keys. Every method runs in the caller's
 /// transaction; ``ReceiverSenderKeyStore`` is the SQLite implementation.
-public protocol ReceiverSenderKeyStoring: Sendable {
+package protocol ReceiverSenderKeyStoring: Sendable {
     /// The state at `address`. - Throws: store or database errors.
     func loadReceiverSenderKey(_ address: SenderKeyAddress, _ db: Database) throws -> ReceiverSenderKey?
     /// Inserts or replaces a state. - Throws: database errors.

@@ -2,7 +2,7 @@ import GRDB
 
 /// Pinned remote identities (trust on first use). Every method runs in the caller's
 /// transaction; ``RemoteIdentityStore`` is the SQLite implementation.
-public protocol RemoteIdentityStoring: Sendable {
+package protocol RemoteIdentityStoring: Sendable {
     /// The pin for a device. - Throws: store or database errors.
     func loadIdentity(userID: String, deviceID: String, _ db: Database) throws -> RemoteIdentity?
     /// Pins, confirms, or records a change. - Throws: store or database errors.

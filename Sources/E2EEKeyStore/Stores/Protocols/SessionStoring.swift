@@ -4,7 +4,7 @@ import GRDB
 /// Pairwise sessions, libsignal-style. Every method runs in the caller's transaction, so one
 /// decryption is one `write { db in … }`. ``SessionStore`` is the SQLite implementation; a test
 /// can substitute one that fails on purpose.
-public protocol SessionStoring: Sendable {
+package protocol SessionStoring: Sendable {
     /// The device's current session. - Throws: store or database errors.
     func loadCurrentSession(userID: String, deviceID: String, _ db: Database) throws -> StoredSession?
     /// The device's sessions, current first. - Throws: store or database errors.

@@ -2,7 +2,7 @@ import GRDB
 
 /// Signed prekeys and accepted X3DH ephemeral keys. Every method runs in the caller's
 /// transaction; ``SignedPrekeyStore`` is the SQLite implementation.
-public protocol SignedPrekeyStoring: Sendable {
+package protocol SignedPrekeyStoring: Sendable {
     /// The prekey with `id`. - Throws: store or database errors.
     func loadSignedPrekey(id: UInt32, _ db: Database) throws -> SignedPrekey?
     /// The current prekey. - Throws: store or database errors.
