@@ -1,7 +1,7 @@
 import E2EECrypto
 import GRDB
 
-/// Bounds on this device's one-time prekeys (issue 16, item 4).
+/// Bounds on this device's one-time prekeys.
 extension KeyStore {
     /// Marks the `count` oldest published one-time prekeys consumed at `time`: the server no
     /// longer offers them (it handed them out), so they start the grace window of §2 — usable

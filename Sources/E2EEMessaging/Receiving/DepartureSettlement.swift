@@ -1,10 +1,10 @@
 import E2EEKeyStore
 
-/// Issue 17 item 4: a group message sent after this device left its channel (or was removed)
+/// A group message sent after this device left its channel (or was removed)
 /// waits for a sender key that is never sent to it. Such rows are shown as what they are,
 /// ``UndecryptableReason/sentAfterLeaving``, and leave the pending queue, so no re-drive retries
 /// them. Which rows: pending on a sender key, in a channel the account left, created after the
-/// newest message it had read there and before it was listed again (docs/messaging.md).
+/// newest message it had read there and before it was listed again (docs/messaging/receiving.md).
 struct DepartureSettlement: Sendable {
     let store: KeyStore
     let events: EventBroadcaster

@@ -1,6 +1,6 @@
 import Synchronization
 
-/// How many lanes of each sender device have run (issue 20): a batch plans with the sender-key
+/// How many lanes of each sender device have run: a batch plans with the sender-key
 /// states the store holds when it starts, and batches of different channels overlap, so a lane
 /// of another batch for the same device may move those states on before this batch's lane gets
 /// the device's lock. A lane compares the count it was planned under with the count when it

@@ -1,4 +1,4 @@
-/// Which calls of the ``ReceivePipeline`` may run at the same time (issue 20): batches of
+/// Which calls of the ``ReceivePipeline`` may run at the same time: batches of
 /// different channels overlap, unless they carry a message id another running batch holds (the
 /// in-flight dedupe set, so one id is never planned by two batches at once); batches of one
 /// channel, and every other call (edits, deletes, re-drives), run alone. Calls are admitted in

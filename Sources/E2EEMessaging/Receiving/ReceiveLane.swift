@@ -86,7 +86,7 @@ struct ReceiveLane: Sendable {
     /// Decrypted messages a lane hands to the group commit at a time (at most `chunkSize`):
     /// small enough that decryption and writing overlap (and the first messages of a long
     /// catch-up show within tens of milliseconds), large enough that a transaction dirties each
-    /// random-key index page once for several rows (issue 20: 256 instead of 64 cut the system
+    /// random-key index page once for several rows (measured: 256 instead of 64 cut the system
     /// time of the receive benchmark by ~15 % and its CPU per row by ~8 %; 512 was no better).
     static let handOffSize = 256
 

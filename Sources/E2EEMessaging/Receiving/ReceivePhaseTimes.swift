@@ -1,6 +1,6 @@
 import Synchronization
 
-/// Where a ``ReceivePipeline``'s batches spent their time since it was made (issue 20: the
+/// Where a ``ReceivePipeline``'s batches spent their time since it was made (the
 /// figures per phase of the receive benchmark): each phase's wall time summed over the batches
 /// (batches of different channels overlap, so the sums can exceed the elapsed time).
 @_spi(Benchmarks) public struct ReceivePhaseTimes: Sendable, Equatable {

@@ -144,7 +144,7 @@ import E2EECrypto
     public func redrivePending() async throws -> [ReceiveOutcome] {
         await acquire(.exclusive)
         defer { release(.exclusive) }
-        try await DepartureSettlement(store: processor.store, events: events).settle()  // never retried (issue 17 item 4)
+        try await DepartureSettlement(store: processor.store, events: events).settle()  // never retried
         var outcomes: [ReceiveOutcome] = []
         var cursor: TimelineCursor?
         while true {

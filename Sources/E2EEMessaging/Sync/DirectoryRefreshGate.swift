@@ -1,5 +1,5 @@
 /// Coalesces and rate-limits the channel-list refreshes that socket events naming unknown
-/// channels would cause (issue 16, item 8): events are hints, and anyone who can make the
+/// channels would cause: events are hints, and anyone who can make the
 /// server emit them (any member, any channel on the reference server) must not be able to turn
 /// each one into a `GET /channels` and keep the victim rate-limited. Concurrent callers share
 /// one refresh; after a refresh, another starts only once ``minimumInterval`` has passed —

@@ -189,7 +189,7 @@ final class SyncEngine: ConnectionDelegate, Sendable {
     /// Events arrive for channels we never asked for (docs/spec/server-api.md note 4): only our channels count.
     /// An unknown id re-reads the channel list at most once per
     /// ``DirectoryRefreshGate/minimumInterval`` (concurrent misses share it), so a flood of
-    /// events naming unknown channels cannot amplify into requests (issue 16, item 8).
+    /// events naming unknown channels cannot amplify into requests.
     private func knownChannel(_ id: String) async throws -> ChatChannel? {
         if let channel = try await account.channels().first(where: { $0.id == id.lowercased() }) { return channel }
         let account = self.account

@@ -1,7 +1,7 @@
 import E2EEMessaging
 import NIOCore
 
-/// An overall deadline for one request (issue 16, item 7): connecting, sending, the answer's
+/// An overall deadline for one request: connecting, sending, the answer's
 /// head and its whole body together. AsyncHTTPClient's own timeout does not cover the body, and
 /// the connection's read timeout restarts with every byte, so a server dripping its answer one
 /// byte at a time would otherwise hold the caller forever.
