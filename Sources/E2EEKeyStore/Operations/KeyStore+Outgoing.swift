@@ -51,38 +51,38 @@ extension KeyStore {
     /// timeline with its plaintext and payload id, in one transaction. Our own tombstone or
     /// announcement (docs/spec/protocol.md §5.15, §6.7) is a control row instead; a tombstone
     /// erases the message it names here and queues the `DELETE` of its server copy.
-    /// - Returns: the server id of the message a tombstone erased, if any.
+    /// - Returns: what entered the timeline (and, for a tombstone, the message it erased).
     /// - Throws: as ``markSending(localID:at:)``, GRDB's `DatabaseError` (a server id used twice).
     @discardableResult
     package func markSent(localID: String, serverMessageID: String, createdAt: StoreTime, senderUserID: String?,
-                         senderDeviceID: String?) async throws -> String? {
+                         senderDeviceID: String?) async throws -> SentRow {
         try await writer.write { [self] db in
             guard let message = try outboxStore.loadOutboxMessage(localID: localID, db) else {
                 throw KeyStoreError.missingRecord(.outboxMessage, id: localID)
             }
             try outboxStore.transition(localID: localID, from: [.sending, .queued, .failed], to: .sent, serverMessageID: serverMessageID, at: createdAt, db)
-            guard message.kind == .message else { return nil }
+            guard message.kind == .message else { return .none }
             try timelineStore.storeMessage(
                 TimelineMessage(messageID: serverMessageID, channelID: message.channelID, senderUserID: senderUserID, senderDeviceID: senderDeviceID,
                                 createdAt: createdAt, contentHash: message.contentHash, state: .decrypted, plaintext: message.plaintext, isOwn: true), db)
             try pendingStore.removePending(messageID: serverMessageID, db)
-            guard let payload = try? MessagePayload(json: message.plaintext) else { return nil }
+            guard let payload = try? MessagePayload(json: message.plaintext) else { return .message }
             guard payload.isControl else {
                 try db.run("UPDATE OR IGNORE timeline SET payload_id = ? WHERE message_id = ?", [payload.id.text, serverMessageID])
-                return nil
+                return .message
             }
             try db.run("UPDATE timeline SET kind = 'control', plaintext = NULL, delete_of = ? WHERE message_id = ?",
                        [payload.deleteOf?.text, serverMessageID])
             try db.run("UPDATE OR IGNORE timeline SET payload_id = ? WHERE message_id = ?", [payload.id.text, serverMessageID])
             guard let deleteOf = payload.deleteOf, let senderUserID,
                   let erased = try tombstoneTarget(channelID: message.channelID, senderUserID: senderUserID, payloadID: deleteOf.text, db) else {
-                return nil
+                return .control(erased: nil)
             }
             try erase(messageID: erased, db)
             _ = try outboxStore.enqueue(localID: UUID().uuidString.lowercased(), channelID: message.channelID, content: "",
                                         plaintext: SecretBytes(copying: []), at: createdAt, kind: .delete,
                                         targetMessageID: message.targetMessageID ?? erased, db)
-            return erased
+            return .control(erased: erased)
         }
     }
 

@@ -228,9 +228,9 @@ actor OutboxSender: OwnMessageObserving {
     }
 
     private func recordSent(_ entry: OutboxMessage, serverID: String, createdAt: ServerTimestamp) async throws {
-        let erased: String?
+        let row: SentRow
         do {
-            erased = try await store.markSent(localID: entry.localID, serverMessageID: serverID,
+            row = try await store.markSent(localID: entry.localID, serverMessageID: serverID,
                                               createdAt: StoreTime(microseconds: createdAt.microseconds),
                                               senderUserID: device.userID, senderDeviceID: device.deviceID)
         } catch KeyStoreError.invalidTransition {
@@ -242,13 +242,16 @@ actor OutboxSender: OwnMessageObserving {
         }
         publish(entry, .sent, serverID: serverID)
         await sentObserver?(serverID)
-        if let erased {
+        switch row {
+        case .message:
+            events.publish(.timeline(TimelineChange(channelID: entry.channelID, messageID: serverID, kind: .inserted)))
+        case .control(let erased?):
             // A tombstone: its message is erased here, and the `DELETE` of the server's copy
             // was queued behind it (docs/spec/protocol.md §6.7).
             events.publish(.timeline(TimelineChange(channelID: entry.channelID, messageID: erased, kind: .deleted)))
             kick(channelID: entry.channelID)
-        } else if entry.kind == .message, (try? MessagePayload(json: entry.plaintext))?.isControl != true {
-            events.publish(.timeline(TimelineChange(channelID: entry.channelID, messageID: serverID, kind: .inserted)))
+        case .control(nil), .none:
+            break
         }
     }
 
