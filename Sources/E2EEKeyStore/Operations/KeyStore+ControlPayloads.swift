@@ -77,18 +77,13 @@ extension KeyStore {
     func applyOwnAnnouncement(_ announcement: PayloadAnnouncement, channelID: String, ownUserID: String, at time: StoreTime,
                               _ db: Database) throws {
         var members: [MemberStanding] = []
-        var devices: [ChannelRecipient] = []
         for id in announcement.ids.map(\.text) where id != ownUserID {
-            let standings = try recipientStore.loadRecipients(deviceID: id, db)
+            let isDevice = try !recipientStore.loadRecipients(deviceID: id, db).isEmpty
             switch announcement.kind {
-            case .approved where !standings.isEmpty:
-                devices += standings.filter { $0.state == .held || $0.state == .declined }.map {
-                    ChannelRecipient(channelID: $0.channelID, userID: $0.userID, deviceID: $0.deviceID, state: .recipient, updatedAt: time)
-                }
-            case .declined where !standings.isEmpty:
-                devices += standings.filter { $0.state == .held || $0.state == .recipient }.map {
-                    ChannelRecipient(channelID: $0.channelID, userID: $0.userID, deviceID: $0.deviceID, state: .declined, updatedAt: time)
-                }
+            case .approved where isDevice:
+                _ = try recipientStore.approveDevice(id, at: time, db)
+            case .declined where isDevice:
+                _ = try recipientStore.declineDevice(id, at: time, db)
             case .declined:
                 members.append(MemberStanding(channelID: channelID, userID: id, state: .declined))
             case .added, .approved, .accepted:
@@ -96,8 +91,6 @@ extension KeyStore {
             }
         }
         try channelTrustStore.storeMembers(members, at: time, db)
-        try recipientStore.storeRecipients(devices, db)
-        try recipientStore.storeKnownDevices(devices.filter { $0.state == .recipient }.map { ($0.userID, $0.deviceID) }, at: time, db)
         let standing = try channelTrustStore.loadPin(channelID: channelID, db)?.standing
         if announcement.kind == .accepted, standing == .request || standing == .declined {
             try channelTrustStore.storeStanding(.accepted, channelID: channelID, db)

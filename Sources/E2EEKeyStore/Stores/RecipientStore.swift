@@ -27,6 +27,30 @@ package struct RecipientStore: Sendable {
         try db.rows("SELECT * FROM channel_recipients WHERE device_id = ? ORDER BY channel_id", [deviceID]).map(decode)
     }
 
+    /// Approves `deviceID` in every channel that holds or declined it (one approval of a device
+    /// covers every channel) and records it as a known device of its user. Returns the updated
+    /// standings (empty when no channel held or declined it).
+    /// - Throws: GRDB's `DatabaseError`, ``KeyStoreError/corruptColumn(table:column:)``.
+    public func approveDevice(_ deviceID: String, at time: StoreTime, _ db: Database) throws -> [ChannelRecipient] {
+        let updated = try loadRecipients(deviceID: deviceID, db).filter { $0.state == .held || $0.state == .declined }.map {
+            ChannelRecipient(channelID: $0.channelID, userID: $0.userID, deviceID: $0.deviceID, state: .recipient, updatedAt: time)
+        }
+        try storeRecipients(updated, db)
+        try storeKnownDevices(updated.map { ($0.userID, $0.deviceID) }, at: time, db)
+        return updated
+    }
+
+    /// Declines `deviceID` in every channel that holds it or sends to it. Returns the updated
+    /// standings (empty when no channel held it or sent to it).
+    /// - Throws: as ``approveDevice(_:at:_:)``.
+    public func declineDevice(_ deviceID: String, at time: StoreTime, _ db: Database) throws -> [ChannelRecipient] {
+        let updated = try loadRecipients(deviceID: deviceID, db).filter { $0.state == .held || $0.state == .recipient }.map {
+            ChannelRecipient(channelID: $0.channelID, userID: $0.userID, deviceID: $0.deviceID, state: .declined, updatedAt: time)
+        }
+        try storeRecipients(updated, db)
+        return updated
+    }
+
     /// Inserts or replaces standings.
     /// - Throws: GRDB's `DatabaseError`.
     public func storeRecipients(_ recipients: [ChannelRecipient], _ db: Database) throws {

@@ -22,13 +22,7 @@ extension Account {
     public func approveDevice(_ deviceID: String) async throws -> [String] {
         let device = deviceID.lowercased()
         let time = configuration.now()
-        let approved = try await store.write { [store] db -> [ChannelRecipient] in
-            let rows = try store.recipientStore.loadRecipients(deviceID: device, db).filter { $0.state == .held || $0.state == .declined }
-            let updated = rows.map { ChannelRecipient(channelID: $0.channelID, userID: $0.userID, deviceID: $0.deviceID, state: .recipient, updatedAt: time) }
-            try store.recipientStore.storeRecipients(updated, db)
-            try store.recipientStore.storeKnownDevices(updated.map { ($0.userID, $0.deviceID) }, at: time, db)
-            return updated
-        }
+        let approved = try await store.write { [store] db in try store.recipientStore.approveDevice(device, at: time, db) }
         guard !approved.isEmpty else { throw MessagingError.unknownRecipient(deviceID: device) }
         await announce(.approved, [device], inEach: approved.map(\.channelID))
         return approved.map(\.channelID)
@@ -42,13 +36,7 @@ extension Account {
     public func declineDevice(_ deviceID: String) async throws -> [String] {
         let device = deviceID.lowercased()
         let time = configuration.now()
-        let declined = try await store.write { [store] db -> [String] in
-            let rows = try store.recipientStore.loadRecipients(deviceID: device, db).filter { $0.state == .held || $0.state == .recipient }
-            try store.recipientStore.storeRecipients(rows.map {
-                ChannelRecipient(channelID: $0.channelID, userID: $0.userID, deviceID: $0.deviceID, state: .declined, updatedAt: time)
-            }, db)
-            return rows.map(\.channelID)
-        }
+        let declined = try await store.write { [store] db in try store.recipientStore.declineDevice(device, at: time, db).map(\.channelID) }
         guard !declined.isEmpty else { throw MessagingError.unknownRecipient(deviceID: device) }
         await announce(.declined, [device], inEach: declined)
         return declined
