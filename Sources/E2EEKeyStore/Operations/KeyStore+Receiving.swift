@@ -58,8 +58,7 @@ extension KeyStore {
             guard storedChannel == channelID else { return .channelMismatch }
             let state: String = try row.decode("state", table: TimelineStore.table)
             guard state != "deleted" else { return .alreadyDeleted }
-            try pendingStore.removePending(messageID: messageID, db)
-            try timelineStore.markDeleted(id: messageID, db)
+            try erase(messageID: messageID, db)
             return .deleted
         }
     }

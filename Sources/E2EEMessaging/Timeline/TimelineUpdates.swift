@@ -64,9 +64,10 @@ public struct TimelineUpdates: AsyncSequence, Sendable {
         /// the store as it is after the commit.
         private func diffs(for changes: [TimelineChange]) async throws -> [TimelineDiff] {
             var order: [String] = []
+            var seen: Set<String> = []
             var inserted: Set<String> = []
             for change in changes {
-                if !order.contains(change.messageID) { order.append(change.messageID) }
+                if seen.insert(change.messageID).inserted { order.append(change.messageID) }
                 if change.kind == .inserted { inserted.insert(change.messageID) }
             }
             var diffs: [TimelineDiff] = []
