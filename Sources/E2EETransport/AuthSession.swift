@@ -85,10 +85,10 @@ public actor AuthSession {
             let access = SecretBytes(copying: Array(tokens.accessToken.utf8))
             let refresh = SecretBytes(copying: Array(tokens.refreshToken.utf8))
             let account = try await keyStore.loadAccount()
-            if let account, account.userID == tokens.userID, account.deviceID == tokens.deviceID {
+            if let account, account.userID == tokens.userID.rawValue, account.deviceID == tokens.deviceID.rawValue {
                 try await keyStore.storeTokens(access: access, refresh: refresh, at: .now())
             } else {
-                try await keyStore.storeAccount(AccountRecord(serverURL: serverURL, userID: tokens.userID, deviceID: tokens.deviceID,
+                try await keyStore.storeAccount(AccountRecord(serverURL: serverURL, userID: tokens.userID.rawValue, deviceID: tokens.deviceID.rawValue,
                                                         accessToken: access, refreshToken: refresh, updatedAt: .now()))
             }
         }

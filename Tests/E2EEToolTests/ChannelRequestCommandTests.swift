@@ -59,7 +59,7 @@ extension ToolTests {
                 #expect(accepted.status == 0, "\(accepted.summary)")
 
                 let reader = try await harness.client(loggingInAs: "mallory")
-                try await reader.joinChannel(id: group)
+                try await reader.joinChannel(id: ChannelID(group))
                 try await Task.sleep(nanoseconds: 5_100_000_000)  // the member list read by the first send expires (5 s)
                 let second = try await harness.tool("send", group, "still for bob", "--store", alice.store)
                 #expect(second.status == 0, "\(second.summary)")

@@ -1,3 +1,4 @@
+import E2EEMessaging
 import Foundation
 import Testing
 
@@ -25,7 +26,7 @@ extension ToolTests {
 
                 // The server holds the bundle the first run uploaded: identity and 50 prekeys,
                 // less the two our own checks fetched and this fetch (the server pops one each).
-                let bundle = try await harness.observer().bundle(deviceID: alice.deviceID)
+                let bundle = try await harness.observer().bundle(deviceID: DeviceID(alice.deviceID))
                 #expect(bundle.oneTimePreKeyCount == 47)
             }
         }
@@ -35,7 +36,7 @@ extension ToolTests {
             try await ToolHarness.with { harness in
                 let alice = try await harness.register("alice", bootstrap: true)
                 let bob = try await harness.observer()
-                for _ in 0..<5 { _ = try await bob.bundle(deviceID: alice.deviceID) }
+                for _ in 0..<5 { _ = try await bob.bundle(deviceID: DeviceID(alice.deviceID)) }
                 // 50 uploaded, 5 popped by bob's fetches.
 
                 let run = try await harness.tool("keys", "replenish", "--target", "50", "--store", alice.store, "--json")
@@ -44,7 +45,7 @@ extension ToolTests {
                 // The tool reads our count first (a fetch, which pops one): 44 left, 6 uploaded.
                 #expect(json["server_before"] as? Int == 44, "\(run.summary)")
                 #expect(json["uploaded"] as? Int == 6, "\(run.summary)")
-                #expect(try await bob.bundle(deviceID: alice.deviceID).oneTimePreKeyCount == 49, "50 on offer, one popped by this fetch")
+                #expect(try await bob.bundle(deviceID: DeviceID(alice.deviceID)).oneTimePreKeyCount == 49, "50 on offer, one popped by this fetch")
 
                 let text = try await harness.tool("keys", "replenish", "--store", alice.store)
                 #expect(text.status == 0, "\(text.summary)")

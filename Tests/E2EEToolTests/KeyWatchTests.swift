@@ -1,3 +1,4 @@
+import E2EEMessaging
 import Foundation
 import Testing
 #if canImport(Glibc)
@@ -27,7 +28,7 @@ extension ToolTests {
                 let other = try await harness.observer()
                 var remaining = 50
                 for _ in 0..<60 where remaining >= 10 {
-                    remaining = try await other.bundle(deviceID: alice.deviceID).oneTimePreKeyCount
+                    remaining = try await other.bundle(deviceID: DeviceID(alice.deviceID)).oneTimePreKeyCount
                 }
                 #expect(remaining == 9)
                 let reported = await watcher.wait { $0.objects.contains { $0["event"] as? String == "key_maintenance" } }
@@ -36,7 +37,7 @@ extension ToolTests {
                 #expect(report["server_before"] as? Int == 9, "\(report)")
                 #expect(report["uploaded"] as? Int == 41, "\(report)")
                 #expect(report["server_after"] as? Int == 50, "\(report)")
-                #expect(try await other.bundle(deviceID: alice.deviceID).oneTimePreKeyCount == 49, "50 on offer again; this fetch pops one")
+                #expect(try await other.bundle(deviceID: DeviceID(alice.deviceID)).oneTimePreKeyCount == 49, "50 on offer again; this fetch pops one")
 
                 watcher.send(signal: SIGINT)
                 let output = await watcher.finish()

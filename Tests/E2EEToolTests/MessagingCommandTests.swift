@@ -25,11 +25,11 @@ extension ToolTests {
                 let serverID = try #require(json["server_message_id"] as? String)
 
                 let reader = try await harness.client(loggingInAs: "bob")
-                let messages = try await reader.messages(channelID: channelID, before: nil, limit: 50).messages
+                let messages = try await reader.messages(channelID: ChannelID(channelID), before: nil, limit: 50).messages
                 #expect(messages.count == 1)
-                #expect(messages.first?.id == serverID)
+                #expect(messages.first?.id.rawValue == serverID)
                 #expect(messages.first?.contentType == "e2ee.dm")
-                #expect(messages.first?.senderDeviceID == alice.deviceID)
+                #expect(messages.first?.senderDeviceID?.rawValue == alice.deviceID)
                 #expect(messages.first?.content.contains("hello") == false, "the server holds ciphertext only")
 
                 let bobsChannels = try await harness.tool("channels", "--store", bob.store, "--json")

@@ -1,3 +1,4 @@
+import E2EEMessaging
 import E2EEDevServer
 import Foundation
 import Testing
@@ -50,7 +51,7 @@ extension ToolTests {
                 #expect(left?.isEmpty == true, "\(empty.summary)")
 
                 let reader = try await after.client(loggingInAs: "bob")
-                let onServer = try await reader.messages(channelID: dm, before: nil, limit: 50).messages
+                let onServer = try await reader.messages(channelID: ChannelID(dm), before: nil, limit: 50).messages
                 #expect(onServer.count == 4, "each message posted exactly once")
                 let read = try await after.tool("history", dm, "--store", bob.store, "--json")
                 #expect(read.status == 0, "\(read.summary)")

@@ -69,7 +69,7 @@ extension ToolTests {
                 #expect(first.status == 0, "\(first.summary)")
                 let bob2 = try await login(harness, "bob", store: "bob2")
                 // Bob's first device goes away: only the new, held one is listed.
-                try await harness.client(loggingInAs: "bob").deleteDevice(id: bob.deviceID)
+                try await harness.client(loggingInAs: "bob").deleteDevice(id: DeviceID(bob.deviceID))
 
                 let held = try await harness.tool("send", dm, "two", "--store", alice.store)
                 #expect(held.status == 12, "\(held.summary)")

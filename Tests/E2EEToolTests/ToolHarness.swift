@@ -130,8 +130,8 @@ struct InProcessAccount: Sendable {
     /// Queues `texts` in order, then waits until the outbox posted them all.
     /// - Throws: ``HarnessError/toolFailed(_:)`` when one was not sent.
     func send(_ texts: [String], to channelID: String) async throws {
-        var localIDs: [String] = []
-        for text in texts { localIDs.append(try await account.send(text: text, to: channelID).localID) }
+        var localIDs: [OutboxEntryID] = []
+        for text in texts { localIDs.append(try await account.send(text: text, to: ChannelID(channelID)).localID) }
         await account.waitForOutbox()
         let unsent = try await account.outboxEntries(states: [.queued, .sending, .failed]).filter { localIDs.contains($0.localID) }
         guard unsent.isEmpty else { throw HarnessError.toolFailed("\(unsent.count) of \(texts.count) messages were not sent") }

@@ -55,7 +55,7 @@ extension TransportTests {
                 #expect(await alice.session.isLoggedIn == false)
                 let account = try #require(try await store.loadAccount())
                 #expect(account.refreshToken == nil && account.accessToken == nil)
-                #expect(account.deviceID == tokens.deviceID)
+                #expect(account.deviceID == tokens.deviceID.rawValue)
                 await expectServerError(.sessionEnded) { try await alice.channels() }
             }
         }

@@ -14,7 +14,7 @@ extension TransportTests {
         }
 
         private func history(_ client: HTTPChatServer, _ channel: String, pageSize: Int) async throws -> [ServerMessage] {
-            var pager = MessageHistoryPager(server: client, channelID: channel, pageSize: pageSize)
+            var pager = MessageHistoryPager(server: client, channelID: ChannelID(channel), pageSize: pageSize)
             var all: [ServerMessage] = []
             for _ in 0..<100 {
                 let page = try await pager.nextPage()
@@ -36,7 +36,7 @@ extension TransportTests {
                     if index % 3 == 2 { harness.server.clock.advance(by: .seconds(1)) }
                 }
                 #expect(Set(sent.map(\.createdAt)).count < sent.count)
-                let all = try await history(alice, channel.id, pageSize: pageSize)
+                let all = try await history(alice, channel.id.rawValue, pageSize: pageSize)
                 #expect(all.count == sent.count)
                 #expect(Set(all.map(\.id)) == Set(sent.map(\.id)))
                 #expect(all.map(\.createdAt) == all.map(\.createdAt).sorted())
@@ -52,7 +52,7 @@ extension TransportTests {
                 let oldest = try #require(newest.messages.first)
                 let strict = try await alice.messages(channelID: channel.id, before: oldest.createdAt, limit: 10)
                 #expect(strict.messages.isEmpty)
-                #expect(try await history(alice, channel.id, pageSize: 1).count == 3)
+                #expect(try await history(alice, channel.id.rawValue, pageSize: 1).count == 3)
             }
         }
 

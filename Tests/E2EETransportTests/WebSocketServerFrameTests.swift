@@ -33,7 +33,7 @@ extension TransportTests {
                     (huge, .malformedFrame(reason: "message over 65536 bytes", byteCount: huge.utf8.count)),
                 ]
                 for (text, expected) in frames {
-                    await harness.server.faults.sendRawFrame(text, toUser: tokens.userID)
+                    await harness.server.faults.sendRawFrame(text, toUser: tokens.userID.rawValue)
                     #expect(await inbox.next() == expected, "for \(text.prefix(40))")
                 }
                 let sent = try await alice.sendMessage(channelID: channel.id, OutgoingMessage(content: "still here"))
@@ -47,9 +47,9 @@ extension TransportTests {
             try await TransportHarness.with { harness in
                 let options = RealtimeConnectionOptions(maxMessageBytes: 1024, maxFrameBytes: 64 * 1024)
                 let (_, tokens, _, _, inbox) = try await connected(harness, options: options)
-                await harness.server.faults.sendRawFrame(String(repeating: "z", count: 2048), toUser: tokens.userID)
+                await harness.server.faults.sendRawFrame(String(repeating: "z", count: 2048), toUser: tokens.userID.rawValue)
                 #expect(await inbox.next() == .malformedFrame(reason: "message over 1024 bytes", byteCount: 2048))
-                await harness.server.faults.sendRawFrame(String(repeating: "z", count: 100_000), toUser: tokens.userID)
+                await harness.server.faults.sendRawFrame(String(repeating: "z", count: 100_000), toUser: tokens.userID.rawValue)
                 let end = await inbox.next()
                 #expect(end == .closed(.connectionLost("frame over 65536 bytes")), "got \(String(describing: end))")
             }
@@ -59,7 +59,7 @@ extension TransportTests {
         func serverCloseSurfacesItsCodeAndReason(code: Int, reason: String) async throws {
             try await TransportHarness.with { harness in
                 let (_, tokens, _, connection, inbox) = try await connected(harness)
-                await harness.server.faults.closeSockets(ofUser: tokens.userID, code: code, reason: reason)
+                await harness.server.faults.closeSockets(ofUser: tokens.userID.rawValue, code: code, reason: reason)
                 #expect(await inbox.next() == .closed(.closedByServer(code: code, reason: reason)))
                 #expect(await inbox.next(timeout: 0.3) == nil, "closed is the last update")
                 await #expect(throws: ServerError.self) { try await connection.subscribe(channelID: "00000000-0000-0000-0000-000000000000") }
@@ -69,7 +69,7 @@ extension TransportTests {
         @Test func serverCloseWithoutReason() async throws {
             try await TransportHarness.with { harness in
                 let (_, tokens, _, _, inbox) = try await connected(harness)
-                await harness.server.faults.closeSockets(ofUser: tokens.userID, code: 1001, reason: nil)
+                await harness.server.faults.closeSockets(ofUser: tokens.userID.rawValue, code: 1001, reason: nil)
                 #expect(await inbox.next() == .closed(.closedByServer(code: 1001, reason: nil)))
             }
         }

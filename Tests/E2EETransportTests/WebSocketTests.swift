@@ -75,7 +75,7 @@ extension TransportTests {
                 let channel = try await alice.createChannel(name: "later")
                 _ = try await alice.sendMessage(channelID: channel.id, OutgoingMessage(content: "missed"))
                 try await connection.subscribe(channelID: channel.id)
-                for _ in 0..<200 where !(await harness.server.subscriptions(ofUser: aliceTokens.userID).contains(channel.id)) {
+                for _ in 0..<200 where !(await harness.server.subscriptions(ofUser: aliceTokens.userID.rawValue).contains(channel.id.rawValue)) {
                     try await Task.sleep(nanoseconds: 10_000_000)
                 }
                 let seen = try await alice.sendMessage(channelID: channel.id, OutgoingMessage(content: "seen"))

@@ -28,7 +28,7 @@ package struct ChannelRecord: Sendable, Equatable {
 }
 
 /// A member of a channel, as last read from `GET …/members`.
-public struct ChannelMemberRecord: Sendable, Equatable, Hashable {
+package struct ChannelMemberRecord: Sendable, Equatable, Hashable {
     /// The user.
     public var userID: String
     /// The user name.

@@ -30,7 +30,7 @@ package struct RemoteIdentity: Sendable, Equatable {
 }
 
 /// A different identity blob seen for a pinned device.
-public struct IdentityChange: Sendable, Equatable {
+package struct IdentityChange: Sendable, Equatable {
     /// The store's id for the change record.
     public var id: Int64
     /// The user.

@@ -7,11 +7,11 @@ extension Account {
     /// are prompted. Nothing is posted in a DM or a channel this device may not send in. The
     /// decision itself is already stored: an announcement that cannot be encrypted stays in the
     /// outbox as a failed entry the app can retry, like any message.
-    func announce(_ kind: PayloadAnnouncement.Kind, _ ids: [String], in channelID: String) async {
+    func announce(_ kind: PayloadAnnouncement.Kind, _ ids: [String], in channelID: ChannelID) async {
         let unique = Array(Set(ids.map { $0.lowercased() })).sorted()
         guard !unique.isEmpty || kind == .accepted else { return }
         do {
-            let channel = try await channelDirectory.channel(id: channelID.lowercased())
+            let channel = try await channelDirectory.channel(id: channelID)
             guard !channel.isDM else { return }
             let batches = stride(from: 0, to: max(unique.count, 1), by: ProtocolLimits.maxAnnouncementIDs).map {
                 Array(unique[$0..<min($0 + ProtocolLimits.maxAnnouncementIDs, unique.count)])
@@ -31,12 +31,12 @@ extension Account {
     /// login, or approved since): the only readers an `accepted` announcement is for.
     func hasOtherOwnDevices() async throws -> Bool {
         let user = userID
-        let known = try await store.read { [store] db in try store.recipientStore.loadKnownDevices(userIDs: [user], db) }
-        return !(known[user] ?? []).subtracting([deviceID]).isEmpty
+        let known = try await store.read { [store] db in try store.recipientStore.loadKnownDevices(userIDs: [user.rawValue], db) }
+        return !(known[user.rawValue] ?? []).subtracting([deviceID.rawValue]).isEmpty
     }
 
     /// ``announce(_:_:in:)`` in every group of `channelIDs`.
     func announce(_ kind: PayloadAnnouncement.Kind, _ ids: [String], inEach channelIDs: [String]) async {
-        for channelID in Set(channelIDs).sorted() { await announce(kind, ids, in: channelID) }
+        for channelID in Set(channelIDs).sorted() { await announce(kind, ids, in: ChannelID(stored: channelID)) }
     }
 }

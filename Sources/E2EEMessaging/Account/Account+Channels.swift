@@ -17,25 +17,25 @@ extension Account {
 
     /// The channel with `id` (from the store, else from the server).
     /// - Throws: ``MessagingError/unknownChannel(_:)``, ``ServerError``.
-    public func channel(id: String) async throws -> ChatChannel {
-        try await channelDirectory.channel(id: id.lowercased())
+    public func channel(id: ChannelID) async throws -> ChatChannel {
+        try await channelDirectory.channel(id: id)
     }
 
     /// The members of a channel, re-read from the server.
     /// - Throws: ``ServerError``, key store errors.
-    public func members(of channelID: String) async throws -> [ChannelMemberRecord] {
-        try await channelDirectory.members(of: channel(id: channelID), refresh: true)
+    public func members(of channelID: ChannelID) async throws -> [ListedMember] {
+        try await channelDirectory.members(of: channel(id: channelID), refresh: true).map(ListedMember.init)
     }
 
     /// Creates a group (sender keys) and adds `members` (user ids). Its kind is pinned from this
     /// request, whatever the server answers, and the members named here are approved: anyone
     /// else the server lists later is held until ``approveMember(_:in:)`` (docs/spec/protocol.md §5).
     /// - Throws: ``ServerError``, key store errors.
-    public func createGroup(name: String, members: [String] = []) async throws -> ChatChannel {
+    public func createGroup(name: String, members: [UserID] = []) async throws -> ChatChannel {
         let channel = try await channelDirectory.remember(try await api.createChannel(name: name), created: .group)
         for member in members {
-            try await approveMembers([member.lowercased()], in: channel.id)
-            try await api.addMember(channelID: channel.id, userID: member.lowercased())
+            try await approveMembers([member.rawValue], in: channel.id)
+            try await api.addMember(channelID: channel.id, userID: member)
         }
         broadcaster.publish(.channelsChanged)
         return channel
@@ -46,8 +46,8 @@ extension Account {
     /// (a request for that DM is accepted).
     /// - Throws: ``MessagingError/channelKindContradicted(channelID:)`` when the server answers
     ///   with a channel this device pinned as a group, ``ServerError``, key store errors.
-    public func openDirectMessage(with userID: String) async throws -> ChatChannel {
-        let channel = try await channelDirectory.remember(try await api.openDirectMessage(userID: userID.lowercased()), created: .directMessage)
+    public func openDirectMessage(with userID: UserID) async throws -> ChatChannel {
+        let channel = try await channelDirectory.remember(try await api.openDirectMessage(userID: userID), created: .directMessage)
         guard channel.isDM else { throw MessagingError.channelKindContradicted(channelID: channel.id) }
         let fixedNow = try await recipientGate.fixParticipants(channelID: channel.id, otherUser: userID)
         broadcaster.publish(.channelsChanged)
@@ -60,19 +60,19 @@ extension Account {
     /// member, announced in the group (docs/spec/protocol.md §5.15). The joiner gets our current sender key state with our next message, never an
     /// earlier one (T11).
     /// - Throws: ``ServerError``, key store errors.
-    public func addMember(_ userID: String, to channelID: String) async throws {
-        try await approveMembers([userID.lowercased()], in: channelID.lowercased())
-        try await api.addMember(channelID: channelID.lowercased(), userID: userID.lowercased())
-        try await channelDirectory.markMembersStale(channelID: channelID.lowercased())
-        await announce(.added, [userID], in: channelID)
+    public func addMember(_ userID: UserID, to channelID: ChannelID) async throws {
+        try await approveMembers([userID.rawValue], in: channelID)
+        try await api.addMember(channelID: channelID, userID: userID)
+        try await channelDirectory.markMembersStale(channelID: channelID)
+        await announce(.added, [userID.rawValue], in: channelID)
     }
 
     /// Leaves a channel and forgets it.
     /// - Throws: ``ServerError``, key store errors.
-    public func leave(_ channelID: String) async throws {
-        try await api.leaveChannel(id: channelID.lowercased())
-        try await channelDirectory.forget(channelID: channelID.lowercased())
-        try await store.recordDeparture(channelID: channelID.lowercased())
+    public func leave(_ channelID: ChannelID) async throws {
+        try await api.leaveChannel(id: channelID)
+        try await channelDirectory.forget(channelID: channelID)
+        try await store.recordDeparture(channelID: channelID.rawValue)
         broadcaster.publish(.channelsChanged)
     }
 }

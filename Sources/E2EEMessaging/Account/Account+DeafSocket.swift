@@ -25,16 +25,16 @@ extension Account {
             return created >= openedAt + graceMicros && created <= now - graceMicros
         }
         guard !due.isEmpty else { return false }
-        let known = try await store.knownMessageIDs(due.map(\.id))
-        return due.contains { !known.contains($0.id) }
+        let known = try await store.knownMessageIDs(due.map(\.id.rawValue))
+        return due.contains { !known.contains($0.id.rawValue) }
     }
 
     /// The channel with the newest stored message (the first channel when none has one).
-    private func mostRecentlyActiveChannel() async throws -> String? {
+    private func mostRecentlyActiveChannel() async throws -> ChannelID? {
         let channels = try await channels().filter { $0.encryption != nil }
-        var newest: (id: String, time: StoreTime)?
+        var newest: (id: ChannelID, time: StoreTime)?
         for channel in channels {
-            guard let last = try await store.timelinePage(channelID: channel.id, limit: 1).last else { continue }
+            guard let last = try await store.timelinePage(channelID: channel.id.rawValue, limit: 1).last else { continue }
             if newest.map({ last.createdAt > $0.time }) ?? true { newest = (channel.id, last.createdAt) }
         }
         return newest?.id ?? channels.first?.id

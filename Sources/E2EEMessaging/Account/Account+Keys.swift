@@ -51,20 +51,20 @@ extension Account {
     public func keyStatus() async throws -> KeyStatus {
         let serverCount = try? await api.bundle(deviceID: deviceID).oneTimePreKeyCount
         var status = try await keys.status(serverCount: serverCount)
-        status.identityFingerprint = try SafetyNumber.fingerprint(userID: userID, identityBlobs: [identity.bytes])
+        status.identityFingerprint = try SafetyNumber.fingerprint(userID: userID.rawValue, identityBlobs: [identity.bytes])
         return status
     }
 
     /// The trusted devices of `userID` as the server lists them now (new ones are pinned and
     /// reported; changed identities are reported and left out).
     /// - Throws: ``ServerError``.
-    public func devices(of userID: String) async throws -> [RemoteDevice] {
-        try await directory.devices(of: userID.lowercased(), refresh: true)
+    public func devices(of userID: UserID) async throws -> [RemoteDevice] {
+        try await directory.devices(of: userID, refresh: true)
     }
 
     /// Identity changes recorded for `userID` (docs/spec/protocol.md §7), oldest first.
     /// - Throws: key store errors.
-    public func identityChanges(of userID: String) async throws -> [IdentityChange] {
-        try await store.read { [store] db in try store.remoteIdentityStore.loadIdentityChanges(userID: userID.lowercased(), db) }
+    public func identityChanges(of userID: UserID) async throws -> [IdentityKeyChange] {
+        try await store.read { [store] db in try store.remoteIdentityStore.loadIdentityChanges(userID: userID.rawValue, db) }.map(IdentityKeyChange.init)
     }
 }

@@ -4,12 +4,12 @@ import E2EEKeyStore
 /// approves it (docs/spec/protocol.md §5).
 public struct HeldMember: Sendable, Equatable, Hashable {
     /// The group.
-    public var channelID: String
+    public var channelID: ChannelID
     /// The user.
-    public var userID: String
+    public var userID: UserID
 
     /// Creates the value.
-    public init(channelID: String, userID: String) {
+    public init(channelID: ChannelID, userID: UserID) {
         self.channelID = channelID
         self.userID = userID
     }
@@ -21,7 +21,7 @@ extension Account {
     /// - Throws: key store errors.
     public func pendingMembers() async throws -> [HeldMember] {
         try await store.read { [store] db in try store.channelTrustStore.loadMembers(state: .held, db) }.map {
-            HeldMember(channelID: $0.channelID, userID: $0.userID)
+            HeldMember(channelID: ChannelID(stored: $0.channelID), userID: UserID(stored: $0.userID))
         }
     }
 
@@ -30,35 +30,35 @@ extension Account {
     /// listed then; never an earlier key state. The approval is announced in the group
     /// (docs/spec/protocol.md §5.15): our other devices apply it, other members are prompted.
     /// - Throws: ``MessagingError/unknownChannel(_:)``, key store errors.
-    public func approveMember(_ userID: String, in channelID: String) async throws {
-        let channel = try await channelDirectory.channel(id: channelID.lowercased())
-        try await approveMembers([userID.lowercased()], in: channel.id)
-        await announce(.approved, [userID], in: channel.id)
+    public func approveMember(_ userID: UserID, in channelID: ChannelID) async throws {
+        let channel = try await channelDirectory.channel(id: channelID)
+        try await approveMembers([userID.rawValue], in: channel.id)
+        await announce(.approved, [userID.rawValue], in: channel.id)
     }
 
     /// Declines a member of a group: none of its devices gets keys until it is approved (a
     /// sender key it held is renewed before our next message). Announced like an approval.
     /// - Throws: ``MessagingError/unknownMember(userID:)`` when no standing for it exists there,
     ///   key store errors.
-    public func declineMember(_ userID: String, in channelID: String) async throws {
-        let user = userID.lowercased()
-        let channel = channelID.lowercased()
+    public func declineMember(_ userID: UserID, in channelID: ChannelID) async throws {
+        let user = userID
+        let channel = channelID
         let time = configuration.now()
         try await store.write { [store] db in
-            guard try store.channelTrustStore.loadMembers(channelID: channel, db)[user] != nil else {
+            guard try store.channelTrustStore.loadMembers(channelID: channel.rawValue, db)[user.rawValue] != nil else {
                 throw MessagingError.unknownMember(userID: user)
             }
             // Its devices stop being recipients at the next send's comparison, which reports them
             // removed (and a group's sender key is renewed).
-            try store.channelTrustStore.storeMembers([MemberStanding(channelID: channel, userID: user, state: .declined)], at: time, db)
+            try store.channelTrustStore.storeMembers([MemberStanding(channelID: channel.rawValue, userID: user.rawValue, state: .declined)], at: time, db)
         }
-        await announce(.declined, [user], in: channel)
+        await announce(.declined, [user.rawValue], in: channel)
     }
 
     /// Records `users` as approved members of `channelID` (this device's own decision).
-    func approveMembers(_ users: [String], in channelID: String) async throws {
+    func approveMembers(_ users: [String], in channelID: ChannelID) async throws {
         let time = configuration.now()
-        let standings = users.map { MemberStanding(channelID: channelID, userID: $0, state: .approved) }
+        let standings = users.map { MemberStanding(channelID: channelID.rawValue, userID: $0, state: .approved) }
         try await store.write { [store] db in try store.channelTrustStore.storeMembers(standings, at: time, db) }
     }
 }

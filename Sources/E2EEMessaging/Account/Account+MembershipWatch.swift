@@ -32,7 +32,7 @@ extension Account {
         for channel in ordered.prefix(Self.watchedChannelLimit) {
             do {
                 let store = self.store
-                let before = Set(try await store.read { db in try store.channelStore.loadMembers(channelID: channel.id, db) }.map(\.userID))
+                let before = Set(try await store.read { db in try store.channelStore.loadMembers(channelID: channel.id.rawValue, db) }.map(\.userID))
                 let after = Set(try await channelDirectory.members(of: channel, refresh: true).map(\.userID))
                 guard !before.isEmpty, after != before else { continue }
                 _ = try await recipientGate.plan(for: channel, refreshMembers: false)

@@ -8,11 +8,11 @@ extension Account {
     /// - Throws: ``MessagingError/unknownOutboxEntry(_:)`` when there is no such entry, or it is
     ///   being sent or already sent; key store errors.
     @discardableResult
-    public func cancelOutboxEntry(_ localID: String) async throws -> OutboxItem {
+    public func cancelOutboxEntry(_ localID: OutboxEntryID) async throws -> OutboxItem {
         do {
-            return OutboxItem(try await store.cancelOutboxEntry(localID: localID.lowercased()))
+            return OutboxItem(try await store.cancelOutboxEntry(localID: localID.rawValue))
         } catch KeyStoreError.missingRecord, KeyStoreError.invalidTransition {
-            throw MessagingError.unknownOutboxEntry(localID)
+            throw MessagingError.unknownOutboxEntry(localID.rawValue)
         }
     }
 
@@ -25,9 +25,9 @@ extension Account {
     }
 
     /// A message queued unencrypted while its channel waits for the server (docs/spec/sync.md "Outbox").
-    func queueWaitingDraft(localID: String, payload: SecretBytes, channelID: String, kind: OutboxKind, target: String?,
+    func queueWaitingDraft(localID: OutboxEntryID, payload: SecretBytes, channelID: ChannelID, kind: OutboxKind, target: String?,
                            reason: String) async throws -> OutboxMessage {
-        let draft = try await store.storeWaitingDraft(localID: localID, channelID: channelID, plaintext: payload, kind: kind,
+        let draft = try await store.storeWaitingDraft(localID: localID.rawValue, channelID: channelID.rawValue, plaintext: payload, kind: kind,
                                                       targetMessageID: target, error: reason, at: configuration.now())
         broadcaster.publish(.delivery(DeliveryChange(localID: localID, channelID: channelID, state: .queued, serverMessageID: nil)))
         await outbox.kick(channelID: channelID)

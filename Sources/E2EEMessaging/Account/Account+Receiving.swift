@@ -19,7 +19,7 @@ extension Account {
     /// caught up by ``sync()`` and the connection.
     /// - Throws: ``MessagingError/unknownChannel(_:)``, the ``ServerError`` of this channel's
     ///   reads (also recorded, with its backoff), key store errors.
-    public func sync(channelID: String) async throws {
+    public func sync(channelID: ChannelID) async throws {
         try await syncEngine.catchUpAsked(channelID: channelID)
     }
 
@@ -28,9 +28,9 @@ extension Account {
     /// per sender device, one commit per chunk): one outcome each.
     /// - Throws: ``MessagingError/unknownChannel(_:)``, key store errors (never for bad input).
     @discardableResult
-    public func ingest(_ messages: [ServerMessage], channelID: String) async throws -> [ReceiveOutcome] {
+    public func ingest(_ messages: [ServerMessage], channelID: ChannelID) async throws -> [ReceiveOutcome] {
         let channel = try await channel(id: channelID)
-        guard let encryption = channel.encryption else { throw MessagingError.unsupportedChannel(channel.id) }
+        guard let encryption = channel.encryption else { throw MessagingError.unsupportedChannel(channel.id.rawValue) }
         return try await admit(messages, channel: ReceivingChannel(id: channel.id, encryption: encryption))
     }
 
@@ -53,9 +53,9 @@ extension Account {
     /// ``AccountConfiguration/catchUpLimit`` messages, so a fresh store gets the newest ones
     /// and this call the rest.
     /// - Throws: ``MessagingError/unknownChannel(_:)``, ``ServerError``, key store errors.
-    public func loadOlder(channelID: String, limit: Int = 50) async throws -> OlderHistory {
+    public func loadOlder(channelID: ChannelID, limit: Int = 50) async throws -> OlderHistory {
         let channel = try await channel(id: channelID)
-        guard channel.encryption != nil else { throw MessagingError.unsupportedChannel(channel.id) }
+        guard channel.encryption != nil else { throw MessagingError.unsupportedChannel(channel.id.rawValue) }
         let loader = OlderHistoryLoader(api: api, store: store, cursor: historyCursor) { messages, channelID in
             _ = try await self.ingest(messages, channelID: channelID)
         }
@@ -76,16 +76,16 @@ extension Account {
     /// A page of a channel's timeline from the store, oldest → newest, ordered by
     /// `(created_at, id)`; `before` pages further back.
     /// - Throws: key store errors.
-    public func timeline(channelID: String, before: TimelinePosition? = nil, limit: Int = 50) async throws -> [TimelineItem] {
-        try await TimelineReader(store: store).page(channelID: channelID.lowercased(), before: before, limit: limit)
+    public func timeline(channelID: ChannelID, before: TimelinePosition? = nil, limit: Int = 50) async throws -> [TimelineItem] {
+        try await TimelineReader(store: store).page(channelID: channelID, before: before, limit: limit)
     }
 
     /// Observes a channel's timeline: first the newest `limit` items, then the changes of each
     /// committed batch that touches the channel, as rows to insert, update or remove — and a
     /// fresh snapshot instead of any changes the reader was too slow to take (``TimelineUpdates``).
     /// Changes committed from this call on are observed.
-    public nonisolated func timelineUpdates(channelID: String, limit: Int = 50) -> TimelineUpdates {
-        TimelineUpdates(channelID: channelID.lowercased(), limit: max(1, limit), reader: TimelineReader(store: store),
+    public nonisolated func timelineUpdates(channelID: ChannelID, limit: Int = 50) -> TimelineUpdates {
+        TimelineUpdates(channelID: channelID, limit: max(1, limit), reader: TimelineReader(store: store),
                         signals: broadcaster.timelineSignals(bufferLimit: configuration.eventBufferLimit))
     }
 
@@ -102,7 +102,7 @@ extension Account {
         let events = broadcaster
         stateForwarding?.cancel()
         // The outbox tells the deaf-socket watchdog of each 201 itself (not through events()).
-        await outbox.observeSent { [supervisor] serverID in await supervisor.expectEcho(messageID: serverID) }
+        await outbox.observeSent { [supervisor] serverID in await supervisor.expectEcho(messageID: MessageID(stored: serverID)) }
         stateForwarding = Task {
             for await state in states { events.publish(.connection(state)) }
         }

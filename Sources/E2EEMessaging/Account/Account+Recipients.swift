@@ -6,7 +6,7 @@ extension Account {
     /// - Throws: key store errors.
     public func pendingRecipients() async throws -> [HeldRecipient] {
         try await store.read { [store] db in try store.recipientStore.loadRecipients(state: .held, db) }.map {
-            HeldRecipient(channelID: $0.channelID, device: RecipientDevice(userID: $0.userID, deviceID: $0.deviceID))
+            HeldRecipient(channelID: ChannelID(stored: $0.channelID), device: RecipientDevice(userID: UserID(stored: $0.userID), deviceID: DeviceID(stored: $0.deviceID)))
         }
     }
 
@@ -19,13 +19,13 @@ extension Account {
     /// - Throws: ``MessagingError/unknownRecipient(deviceID:)`` when no channel holds or declined
     ///   it, key store errors.
     @discardableResult
-    public func approveDevice(_ deviceID: String) async throws -> [String] {
-        let device = deviceID.lowercased()
+    public func approveDevice(_ deviceID: DeviceID) async throws -> [ChannelID] {
+        let device = deviceID
         let time = configuration.now()
-        let approved = try await store.write { [store] db in try store.recipientStore.approveDevice(device, at: time, db) }
+        let approved = try await store.write { [store] db in try store.recipientStore.approveDevice(device.rawValue, at: time, db) }
         guard !approved.isEmpty else { throw MessagingError.unknownRecipient(deviceID: device) }
-        await announce(.approved, [device], inEach: approved.map(\.channelID))
-        return approved.map(\.channelID)
+        await announce(.approved, [device.rawValue], inEach: approved.map(\.channelID))
+        return approved.map { ChannelID(stored: $0.channelID) }
     }
 
     /// Declines a device in every channel that holds it or sends to it: it gets no keys until
@@ -33,22 +33,22 @@ extension Account {
     /// choice is stored: a restart keeps it. Returns the channels it was declined in.
     /// - Throws: ``MessagingError/unknownRecipient(deviceID:)``, key store errors.
     @discardableResult
-    public func declineDevice(_ deviceID: String) async throws -> [String] {
-        let device = deviceID.lowercased()
+    public func declineDevice(_ deviceID: DeviceID) async throws -> [ChannelID] {
+        let device = deviceID
         let time = configuration.now()
-        let declined = try await store.write { [store] db in try store.recipientStore.declineDevice(device, at: time, db).map(\.channelID) }
+        let declined = try await store.write { [store] db in try store.recipientStore.declineDevice(device.rawValue, at: time, db).map(\.channelID) }
         guard !declined.isEmpty else { throw MessagingError.unknownRecipient(deviceID: device) }
-        await announce(.declined, [device], inEach: declined)
-        return declined
+        await announce(.declined, [device.rawValue], inEach: declined)
+        return declined.map { ChannelID(stored: $0) }
     }
 
     /// Sets the recipient policy of a channel, or of the account when `channelID` is nil;
     /// `nil` clears it. The setting is stored and reported, but no longer decides who gets keys:
     /// a new member or device is held whatever it says (docs/spec/protocol.md §5.11–§5.13).
     /// - Throws: ``MessagingError/unknownChannel(_:)``, key store errors.
-    public func setRecipientPolicy(_ policy: RecipientPolicy?, channelID: String? = nil) async throws {
+    public func setRecipientPolicy(_ policy: RecipientPolicy?, channelID: ChannelID? = nil) async throws {
         var channel: String?
-        if let channelID { channel = try await channelDirectory.channel(id: channelID.lowercased()).id }
+        if let channelID { channel = try await channelDirectory.channel(id: channelID).id.rawValue }
         let scope = channel
         try await store.write { [store] db in try store.recipientStore.storePolicy(policy, channelID: scope, db) }
     }
@@ -57,8 +57,8 @@ extension Account {
     /// `nil`. Informational since docs/spec/protocol.md text 1.2: new members and devices are
     /// held whatever it says.
     /// - Throws: key store errors.
-    public func recipientPolicy(channelID: String? = nil) async throws -> RecipientPolicy? {
-        let channel = channelID?.lowercased()
+    public func recipientPolicy(channelID: ChannelID? = nil) async throws -> RecipientPolicy? {
+        let channel = channelID?.rawValue
         let stored = try await store.read { [store] db in
             try channel.flatMap { try store.recipientStore.loadPolicy(channelID: $0, db) } ?? store.recipientStore.loadPolicy(channelID: nil, db)
         }

@@ -8,7 +8,7 @@ extension Account {
     /// prekeys are renewed first.
     /// - Throws: ``ServerError`` when the channel cannot be caught up or the new keys cannot be
     ///   published (nothing is encrypted then), key store errors.
-    func prepareToSend(channelID: String) async throws {
+    func prepareToSend(channelID: ChannelID) async throws {
         if await !rollbackGuard.isCaughtUp(channelID) {
             try await syncEngine.catchUpBeforeSending(channelID: channelID)
         }
@@ -18,7 +18,7 @@ extension Account {
     /// Records a rollback found in `messages` of `channelID` (before they are ingested, so a
     /// kill cannot lose the evidence) and surfaces it.
     /// - Throws: key store errors.
-    func detectRollback(in messages: [ServerMessage], channelID: String) async throws {
+    func detectRollback(in messages: [ServerMessage], channelID: ChannelID) async throws {
         guard let evidence = try await RollbackDetector(store: store, device: device).evidence(in: messages, channelID: channelID) else { return }
         try await store.markRolledBack(at: configuration.now())
         broadcaster.publish(.rollbackDetected(channelID: channelID, messageID: evidence.id))

@@ -10,7 +10,7 @@ extension Account {
     /// ``safetyNumberIfApproved(with:)``.
     /// - Throws: ``ServerError`` when the device lists cannot be read, `ProtocolError` when a
     ///   user lists no device, key store errors.
-    public func safetyNumber(with otherUserID: String) async throws -> SafetyNumber {
+    public func safetyNumber(with otherUserID: UserID) async throws -> SafetyNumber {
         try await safetyNumber(with: otherUserID, counting: .recipientsNow)
     }
 
@@ -22,7 +22,7 @@ extension Account {
     /// how the user checks the new device before it gets any key. With nothing held, it equals
     /// ``safetyNumber(with:)``.
     /// - Throws: as ``safetyNumber(with:)``.
-    public func safetyNumberIfApproved(with otherUserID: String) async throws -> SafetyNumber {
+    public func safetyNumberIfApproved(with otherUserID: UserID) async throws -> SafetyNumber {
         try await safetyNumber(with: otherUserID, counting: .heldApproved)
     }
 
@@ -34,14 +34,14 @@ extension Account {
         case heldApproved
     }
 
-    private func safetyNumber(with otherUserID: String, counting: CountedDevices) async throws -> SafetyNumber {
-        let other = otherUserID.lowercased()
+    private func safetyNumber(with otherUserID: UserID, counting: CountedDevices) async throws -> SafetyNumber {
+        let other = otherUserID
         let ours = try await counted(try await directory.devices(of: userID, refresh: true), counting).map(\.identity.bytes)
         let theirs = try await counted(try await directory.devices(of: other, refresh: true), counting).map(\.identity.bytes)
         // The directory leaves this device out of its answers; the number always covers it.
         let own = ours.contains(identity.bytes) ? ours : ours + [identity.bytes]
-        return try SafetyNumber(localUserID: userID, localIdentityBlobs: own,
-                                remoteUserID: other, remoteIdentityBlobs: theirs)
+        return try SafetyNumber(localUserID: userID.rawValue, localIdentityBlobs: own,
+                                remoteUserID: other.rawValue, remoteIdentityBlobs: theirs)
     }
 
     /// `devices` without those the safety number leaves out (see ``CountedDevices``).
@@ -51,16 +51,16 @@ extension Account {
         let excluded = try await store.read { [store] db -> Set<String> in
             var excluded: Set<String> = []
             for id in ids {
-                let states = Set(try store.recipientStore.loadRecipients(deviceID: id, db).map(\.state))
+                let states = Set(try store.recipientStore.loadRecipients(deviceID: id.rawValue, db).map(\.state))
                 guard !states.contains(.recipient) else { continue }
                 switch counting {
-                case .recipientsNow where !states.isDisjoint(with: [.held, .declined]): excluded.insert(id)
-                case .heldApproved where states.contains(.declined) && !states.contains(.held): excluded.insert(id)
+                case .recipientsNow where !states.isDisjoint(with: [.held, .declined]): excluded.insert(id.rawValue)
+                case .heldApproved where states.contains(.declined) && !states.contains(.held): excluded.insert(id.rawValue)
                 default: break
                 }
             }
             return excluded
         }
-        return devices.filter { !excluded.contains($0.deviceID) }
+        return devices.filter { !excluded.contains($0.deviceID.rawValue) }
     }
 }

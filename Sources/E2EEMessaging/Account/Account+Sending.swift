@@ -13,9 +13,9 @@ extension Account {
     /// - Throws: ``MessagingError/invalidMessage(_:)`` for a text the protocol refuses,
     ///   ``MessagingError/unknownChannel(_:)``, key store errors.
     @discardableResult
-    public func send(text: String, to channelID: String, replyTo: String? = nil) async throws -> SendReport {
+    public func send(text: String, to channelID: ChannelID, replyTo: MessageID? = nil) async throws -> SendReport {
         let payload = try makePayload(text: text, editOf: nil, replyTo: replyTo, with: try await directMessageParticipant(channelID))
-        return try await queueReporting(payload: payload, channelID: channelID.lowercased(), kind: .message, target: nil)
+        return try await queueReporting(payload: payload, channelID: channelID, kind: .message, target: nil)
     }
 
     /// Replaces the text of one of our messages (an encrypted edit, payload `edit_of`). The edit
@@ -23,11 +23,11 @@ extension Account {
     /// matches the message's tombstone if it is deleted later (docs/spec/protocol.md §6.7).
     /// - Throws: ``MessagingError/notOwnMessage(_:)``, as ``send(text:to:replyTo:)``.
     @discardableResult
-    public func edit(_ messageID: String, text: String) async throws -> SendReport {
+    public func edit(_ messageID: MessageID, text: String) async throws -> SendReport {
         let message = try await ownMessage(messageID)
         let payload = try makePayload(text: text, id: Self.payloadID(of: message), editOf: message.messageID, replyTo: nil,
-                                      with: try await directMessageParticipant(message.channelID))
-        return try await queueReporting(payload: payload, channelID: message.channelID, kind: .edit, target: message.messageID)
+                                      with: try await directMessageParticipant(ChannelID(stored: message.channelID)))
+        return try await queueReporting(payload: payload, channelID: ChannelID(stored: message.channelID), kind: .edit, target: message.messageID)
     }
 
     /// Deletes one of our messages for everyone (docs/spec/protocol.md §6.7): posts an encrypted
@@ -38,19 +38,19 @@ extension Account {
     /// then only the server's copy is deleted, a `.delete` entry).
     /// - Throws: ``MessagingError/notOwnMessage(_:)``, as ``send(text:to:replyTo:)``.
     @discardableResult
-    public func delete(_ messageID: String) async throws -> SendReport {
+    public func delete(_ messageID: MessageID) async throws -> SendReport {
         let message = try await ownMessage(messageID)
         if let payloadID = Self.payloadID(of: message) {
-            let tombstone = try makePayload(text: "", editOf: nil, replyTo: nil, with: try await directMessageParticipant(message.channelID),
+            let tombstone = try makePayload(text: "", editOf: nil, replyTo: nil, with: try await directMessageParticipant(ChannelID(stored: message.channelID)),
                                             deleteOf: payloadID)
-            return try await queueReporting(payload: tombstone, channelID: message.channelID, kind: .message, target: message.messageID)
+            return try await queueReporting(payload: tombstone, channelID: ChannelID(stored: message.channelID), kind: .message, target: message.messageID)
         }
         // A row without a readable payload cannot be named by a tombstone: only the server's copy goes.
         let entry = try await store.queueOutgoingMessage(OutgoingCommit(
             localID: UUID().uuidString.lowercased(), channelID: message.channelID, content: "", plaintext: SecretBytes(copying: []),
             queuedAt: configuration.now(), kind: .delete, targetMessageID: message.messageID))
         publishQueued(entry)
-        await outbox.kick(channelID: entry.channelID)
+        await outbox.kick(channelID: ChannelID(stored: entry.channelID))
         return SendReport(entry, recipients: RecipientChanges())
     }
 
@@ -60,25 +60,25 @@ extension Account {
     /// encrypted) and, for a draft encrypted now, what the recipient check surfaced.
     /// - Throws: ``MessagingError/unknownOutboxEntry(_:)``, as ``send(text:to:replyTo:)``.
     @discardableResult
-    public func retry(_ localID: String) async throws -> SendReport {
-        guard let entry = try await store.read({ [store] db in try store.outboxStore.loadOutboxMessage(localID: localID, db) }),
+    public func retry(_ localID: OutboxEntryID) async throws -> SendReport {
+        guard let entry = try await store.read({ [store] db in try store.outboxStore.loadOutboxMessage(localID: localID.rawValue, db) }),
               entry.state == .failed else {
-            throw MessagingError.unknownOutboxEntry(localID)
+            throw MessagingError.unknownOutboxEntry(localID.rawValue)
         }
         if entry.content.isEmpty, entry.kind != .delete {
             // What made encryption fail (no devices, stale members) may have changed: re-read.
             await directory.invalidate()
-            try await channelDirectory.markMembersStale(channelID: entry.channelID)
-            let channel = try await channelDirectory.channel(id: entry.channelID)
+            try await channelDirectory.markMembersStale(channelID: ChannelID(stored: entry.channelID))
+            let channel = try await channelDirectory.channel(id: ChannelID(stored: entry.channelID))
             try await prepareToSend(channelID: channel.id)
             let (queued, changes) = try await composer.queueReporting(
                 .init(localID: localID, payload: entry.plaintext, kind: entry.kind, target: entry.targetMessageID, replacesDraft: true), in: channel)
             publishQueued(queued)
-            await outbox.kick(channelID: queued.channelID)
+            await outbox.kick(channelID: ChannelID(stored: queued.channelID))
             return SendReport(queued, recipients: changes)
         }
         try await outbox.retry(localID: localID)
-        let current = try await store.read { [store] db in try store.outboxStore.loadOutboxMessage(localID: localID, db) }
+        let current = try await store.read { [store] db in try store.outboxStore.loadOutboxMessage(localID: localID.rawValue, db) }
         return SendReport(current ?? entry, recipients: RecipientChanges())
     }
 
@@ -113,33 +113,33 @@ extension Account {
 
     /// Encrypts and queues a payload; reports the entry (a failed draft when it cannot be
     /// encrypted) and what the recipient check surfaced (docs/spec/protocol.md §5).
-    func queueReporting(payload: SecretBytes, channelID: String, kind: OutboxKind, target: String?) async throws -> SendReport {
+    func queueReporting(payload: SecretBytes, channelID: ChannelID, kind: OutboxKind, target: String?) async throws -> SendReport {
         let channel = try await channelDirectory.channel(id: channelID)
         let localID = UUID().uuidString.lowercased()
         let entry: OutboxMessage
         let changes: RecipientChanges
         do {
-            if try await store.hasWaitingDraft(channelID: channel.id) {
+            if try await store.hasWaitingDraft(channelID: channel.id.rawValue) {
                 // Encrypted now, it would go out before the earlier message still waiting.
-                let draft = try await queueWaitingDraft(localID: localID, payload: payload, channelID: channel.id, kind: kind, target: target,
+                let draft = try await queueWaitingDraft(localID: OutboxEntryID(stored: localID), payload: payload, channelID: channel.id, kind: kind, target: target,
                                                         reason: "waiting behind an earlier message")
                 return SendReport(draft, recipients: RecipientChanges())
             }
             try await prepareToSend(channelID: channel.id)
             (entry, changes) = try await composer.queueReporting(
-                .init(localID: localID, payload: payload, kind: kind, target: target, replacesDraft: false), in: channel)
+                .init(localID: OutboxEntryID(stored: localID), payload: payload, kind: kind, target: target, replacesDraft: false), in: channel)
         } catch let error as KeyStoreError {
             throw error
         } catch let error where SendFailure(error) == .unreachable {
             // docs/spec/sync.md "Outbox": unreachable is not failed; encrypted once the server answers.
-            let draft = try await queueWaitingDraft(localID: localID, payload: payload, channelID: channel.id, kind: kind, target: target,
+            let draft = try await queueWaitingDraft(localID: OutboxEntryID(stored: localID), payload: payload, channelID: channel.id, kind: kind, target: target,
                                                     reason: "unreachable: \(error)")
             return SendReport(draft, recipients: RecipientChanges())
         } catch {
             // T12: never plaintext, never silently dropped.
-            let draft = try await store.storeUnencryptableDraft(localID: localID, channelID: channel.id, plaintext: payload, kind: kind,
+            let draft = try await store.storeUnencryptableDraft(localID: localID, channelID: channel.id.rawValue, plaintext: payload, kind: kind,
                                                                 targetMessageID: target, error: String(describing: error), at: configuration.now())
-            broadcaster.publish(.delivery(DeliveryChange(localID: localID, channelID: channel.id, state: .failed, serverMessageID: nil)))
+            broadcaster.publish(.delivery(DeliveryChange(localID: OutboxEntryID(stored: localID), channelID: channel.id, state: .failed, serverMessageID: nil)))
             return SendReport(draft, recipients: RecipientChanges(error))
         }
         publishQueued(entry)
@@ -148,12 +148,12 @@ extension Account {
     }
 
     private func publishQueued(_ entry: OutboxMessage) {
-        broadcaster.publish(.delivery(DeliveryChange(localID: entry.localID, channelID: entry.channelID, state: .queued, serverMessageID: nil)))
+        broadcaster.publish(.delivery(DeliveryChange(localID: OutboxEntryID(stored: entry.localID), channelID: ChannelID(stored: entry.channelID), state: .queued, serverMessageID: nil)))
     }
 
-    private func ownMessage(_ messageID: String) async throws -> TimelineMessage {
-        guard let message = try await store.message(id: messageID.lowercased()), message.isOwn, message.state == .decrypted else {
-            throw MessagingError.notOwnMessage(messageID)
+    private func ownMessage(_ messageID: MessageID) async throws -> TimelineMessage {
+        guard let message = try await store.message(id: messageID.rawValue), message.isOwn, message.state == .decrypted else {
+            throw MessagingError.notOwnMessage(messageID.rawValue)
         }
         return message
     }
@@ -167,13 +167,13 @@ extension Account {
     /// The payload of a message; in a DM, `with` names its other participant as this device fixed
     /// it, so our other devices fix it from our own message (docs/spec/protocol.md §5.10, §6.1).
     /// A new payload id unless `id` is given (an edit keeps its message's).
-    func makePayload(text: String, id: String? = nil, editOf: String?, replyTo: String?, with: String?, deleteOf: String? = nil,
+    func makePayload(text: String, id: String? = nil, editOf: String?, replyTo: MessageID?, with: UserID?, deleteOf: String? = nil,
                      announcement: PayloadAnnouncement? = nil) throws -> SecretBytes {
         do {
             let payload = try MessagePayload(
                 id: WireUUID(text: id ?? UUID().uuidString.lowercased()), timestamp: configuration.now().microseconds / 1000, text: text,
-                editOf: try editOf.map { try WireUUID(text: $0) }, replyTo: try replyTo.map { try WireUUID(text: $0.lowercased()) },
-                with: try with.map { try WireUUID(text: $0.lowercased()) }, deleteOf: try deleteOf.map { try WireUUID(text: $0) },
+                editOf: try editOf.map { try WireUUID(text: $0) }, replyTo: try replyTo.map { try WireUUID(text: $0.rawValue) },
+                with: try with.map { try WireUUID(text: $0.rawValue) }, deleteOf: try deleteOf.map { try WireUUID(text: $0) },
                 announcement: announcement)
             return payload.encodedJSON()
         } catch {

@@ -11,7 +11,7 @@ extension Account {
 
     /// Records a failure of `channelID`'s catch-up (with its backoff) or of channel-less work
     /// when `nil`, and surfaces it as ``AccountEvent/channelSyncFailed(_:)``.
-    func recordSyncFailure(channelID: String?, _ error: any Error) async {
+    func recordSyncFailure(channelID: ChannelID?, _ error: any Error) async {
         let now = configuration.now()
         let failure: ChannelSyncFailure
         if let channelID {

@@ -12,9 +12,9 @@ import Foundation
 /// and public reasons only.
 public actor Account {
     /// Our user id.
-    public nonisolated let userID: String
+    public nonisolated let userID: UserID
     /// This device's id.
-    public nonisolated let deviceID: String
+    public nonisolated let deviceID: DeviceID
     /// The account's store.
     package nonisolated let store: KeyStore
     /// Where events go.
@@ -88,7 +88,7 @@ public actor Account {
     /// - Throws: ``MessagingError/noAccount``, key store errors.
     public static func open(server: any ChatServerAPI, store: KeyStore, configuration: AccountConfiguration = AccountConfiguration()) async throws -> Account {
         guard let account = try await store.loadAccount() else { throw MessagingError.noAccount }
-        let opened = try await make(userID: account.userID, deviceID: account.deviceID, server: server, store: store, configuration: configuration)
+        let opened = try await make(userID: UserID(stored: account.userID), deviceID: DeviceID(stored: account.deviceID), server: server, store: store, configuration: configuration)
         // Retention runs on open (and with every key maintenance): docs/spec/protocol.md §1, §2, §4.
         try await KeyRetention(store: store, now: configuration.now).run()
         try await opened.outbox.resumeAll()
@@ -103,7 +103,7 @@ public actor Account {
         }
     }
 
-    private static func make(userID: String, deviceID: String, server: any ChatServerAPI, store: KeyStore,
+    private static func make(userID: UserID, deviceID: DeviceID, server: any ChatServerAPI, store: KeyStore,
                              configuration: AccountConfiguration) async throws -> Account {
         let identity: E2EECrypto.IdentityKeyPair
         if let stored = try await store.loadIdentityKeyPair() {
@@ -112,7 +112,7 @@ public actor Account {
             identity = E2EECrypto.IdentityKeyPair(using: configuration.random)
             try await store.storeIdentityKeyPair(StoredKeyConversions.record(identity, createdAt: configuration.now()))
         }
-        let account = Account(device: LocalDevice(userID: userID.lowercased(), deviceID: deviceID.lowercased(), identity: identity),
+        let account = Account(device: LocalDevice(userID: userID, deviceID: deviceID, identity: identity),
                               server: server, store: store, configuration: configuration)
         await account.sendPreparation.install { [weak account] channelID in
             guard let account else { throw CancellationError() }

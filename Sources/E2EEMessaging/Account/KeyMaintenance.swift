@@ -8,7 +8,7 @@ import E2EECrypto
 struct KeyMaintenance: Sendable {
     let store: KeyStore
     let api: any ChatServerAPI
-    let deviceID: String
+    let deviceID: DeviceID
     let identity: E2EECrypto.IdentityKeyPair
     let random: AnyRandomSource
     let now: @Sendable () -> StoreTime

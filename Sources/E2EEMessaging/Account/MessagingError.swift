@@ -9,11 +9,11 @@ public enum MessagingError: Error, Sendable, Equatable {
     /// This device has no identity or signed prekey yet: bootstrap keys first.
     case keysNotBootstrapped
     /// The channel is not one of the account's channels.
-    case unknownChannel(String)
+    case unknownChannel(ChannelID)
     /// The channel's `encryption_type` is not one this core speaks.
     case unsupportedChannel(String)
     /// No device of any recipient has a usable bundle: nobody could read the message.
-    case noRecipients(channelID: String)
+    case noRecipients(channelID: ChannelID)
     /// The message cannot be encrypted (T12): it stays out of the outbox and nothing is sent.
     case encryptionFailed(String)
     /// The message is not one of ours (edits and deletes apply to own messages only).
@@ -25,23 +25,23 @@ public enum MessagingError: Error, Sendable, Equatable {
     /// Every device the message would go to is held by the recipient policy (docs/spec/protocol.md §5):
     /// nothing was sent; approve a device (``Account/approveDevice(_:)``) and retry. `changes`
     /// is what the recipient check surfaced (the held devices among them).
-    case allRecipientsHeld(channelID: String, changes: RecipientChanges)
+    case allRecipientsHeld(channelID: ChannelID, changes: RecipientChanges)
     /// The DM's two participants are not known yet and its member list names more than two
     /// users: nothing is sent until they are (docs/spec/protocol.md §5).
-    case participantsUnknown(channelID: String)
+    case participantsUnknown(channelID: ChannelID)
     /// A user's device list held a bundle that does not parse or verify: nothing is sent to
     /// a list the core could not read.
-    case unreadableDeviceList(userID: String)
+    case unreadableDeviceList(userID: UserID)
     /// No channel holds (or has declined, or sends to) this device.
-    case unknownRecipient(deviceID: String)
+    case unknownRecipient(deviceID: DeviceID)
     /// This device did not create, open or accept the channel (a request, or declined):
     /// nothing is sent in it until the app accepts it (``Account/acceptChannel(_:)``).
-    case channelNotAccepted(channelID: String)
+    case channelNotAccepted(channelID: ChannelID)
     /// The server's answer names the channel with a kind other than the one this device pinned
     /// (a DM as a group, or the reverse): nothing is sent under the other kind.
-    case channelKindContradicted(channelID: String)
+    case channelKindContradicted(channelID: ChannelID)
     /// A DM request has no candidate participant yet (no other user's message waits in it).
-    case noCandidate(channelID: String)
+    case noCandidate(channelID: ChannelID)
     /// No group holds (or has declined) this user as a member.
-    case unknownMember(userID: String)
+    case unknownMember(userID: UserID)
 }

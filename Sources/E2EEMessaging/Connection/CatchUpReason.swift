@@ -9,9 +9,9 @@ package enum CatchUpReason: Sendable, Equatable {
     /// subscribes a moment after the handshake and gives no ready signal (docs/spec/server-api.md §6).
     case connectedFollowUp
     /// A channel was subscribed at runtime (``ConnectionSupervisor/subscribe(channelID:)``).
-    case subscribed(channelID: String)
+    case subscribed(channelID: ChannelID)
     /// The second pass after a runtime subscribe.
-    case subscribedFollowUp(channelID: String)
+    case subscribedFollowUp(channelID: ChannelID)
     /// The app came to the foreground while the socket was still open.
     case foreground
 }

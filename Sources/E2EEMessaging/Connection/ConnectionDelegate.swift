@@ -8,7 +8,7 @@ package protocol ConnectionDelegate: AnyObject, Sendable {
     /// The channels to `subscribe` on every socket that opens (the server may not have
     /// auto-subscribed them). Channels passed to ``ConnectionSupervisor/subscribe(channelID:)``
     /// are added by the supervisor.
-    func channelsToSubscribe() async -> [String]
+    func channelsToSubscribe() async -> [ChannelID]
 
     /// Page REST back from newest until the store overlaps, merge, and dedupe.
     /// - Throws: ``ServerError/sessionEnded`` to stop the supervisor (state `.failed`); any

@@ -16,9 +16,9 @@ struct ConnectionTimer: Sendable, Hashable {
         /// The second catch-up after the socket opened.
         case followUp
         /// The second catch-up after a runtime subscribe of this channel.
-        case subscribeFollowUp(String)
+        case subscribeFollowUp(ChannelID)
         /// The echo of this message of ours is due on the open socket.
-        case echo(String)
+        case echo(MessageID)
         /// The next light check that the open socket still delivers.
         case deafCheck
         /// The next health check while the server cannot be reached.
@@ -45,9 +45,9 @@ enum ConnectionEffect: Sendable, Equatable {
     case close(id: Int)
     /// The socket of attempt `id` is the connection now: subscribe the delegate's channels and
     /// `channels`, catch up (`.connected`), then hand over its events.
-    case opened(id: Int, channels: [String])
+    case opened(id: Int, channels: [ChannelID])
     /// Send `subscribe` for `channelID` on the socket of attempt `id`.
-    case subscribe(channelID: String, connection: Int)
+    case subscribe(channelID: ChannelID, connection: Int)
     /// Ask the delegate to catch up.
     case catchUp(CatchUpReason)
     /// Ask the delegate to poll.

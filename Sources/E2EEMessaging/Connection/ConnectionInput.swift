@@ -12,7 +12,7 @@ enum ConnectionInput: Sendable, Equatable {
     /// `networkChanged()`.
     case networkChanged
     /// `subscribe(channelID:)`.
-    case subscribe(channelID: String)
+    case subscribe(channelID: ChannelID)
     /// A timer the machine started has fired.
     case timerFired(ConnectionTimer)
     /// Attempt `id` fetched a ticket and opened a socket.
@@ -24,9 +24,9 @@ enum ConnectionInput: Sendable, Equatable {
     /// A delegate's catch-up or poll reported that the session ended.
     case sessionEnded
     /// A message of ours was posted (201): its echo is due on the open socket.
-    case echoExpected(messageID: String)
+    case echoExpected(messageID: MessageID)
     /// The open socket delivered this message (an echo, if one was expected).
-    case echoSeen(messageID: String)
+    case echoSeen(messageID: MessageID)
     /// The delegate's check found a message the socket of attempt `id` should have delivered.
     case socketDeaf(id: Int)
     /// Health check `id` came back.

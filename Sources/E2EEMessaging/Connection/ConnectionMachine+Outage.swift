@@ -38,7 +38,7 @@ extension ConnectionMachine {
     // MARK: - Deaf sockets
 
     /// A message of ours got its 201: its echo is due within ``ConnectionPolicy/echoTimeout``.
-    mutating func echoExpected(_ messageID: String, _ effects: inout [ConnectionEffect]) {
+    mutating func echoExpected(_ messageID: MessageID, _ effects: inout [ConnectionEffect]) {
         guard phase == .connected else { return }
         startTimer(.echo(messageID), after: policy.echoTimeout, &effects)
     }

@@ -41,7 +41,7 @@ struct ConnectionMachine: Sendable {
     /// The attempt under way, or whose socket is open.
     var currentAttempt: Int?
     /// Channels subscribed at runtime, in order, each once: re-sent on every socket.
-    private(set) var channels: [String] = []
+    private(set) var channels: [ChannelID] = []
     /// The state observers last saw.
     private(set) var published: ConnectionState = .disconnected
     /// The health checks of the current outage (``ConnectionMachine+Health.swift``).
@@ -135,7 +135,7 @@ struct ConnectionMachine: Sendable {
         }
     }
 
-    private mutating func subscribe(_ channelID: String, _ effects: inout [ConnectionEffect]) {
+    private mutating func subscribe(_ channelID: ChannelID, _ effects: inout [ConnectionEffect]) {
         if !channels.contains(channelID) { channels.append(channelID) }
         guard phase == .connected, let id = currentAttempt else { return }
         effects.append(.subscribe(channelID: channelID, connection: id))

@@ -5,7 +5,7 @@ extension ConnectionSupervisor {
         switch call {
         case .opened(let connection, let extra):
             let listed = await delegate?.channelsToSubscribe() ?? []
-            var seen = Set<String>()
+            var seen = Set<ChannelID>()
             for channelID in listed + extra where seen.insert(channelID).inserted {
                 // A failure means the socket is gone; its `closed` update follows and is handled.
                 try? await connection.subscribe(channelID: channelID)

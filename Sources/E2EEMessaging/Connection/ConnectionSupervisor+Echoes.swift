@@ -5,14 +5,14 @@ extension ConnectionSupervisor {
     /// its echo is expected within ``ConnectionPolicy/echoTimeout``; without it the socket is
     /// deaf, so it is closed and the connection reopened (with the catch-up). Ignored unless
     /// connected.
-    public func expectEcho(messageID: String) {
+    public func expectEcho(messageID: MessageID) {
         guard !recentlyDelivered.contains(messageID) else { return }
-        apply(.echoExpected(messageID: messageID.lowercased()))
+        apply(.echoExpected(messageID: messageID))
     }
 
     /// The socket delivered `messageID`: remembered, and its echo is no longer awaited.
-    func socketDelivered(messageID: String) {
+    func socketDelivered(messageID: MessageID) {
         recentlyDelivered.insert(messageID)
-        apply(.echoSeen(messageID: messageID.lowercased()))
+        apply(.echoSeen(messageID: messageID))
     }
 }

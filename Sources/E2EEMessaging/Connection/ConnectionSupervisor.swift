@@ -118,13 +118,13 @@ package actor ConnectionSupervisor {
 
     /// Subscribes `channelID` now (when connected, followed by a catch-up of that channel now and
     /// one more after ``ConnectionPolicy/followUpCatchUp``) and on every socket from now on.
-    public func subscribe(channelID: String) {
+    public func subscribe(channelID: ChannelID) {
         apply(.subscribe(channelID: channelID))
     }
 
     /// Sends `typing.start` / `typing.stop` on the open socket.
     /// - Throws: ``ServerError/transport(_:)`` when no socket is open or it closed meanwhile.
-    public func sendTyping(channelID: String, started: Bool) async throws {
+    public func sendTyping(channelID: ChannelID, started: Bool) async throws {
         guard machine.phase == .connected, let id = machine.currentAttempt, let connection = connections[id] else {
             throw ServerError.transport("not connected")
         }

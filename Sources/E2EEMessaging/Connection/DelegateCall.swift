@@ -2,9 +2,9 @@
 /// order, so a socket's events reach the delegate after the catch-up that its opening started.
 enum DelegateCall: Sendable {
     /// Subscribe the delegate's channels and `channels` on `connection`, then catch up.
-    case opened(any RealtimeConnection, channels: [String])
+    case opened(any RealtimeConnection, channels: [ChannelID])
     /// Subscribe one channel on `connection`.
-    case subscribe(any RealtimeConnection, channelID: String)
+    case subscribe(any RealtimeConnection, channelID: ChannelID)
     /// Catch up over REST.
     case catchUp(CatchUpReason)
     /// Hand over one event.

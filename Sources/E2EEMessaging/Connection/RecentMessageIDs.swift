@@ -2,20 +2,19 @@
 /// before the 201 of its own send is processed, and must not then be expected again.
 struct RecentMessageIDs: Sendable {
     private let capacity: Int
-    private var order: [String] = []
-    private var members: Set<String> = []
+    private var order: [MessageID] = []
+    private var members: Set<MessageID> = []
 
     /// An empty list keeping at most `capacity` ids (at least 1).
     init(capacity: Int) {
         self.capacity = max(1, capacity)
     }
 
-    /// Whether `id` (any case) is among them.
-    func contains(_ id: String) -> Bool { members.contains(id.lowercased()) }
+    /// Whether `id` is among them.
+    func contains(_ id: MessageID) -> Bool { members.contains(id) }
 
     /// Adds `id`, dropping the oldest when full.
-    mutating func insert(_ id: String) {
-        let id = id.lowercased()
+    mutating func insert(_ id: MessageID) {
         guard members.insert(id).inserted else { return }
         order.append(id)
         if order.count > capacity {

@@ -8,7 +8,7 @@ struct ChannelDirectory: Sendable {
     let store: KeyStore
     let api: any ChatServerAPI
     let events: EventBroadcaster
-    let ownUserID: String
+    let ownUserID: UserID
     let memberLifetime: Duration
     let now: @Sendable () -> StoreTime
 
@@ -21,7 +21,7 @@ struct ChannelDirectory: Sendable {
         let time = now()
         let contradicted = try await store.write { [store, self] db -> [String] in
             let known = try store.channelStore.loadChannels(db).map(\.id)
-            for stale in Set(known).subtracting(listed.map { $0.id.lowercased() }) {
+            for stale in Set(known).subtracting(listed.map(\.id.rawValue)) {
                 try store.channelStore.removeChannel(id: stale, db)
                 try store.recordDeparture(channelID: stale, db)
             }
@@ -61,8 +61,8 @@ struct ChannelDirectory: Sendable {
     }
 
     /// The channel with `id`: from the store, else asked of the server.
-    func channel(id: String) async throws -> ChatChannel {
-        if let stored = try await store.read({ [store] db in try store.channelStore.loadChannel(id: id, db) }) {
+    func channel(id: ChannelID) async throws -> ChatChannel {
+        if let stored = try await store.read({ [store] db in try store.channelStore.loadChannel(id: id.rawValue, db) }) {
             return ChatChannel(stored)
         }
         do {
@@ -77,36 +77,36 @@ struct ChannelDirectory: Sendable {
     /// before the next send (docs/spec/server-api.md note 5, docs/spec/protocol.md §5).
     func members(of channel: ChatChannel, refresh: Bool = false) async throws -> [ChannelMemberRecord] {
         let cached = try await store.read { [store] db in
-            (try store.channelStore.loadChannel(id: channel.id, db), try store.channelStore.loadMembers(channelID: channel.id, db))
+            (try store.channelStore.loadChannel(id: channel.id.rawValue, db), try store.channelStore.loadMembers(channelID: channel.id.rawValue, db))
         }
         if !refresh, let fetched = cached.0?.membersFetchedAt, now().microseconds - fetched.microseconds < memberLifetime.microsecondCount {
             return cached.1
         }
         let members = try await api.members(channelID: channel.id).map {
-            ChannelMemberRecord(userID: $0.userID.lowercased(), username: $0.username, role: $0.role)
+            ChannelMemberRecord(userID: $0.userID.rawValue, username: $0.username, role: $0.role)
         }
         let time = now()
-        try await store.write { [store] db in try store.channelStore.replaceMembers(channelID: channel.id, members: members, at: time, db) }
+        try await store.write { [store] db in try store.channelStore.replaceMembers(channelID: channel.id.rawValue, members: members, at: time, db) }
         return members
     }
 
     /// Marks member lists stale (`nil`: all of them).
-    func markMembersStale(channelID: String?) async throws {
-        try await store.write { [store] db in try store.channelStore.markMembersStale(channelID: channelID, db) }
+    func markMembersStale(channelID: ChannelID?) async throws {
+        try await store.write { [store] db in try store.channelStore.markMembersStale(channelID: channelID?.rawValue, db) }
     }
 
     /// Forgets a channel (after leaving it).
-    func forget(channelID: String) async throws {
-        try await store.write { [store] db in try store.channelStore.removeChannel(id: channelID, db) }
+    func forget(channelID: ChannelID) async throws {
+        try await store.write { [store] db in try store.channelStore.removeChannel(id: channelID.rawValue, db) }
     }
 
     private func record(_ channel: ServerChannel) -> ChannelRecord {
-        ChannelRecord(id: channel.id.lowercased(), name: channel.name, isDM: channel.isDM, encryptionType: channel.encryptionType,
-                      createdBy: channel.createdBy, createdAt: StoreTime(microseconds: channel.createdAt.microseconds), membersFetchedAt: nil)
+        ChannelRecord(id: channel.id.rawValue, name: channel.name, isDM: channel.isDM, encryptionType: channel.encryptionType,
+                      createdBy: channel.createdBy?.rawValue, createdAt: StoreTime(microseconds: channel.createdAt.microseconds), membersFetchedAt: nil)
     }
 
     private func publishContradictions(_ channelIDs: [String]) {
-        for id in channelIDs { events.publish(.identity(.channelKindContradicted(channelID: id))) }
+        for id in channelIDs { events.publish(.identity(.channelKindContradicted(channelID: ChannelID(stored: id)))) }
     }
 }
 

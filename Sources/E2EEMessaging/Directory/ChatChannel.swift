@@ -4,7 +4,7 @@ import E2EEKeyStore
 /// A channel of the account, as the app sees it.
 public struct ChatChannel: Sendable, Equatable, Hashable {
     /// The channel id.
-    public let id: String
+    public let id: ChannelID
     /// Its name (`nil` for DMs).
     public let name: String?
     /// Whether it is a direct message.
@@ -13,7 +13,7 @@ public struct ChatChannel: Sendable, Equatable, Hashable {
     public let encryption: ChannelEncryptionType?
 
     init(_ record: ChannelRecord) {
-        id = record.id
+        id = ChannelID(stored: record.id)
         name = record.name
         isDM = record.isDM
         encryption = ChannelEncryptionType(rawValue: record.encryptionType)

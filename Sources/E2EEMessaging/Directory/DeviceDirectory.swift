@@ -22,14 +22,14 @@ package actor DeviceDirectory: ListedIdentityProviding {
     private let events: EventBroadcaster
     private let cacheLifetime: Duration
     private let now: @Sendable () -> StoreTime
-    private let localDeviceID: String?
-    private var cache: [String: Entry] = [:]
+    private let localDeviceID: DeviceID?
+    private var cache: [UserID: Entry] = [:]
 
     /// A directory asking `api`, pinning in `store`, reporting on `events`; `localDeviceID` is
     /// this device (left out of every answer).
     public init(api: any ChatServerAPI, store: KeyStore, events: EventBroadcaster, cacheLifetime: Duration = .seconds(60),
-                now: @escaping @Sendable () -> StoreTime = { .now() }, localDeviceID: String? = nil) {
-        self.localDeviceID = localDeviceID?.lowercased()
+                now: @escaping @Sendable () -> StoreTime = { .now() }, localDeviceID: DeviceID? = nil) {
+        self.localDeviceID = localDeviceID
         self.api = api
         self.store = store
         self.events = events
@@ -40,14 +40,14 @@ package actor DeviceDirectory: ListedIdentityProviding {
     /// The verified, trusted devices of `userID` (refetched when the cache is older than its
     /// lifetime or `refresh` is set).
     /// - Throws: ``ServerError`` when the server could not be asked.
-    public func devices(of userID: String, refresh: Bool = false) async throws -> [RemoteDevice] {
+    public func devices(of userID: UserID, refresh: Bool = false) async throws -> [RemoteDevice] {
         try await entry(for: userID, refresh: refresh).devices
     }
 
     /// The identity blob listed for every device of `userID`, trusted or not (docs/spec/protocol.md §2
     /// step 3 and §5 compare against these).
     /// - Throws: ``ServerError`` when the server could not be asked.
-    public func listedIdentities(userID: String, refresh: Bool) async throws -> [String: IdentityBlob] {
+    public func listedIdentities(userID: UserID, refresh: Bool) async throws -> [String: IdentityBlob] {
         try await entry(for: userID, refresh: refresh).listed
     }
 
@@ -55,9 +55,9 @@ package actor DeviceDirectory: ListedIdentityProviding {
     /// holding any bundle that did not parse or verify is refused whole (nothing is sent to a
     /// list the core could not read, docs/spec/protocol.md §5).
     /// - Throws: ``MessagingError/unreadableDeviceList(userID:)``, ``ServerError``.
-    public func recipientDevices(of userID: String, refresh: Bool = false) async throws -> [RemoteDevice] {
+    public func recipientDevices(of userID: UserID, refresh: Bool = false) async throws -> [RemoteDevice] {
         let entry = try await entry(for: userID, refresh: refresh)
-        guard entry.refused == 0 else { throw MessagingError.unreadableDeviceList(userID: userID.lowercased()) }
+        guard entry.refused == 0 else { throw MessagingError.unreadableDeviceList(userID: userID) }
         return entry.devices
     }
 
@@ -66,8 +66,8 @@ package actor DeviceDirectory: ListedIdentityProviding {
         cache.removeAll()
     }
 
-    private func entry(for userID: String, refresh: Bool) async throws -> Entry {
-        let user = userID.lowercased()
+    private func entry(for userID: UserID, refresh: Bool) async throws -> Entry {
+        let user = userID
         if !refresh, let cached = cache[user], now().microseconds - cached.fetchedAt.microseconds < cacheLifetime.microsecondCount {
             return cached
         }
@@ -80,7 +80,7 @@ package actor DeviceDirectory: ListedIdentityProviding {
                 refused += 1
                 continue
             }
-            listed[device.deviceID] = device.identity
+            listed[device.deviceID.rawValue] = device.identity
             if device.deviceID == localDeviceID { continue }
             if try await pin(device) { devices.append(device) }
         }
@@ -90,11 +90,11 @@ package actor DeviceDirectory: ListedIdentityProviding {
     }
 
     /// Parses and verifies one bundle; a bad one is reported and skipped.
-    private func verify(_ json: DeviceBundle, userID: String) async throws -> RemoteDevice? {
+    private func verify(_ json: DeviceBundle, userID: UserID) async throws -> RemoteDevice? {
         do {
-            let bundle = try PrekeyBundle(deviceID: json.deviceID, identityKey: json.identityKey, signedPreKey: json.signedPreKey,
+            let bundle = try PrekeyBundle(deviceID: json.deviceID.rawValue, identityKey: json.identityKey, signedPreKey: json.signedPreKey,
                                           signedPreKeySignature: json.signedPreKeySignature, oneTimePreKey: json.oneTimePreKey)
-            return RemoteDevice(userID: userID, deviceID: bundle.deviceID.text, identity: bundle.identity, bundle: bundle)
+            return RemoteDevice(userID: userID, deviceID: DeviceID(stored: bundle.deviceID.text), identity: bundle.identity, bundle: bundle)
         } catch {
             events.publish(.inputRefused(reason: "bundle of a device of user \(userID) refused: \(error)"))
             return nil
@@ -103,7 +103,7 @@ package actor DeviceDirectory: ListedIdentityProviding {
 
     /// Pins on first use; returns whether the device may receive keys.
     private func pin(_ device: RemoteDevice) async throws -> Bool {
-        let claim = RemoteIdentityClaim(userID: device.userID, deviceID: device.deviceID, identityBlob: device.identity.bytes)
+        let claim = RemoteIdentityClaim(userID: device.userID.rawValue, deviceID: device.deviceID.rawValue, identityBlob: device.identity.bytes)
         switch try await store.recordIdentity(claim, at: now()) {
         case .pinned:
             events.publish(.identity(.newDevice(userID: device.userID, deviceID: device.deviceID)))

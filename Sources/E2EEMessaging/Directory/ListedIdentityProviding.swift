@@ -7,5 +7,5 @@ import E2EECrypto
     /// The listed identity blob of every device of `userID`, keyed by device id (lower-case).
     /// `refresh` bypasses any cache (a device unknown to the cached answer may be new).
     /// - Throws: ``ServerError`` when the server could not be asked.
-    func listedIdentities(userID: String, refresh: Bool) async throws -> [String: IdentityBlob]
+    func listedIdentities(userID: UserID, refresh: Bool) async throws -> [String: IdentityBlob]
 }

@@ -4,16 +4,16 @@ import E2EECrypto
 /// signature checked, its identity equal to the pin (or pinned now).
 public struct RemoteDevice: Sendable, Equatable {
     /// The user.
-    public let userID: String
+    public let userID: UserID
     /// The device (lower-case UUID text).
-    public let deviceID: String
+    public let deviceID: DeviceID
     /// Its identity blob (the pinned one).
     public let identity: IdentityBlob
     /// The verified bundle, for starting a session.
     public let bundle: PrekeyBundle
 
     /// Creates the value.
-    public init(userID: String, deviceID: String, identity: IdentityBlob, bundle: PrekeyBundle) {
+    public init(userID: UserID, deviceID: DeviceID, identity: IdentityBlob, bundle: PrekeyBundle) {
         self.userID = userID
         self.deviceID = deviceID
         self.identity = identity

@@ -12,7 +12,7 @@ struct TimeLimitedListedIdentities: ListedIdentityProviding {
     /// How long one call may take.
     let limit: Duration
 
-    func listedIdentities(userID: String, refresh: Bool) async throws -> [String: IdentityBlob] {
+    func listedIdentities(userID: UserID, refresh: Bool) async throws -> [String: IdentityBlob] {
         let answer = OneShot<[String: IdentityBlob]>()
         let base = base
         let limit = limit

@@ -9,7 +9,7 @@ public enum AccountEvent: Sendable, Equatable {
     /// An outgoing message moved to a new delivery state.
     case delivery(DeliveryChange)
     /// Someone started or stopped typing.
-    case typing(userID: String, channelID: String, started: Bool)
+    case typing(userID: UserID, channelID: ChannelID, started: Bool)
     /// The channel list changed (created, joined, left, announced by `channel.new`).
     case channelsChanged
     /// The realtime connection changed state.
@@ -31,7 +31,7 @@ public enum AccountEvent: Sendable, Equatable {
     /// group envelope at or beyond the current sending state): the store was restored or
     /// copied (docs/spec/protocol.md §3, T18). Sessions, sender keys and prekeys are renewed before the
     /// next send.
-    case rollbackDetected(channelID: String, messageID: String)
+    case rollbackDetected(channelID: ChannelID, messageID: MessageID)
     /// A member's signed announcement in a group (docs/spec/protocol.md §5.15): a prompt, or
     /// this account's own decision applied here.
     case announcement(ChannelAnnouncement)
@@ -65,14 +65,14 @@ public struct TimelineChange: Sendable, Equatable {
     }
 
     /// The channel.
-    public var channelID: String
+    public var channelID: ChannelID
     /// The server message id.
-    public var messageID: String
+    public var messageID: MessageID
     /// What happened.
     public var kind: Kind
 
     /// Creates the value.
-    public init(channelID: String, messageID: String, kind: Kind) {
+    public init(channelID: ChannelID, messageID: MessageID, kind: Kind) {
         self.channelID = channelID
         self.messageID = messageID
         self.kind = kind
@@ -82,16 +82,16 @@ public struct TimelineChange: Sendable, Equatable {
 /// An outgoing message's delivery state changed.
 public struct DeliveryChange: Sendable, Equatable {
     /// The outbox id.
-    public var localID: String
+    public var localID: OutboxEntryID
     /// The channel.
-    public var channelID: String
+    public var channelID: ChannelID
     /// The new state.
     public var state: OutboxState
     /// The server id, once known.
-    public var serverMessageID: String?
+    public var serverMessageID: MessageID?
 
     /// Creates the value.
-    public init(localID: String, channelID: String, state: OutboxState, serverMessageID: String?) {
+    public init(localID: OutboxEntryID, channelID: ChannelID, state: OutboxState, serverMessageID: MessageID?) {
         self.localID = localID
         self.channelID = channelID
         self.state = state
@@ -102,28 +102,28 @@ public struct DeliveryChange: Sendable, Equatable {
 /// Something about a remote identity the user should see (docs/spec/protocol.md §5, §7).
 public enum IdentityEvent: Sendable, Equatable {
     /// A device not seen before for this user (pinned now, trust on first use).
-    case newDevice(userID: String, deviceID: String)
+    case newDevice(userID: UserID, deviceID: DeviceID)
     /// A pinned device presented a different identity: refused, recorded, never trusted silently.
-    case identityChanged(userID: String, deviceID: String)
+    case identityChanged(userID: UserID, deviceID: DeviceID)
     /// A device the user had disappeared from the server's list (its user is still listed;
     /// seen when a send compares recipients, docs/spec/protocol.md §5 — once per channel that sent to
     /// it; a device left out because its identity changed counts as gone).
-    case deviceRemoved(userID: String, deviceID: String)
+    case deviceRemoved(userID: UserID, deviceID: DeviceID)
     /// A member the user did not expect is in a channel (e.g. someone joined a DM).
-    case unexpectedMember(channelID: String, userID: String)
+    case unexpectedMember(channelID: ChannelID, userID: UserID)
     /// A member or device not sent keys before in this channel (a new member, one who left and
     /// came back, a new device of a peer or of our own user), surfaced before any key goes to
     /// it; `held`: the channel's policy keeps keys from it until the app approves it.
-    case recipientAdded(channelID: String, userID: String, deviceID: String, held: Bool)
+    case recipientAdded(channelID: ChannelID, userID: UserID, deviceID: DeviceID, held: Bool)
     /// A device that received (or was held from) this channel's keys is no longer listed: its
     /// member left, or the device is gone. A group's sender key is renewed.
-    case recipientRemoved(channelID: String, userID: String, deviceID: String)
+    case recipientRemoved(channelID: ChannelID, userID: UserID, deviceID: DeviceID)
     /// A listing or event named a channel with another kind than the one this device pinned
     /// when it first learned it (a DM as a group, or the reverse): surfaced once, never followed.
-    case channelKindContradicted(channelID: String)
+    case channelKindContradicted(channelID: ChannelID)
     /// A user listed in a group after this device created or accepted it: it gets nothing until
     /// the app approves it (``Account/approveMember(_:in:)``), whatever the channel's policy.
-    case memberHeld(channelID: String, userID: String)
+    case memberHeld(channelID: ChannelID, userID: UserID)
 }
 
 /// What a key maintenance run did.

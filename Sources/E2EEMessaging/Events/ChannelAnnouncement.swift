@@ -17,13 +17,13 @@ public struct ChannelAnnouncement: Sendable, Equatable {
     }
 
     /// The group.
-    public var channelID: String
+    public var channelID: ChannelID
     /// The server id of the announcement's message.
-    public var messageID: String
+    public var messageID: MessageID
     /// Who announced it.
-    public var senderUserID: String
+    public var senderUserID: UserID
     /// The device it came from.
-    public var senderDeviceID: String
+    public var senderDeviceID: DeviceID
     /// What was decided.
     public var kind: Kind
     /// The users or devices it names (lower-case UUIDs).
@@ -32,7 +32,7 @@ public struct ChannelAnnouncement: Sendable, Equatable {
     public var appliedHere: Bool
 
     /// Creates the value.
-    public init(channelID: String, messageID: String, senderUserID: String, senderDeviceID: String, kind: Kind, ids: [String],
+    public init(channelID: ChannelID, messageID: MessageID, senderUserID: UserID, senderDeviceID: DeviceID, kind: Kind, ids: [String],
                 appliedHere: Bool) {
         self.channelID = channelID
         self.messageID = messageID

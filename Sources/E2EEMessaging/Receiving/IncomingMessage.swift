@@ -15,12 +15,12 @@ struct IncomingMessage: Sendable {
     }
 
     var id: String
-    var channelID: String
+    var channelID: ChannelID
     var channelEncryption: ChannelEncryptionType
     /// The sender user (for an edit: the original's).
-    var senderUserID: String?
+    var senderUserID: UserID?
     /// The sender device the server names (for an edit: the original's).
-    let senderDeviceID: String?
+    let senderDeviceID: DeviceID?
     let content: String
     var contentType: String
     var protocolVersion: Int
@@ -44,7 +44,7 @@ struct IncomingMessage: Sendable {
     /// Work done ahead for the batch, in parallel (``ContentPreparation``); nil when none was.
     var prepared: PreparedContent?
 
-    init(id: String, channelID: String, channelEncryption: ChannelEncryptionType, senderUserID: String?, senderDeviceID: String?,
+    init(id: String, channelID: ChannelID, channelEncryption: ChannelEncryptionType, senderUserID: UserID?, senderDeviceID: DeviceID?,
          content: String, contentType: String, protocolVersion: Int, createdAt: StoreTime, editedAt: StoreTime?, mode: Mode,
          source: ServerMessage?) {
         self.id = id
@@ -61,14 +61,14 @@ struct IncomingMessage: Sendable {
         self.source = source
         self.contentHash = SHA256.hash(Array(content.utf8))
         let header = EnvelopeSniffer.header(of: content)
-        self.laneKey = header?.senderDevice ?? senderDeviceID ?? ""
+        self.laneKey = header?.senderDevice ?? senderDeviceID?.rawValue ?? ""
         self.groupKeyID = header?.groupKeyID
     }
 
     /// A posted message (a missing `protocol_version` counts as 1, a missing `content_type` as
     /// none of ours).
     init(posted message: ServerMessage, channel: ReceivingChannel, mode: Mode = .new) {
-        self.init(id: message.id, channelID: message.channelID, channelEncryption: channel.encryption, senderUserID: message.senderID,
+        self.init(id: message.id.rawValue, channelID: message.channelID, channelEncryption: channel.encryption, senderUserID: message.senderID,
                   senderDeviceID: message.senderDeviceID, content: message.content, contentType: message.contentType ?? "",
                   protocolVersion: message.protocolVersion ?? 1, createdAt: StoreTime(microseconds: message.createdAt.microseconds),
                   editedAt: message.editedAt.map { StoreTime(microseconds: $0.microseconds) }, mode: mode, source: message)
@@ -78,8 +78,8 @@ struct IncomingMessage: Sendable {
     /// queued, so the envelope's own type names the `content_type` and the channel type.
     init(pending row: PendingReceive) {
         let kind = EnvelopeSniffer.kind(of: row.pending.content) ?? .dm
-        self.init(id: row.pending.messageID, channelID: row.pending.channelID, channelEncryption: kind.channelEncryption,
-                  senderUserID: row.senderUserID, senderDeviceID: row.pending.senderDeviceID, content: row.pending.content,
+        self.init(id: row.pending.messageID, channelID: ChannelID(stored: row.pending.channelID), channelEncryption: kind.channelEncryption,
+                  senderUserID: row.senderUserID.map { UserID(stored: $0) }, senderDeviceID: row.pending.senderDeviceID.map { DeviceID(stored: $0) }, content: row.pending.content,
                   contentType: kind.contentType, protocolVersion: 2, createdAt: row.createdAt, editedAt: row.editedAt,
                   mode: .existingPending, source: nil)
     }
@@ -88,8 +88,8 @@ struct IncomingMessage: Sendable {
     init(editing original: ReceivedMessage, content: String, editedAt: StoreTime?, channel: ReceivingChannel, protocolVersion: Int) {
         let mode: Mode = original.message.state == .pendingKey ? .existingPending : .edit(original: original)
         let contentType = EnvelopeSniffer.kind(of: content)?.contentType ?? ""
-        self.init(id: original.message.messageID, channelID: original.message.channelID, channelEncryption: channel.encryption,
-                  senderUserID: original.message.senderUserID, senderDeviceID: original.message.senderDeviceID, content: content,
+        self.init(id: original.message.messageID, channelID: ChannelID(stored: original.message.channelID), channelEncryption: channel.encryption,
+                  senderUserID: original.message.senderUserID.map { UserID(stored: $0) }, senderDeviceID: original.message.senderDeviceID.map { DeviceID(stored: $0) }, content: content,
                   contentType: contentType, protocolVersion: protocolVersion, createdAt: original.message.createdAt, editedAt: editedAt,
                   mode: mode, source: nil)
     }
@@ -98,7 +98,7 @@ struct IncomingMessage: Sendable {
     func row(state: TimelineState, plaintext: SecretBytes? = nil) -> TimelineMessage {
         var isOwn = false
         if case .edit(let original) = mode { isOwn = original.message.isOwn }
-        return TimelineMessage(messageID: id, channelID: channelID, senderUserID: senderUserID, senderDeviceID: senderDeviceID,
+        return TimelineMessage(messageID: id, channelID: channelID.rawValue, senderUserID: senderUserID?.rawValue, senderDeviceID: senderDeviceID?.rawValue,
                                createdAt: createdAt, contentHash: contentHash, state: state, plaintext: plaintext, isOwn: isOwn)
     }
 

@@ -13,7 +13,7 @@ final class LaneState {
     }
 
     private let store: KeyStore
-    private var pinsByDevice: [String: [RemoteIdentity]] = [:]
+    private var pinsByDevice: [DeviceID: [RemoteIdentity]] = [:]
     private var sessions: [String: SessionRecord?] = [:]
     /// Per device, the session rows as committed, by ratchet state (role and base key).
     private var sessionRows: [String: [String: String]] = [:]
@@ -31,7 +31,7 @@ final class LaneState {
     /// Sender-key states read with the batch's plan (`nil`: none stored then).
     private let plannedKeys: [SenderKeyAddress: ReceiverSenderKey?]
     /// Per channel, whether this device has not accepted it (a request, or declined).
-    private var unaccepted: [String: Bool] = [:]
+    private var unaccepted: [ChannelID: Bool] = [:]
 
     init(store: KeyStore, plannedKeys: [SenderKeyAddress: ReceiverSenderKey?] = [:]) {
         self.store = store
@@ -41,9 +41,9 @@ final class LaneState {
     /// Whether this device has not accepted `channelID` — it is a request, or was declined
     /// (docs/spec/protocol.md §5.9): other users' messages there wait. Read once per lane.
     /// - Throws: key store errors.
-    func isUnaccepted(channelID: String) async throws -> Bool {
+    func isUnaccepted(channelID: ChannelID) async throws -> Bool {
         if let known = unaccepted[channelID] { return known }
-        let standing = try await store.read { [store] db in try store.channelTrustStore.loadPin(channelID: channelID, db)?.standing }
+        let standing = try await store.read { [store] db in try store.channelTrustStore.loadPin(channelID: channelID.rawValue, db)?.standing }
         let waits = standing == .request || standing == .declined
         unaccepted[channelID] = waits
         return waits
@@ -62,7 +62,7 @@ final class LaneState {
 
     /// Every pin of `deviceID` (normally under one user); read with the session rows of
     /// (`userID`, `deviceID`), which the pairwise step needs next.
-    func pins(userID: String, deviceID: String) async throws -> [RemoteIdentity] {
+    func pins(userID: UserID, deviceID: DeviceID) async throws -> [RemoteIdentity] {
         if let cached = pinsByDevice[deviceID] { return cached }
         try await loadPairwiseKeys(userID: userID, deviceID: deviceID)
         return pinsByDevice[deviceID] ?? []
@@ -70,7 +70,7 @@ final class LaneState {
 
     /// The session record with (user, device), if any: the current row and up to
     /// ``ProtocolLimits/maxArchivedSessions`` archived rows, most recently used first.
-    func session(userID: String, deviceID: String) async throws -> SessionRecord? {
+    func session(userID: UserID, deviceID: DeviceID) async throws -> SessionRecord? {
         let key = "\(userID)/\(deviceID)"
         if let cached = sessions[key] { return cached }
         try await loadPairwiseKeys(userID: userID, deviceID: deviceID)
@@ -79,15 +79,15 @@ final class LaneState {
 
     /// Reads whichever of the device's pins and the (user, device) session rows are not
     /// loaded yet, in one read.
-    private func loadPairwiseKeys(userID: String, deviceID: String) async throws {
+    private func loadPairwiseKeys(userID: UserID, deviceID: DeviceID) async throws {
         let key = "\(userID)/\(deviceID)"
         let needsPins = pinsByDevice[deviceID] == nil
         let needsSession = sessions.index(forKey: key) == nil
         guard needsPins || needsSession else { return }
-        let remote = RemoteDeviceKey(userID: userID, deviceID: deviceID)
-        let loaded = try await store.receiveLaneKeys(devices: needsPins ? [deviceID] : [], sessions: needsSession ? [remote] : [],
+        let remote = RemoteDeviceKey(userID: userID.rawValue, deviceID: deviceID.rawValue)
+        let loaded = try await store.receiveLaneKeys(devices: needsPins ? [deviceID.rawValue] : [], sessions: needsSession ? [remote] : [],
                                                      sessionLimit: 1 + ProtocolLimits.maxArchivedSessions)
-        if needsPins { pinsByDevice[deviceID] = loaded.pins[deviceID] ?? [] }
+        if needsPins { pinsByDevice[deviceID] = loaded.pins[deviceID.rawValue] ?? [] }
         if needsSession { try install(sessionRows: loaded.sessions[remote] ?? [], key: key) }
     }
 
@@ -111,7 +111,7 @@ final class LaneState {
     /// the record, matched to its committed row (a state new to the store gets a new row id),
     /// and the rows noted as committed for the next chunk. Call only when the write will be
     /// committed with the chunk (a failed commit ends the lane).
-    func sessionWrite(userID: String, deviceID: String) -> SessionRecordWrite? {
+    func sessionWrite(userID: UserID, deviceID: DeviceID) -> SessionRecordWrite? {
         let key = "\(userID)/\(deviceID)"
         guard let record = sessions[key] ?? nil else { return nil }
         var ids = sessionRows[key] ?? [:]
@@ -123,7 +123,7 @@ final class LaneState {
             return SessionStateWrite(sessionID: id, state: state.serialized(), isCurrent: index == 0)
         }
         sessionRows[key] = ids
-        return SessionRecordWrite(userID: userID, deviceID: deviceID, states: writes)
+        return SessionRecordWrite(userID: userID.rawValue, deviceID: deviceID.rawValue, states: writes)
     }
 
     /// Names a ratchet state among a device's sessions: its role and base key (`EK_A`).
@@ -154,12 +154,12 @@ final class LaneState {
     func cachedSenderKey(_ address: SenderKeyAddress) -> SenderKey? { senderKeys[address] ?? nil }
 
     /// Records a decryption's session effects for the following messages of the lane.
-    func didDecrypt(userID: String, deviceID: String, effects: SessionEffects) {
+    func didDecrypt(userID: UserID, deviceID: DeviceID, effects: SessionEffects) {
         sessions["\(userID)/\(deviceID)"] = effects.record
         if let accepted = effects.acceptedBaseKey { acceptedBaseKeys.insert(accepted.baseKey.rawRepresentation) }
         if let blob = effects.identityToPin {
             var pins = pinsByDevice[deviceID] ?? []
-            pins.append(RemoteIdentity(userID: userID, deviceID: deviceID, identityBlob: blob.bytes, firstSeenAt: .now(), verification: .unverified))
+            pins.append(RemoteIdentity(userID: userID.rawValue, deviceID: deviceID.rawValue, identityBlob: blob.bytes, firstSeenAt: .now(), verification: .unverified))
             pinsByDevice[deviceID] = pins
         }
     }

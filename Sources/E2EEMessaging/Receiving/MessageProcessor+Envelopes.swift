@@ -22,7 +22,7 @@ extension MessageProcessor {
             guard payload.announcement == nil else { throw ReceiveRefusal(.invalidPayload) }
             lane.didDecrypt(userID: sender.userID, deviceID: sender.deviceID, effects: pending.effects)
             var unlocks = sessionUnlocks(pending.effects, sender)
-            if let other = payload.with, try await adoptParticipant(other.text, namedBy: sender.userID, in: message.channelID) {
+            if let other = payload.with, try await adoptParticipant(other.text, namedBy: sender.userID.rawValue, in: message.channelID) {
                 unlocks.append(WaitingKey.request(channelID: message.channelID))
             }
             return decryptedStep(message, plaintext: payloadBytes, payload: payload, editedAt: editedAt, sender: sender,
@@ -45,9 +45,9 @@ extension MessageProcessor {
             guard case .senderKeyDistribution(let skd) = try PairwisePlaintext.decode(pending.plaintext) else {
                 throw ProtocolError.wrongEnvelopeType
             }
-            let address = SenderKeyAddress(channelID: message.channelID, senderDeviceID: sender.deviceID, keyID: skd.keyID)
+            let address = SenderKeyAddress(channelID: message.channelID.rawValue, senderDeviceID: sender.deviceID.rawValue, keyID: skd.keyID)
             let existing = try await lane.senderKey(address)
-            if let existing, existing.record.senderUserID != sender.userID { throw ReceiveRefusal(.senderMismatch) }
+            if let existing, existing.record.senderUserID != sender.userID.rawValue { throw ReceiveRefusal(.senderMismatch) }
             let decision = try skd.process(postedChannel: try channelUUID(message, lane: lane), senderDevice: envelope.senderDevice,
                                            existing: existing?.state, now: nowSeconds)
             lane.didDecrypt(userID: sender.userID, deviceID: sender.deviceID, effects: pending.effects)
@@ -55,7 +55,7 @@ extension MessageProcessor {
             var installed: SenderKeyAddress?
             if case .install(let state) = decision {
                 let now = clock()
-                let record = ReceiverSenderKey(address: address, senderUserID: sender.userID, state: SecretBytes(copying: []), createdAt: now, updatedAt: now)
+                let record = ReceiverSenderKey(address: address, senderUserID: sender.userID.rawValue, state: SecretBytes(copying: []), createdAt: now, updatedAt: now)
                 lane.didStore(LaneState.SenderKey(record: record, state: state))
                 installed = address
                 unlocks.append(WaitingKey.senderKey(address))
@@ -77,11 +77,11 @@ extension MessageProcessor {
             // announcement of our own acceptance).
             return pendingStep(message, waitingFor: WaitingKey.request(channelID: message.channelID), rowKind: .message)
         }
-        let address = SenderKeyAddress(channelID: message.channelID, senderDeviceID: sender.deviceID, keyID: envelope.keyID)
+        let address = SenderKeyAddress(channelID: message.channelID.rawValue, senderDeviceID: sender.deviceID.rawValue, keyID: envelope.keyID)
         guard let key = try await lane.senderKey(address) else {
             return pendingStep(message, waitingFor: WaitingKey.senderKey(address), rowKind: .message)
         }
-        guard key.record.senderUserID == sender.userID else { throw ReceiveRefusal(.senderMismatch) }
+        guard key.record.senderUserID == sender.userID.rawValue else { throw ReceiveRefusal(.senderMismatch) }
         let channel = try channelUUID(message, lane: lane)
         let (plaintext, state) = if let verified = message.prepared?.verifiedGroup, verified.envelope == envelope {
             try key.state.decrypt(verified, channel: channel, now: nowSeconds)
@@ -98,7 +98,7 @@ extension MessageProcessor {
     }
 
     /// A new session installed by a prekey message lets the device's waiting messages retry.
-    private func sessionUnlocks(_ effects: SessionEffects, _ sender: (userID: String, deviceID: String)) -> [String] {
+    private func sessionUnlocks(_ effects: SessionEffects, _ sender: (userID: UserID, deviceID: DeviceID)) -> [String] {
         effects.acceptedBaseKey == nil ? [] : [WaitingKey.session(userID: sender.userID, deviceID: sender.deviceID)]
     }
 
@@ -108,7 +108,7 @@ extension MessageProcessor {
     /// or an announcement is a control row without plaintext: its facts say what it does.
     private func decryptedStep(
         _ message: IncomingMessage, plaintext: SecretBytes?, payload: MessagePayload?, editedAt: StoreTime?,
-        sender: (userID: String, deviceID: String), effects: SessionEffects?, senderKey: SenderKeyAddress?, unlocks: [String],
+        sender: (userID: UserID, deviceID: DeviceID), effects: SessionEffects?, senderKey: SenderKeyAddress?, unlocks: [String],
         result: ReceiveOutcome.Result = .decrypted
     ) -> ProcessingStep {
         let isControl = payload?.isControl ?? true
@@ -118,14 +118,14 @@ extension MessageProcessor {
             message: message.row(state: .decrypted, plaintext: isControl ? nil : plaintext),
             consumedOneTimePrekeyID: effects?.consumedOneTimePrekey?.id,
             acceptedEphemeralKey: effects?.acceptedBaseKey.map { AcceptedEphemeralKey(publicKey: $0.baseKey.rawRepresentation, signedPrekeyID: $0.signedPrekeyID) },
-            identity: effects?.identityToPin.map { RemoteIdentityClaim(userID: sender.userID, deviceID: sender.deviceID, identityBlob: $0.bytes) },
+            identity: effects?.identityToPin.map { RemoteIdentityClaim(userID: sender.userID.rawValue, deviceID: sender.deviceID.rawValue, identityBlob: $0.bytes) },
             processedAt: clock())
         let facts = ReceivedFacts(kind: rowKind, payloadID: message.isEdit ? nil : payloadID, editedAt: editedAt,
                                   deleteOf: payload?.deleteOf?.text, announcement: payload?.announcement)
         let newPin = effects?.identityToPin == nil ? nil : sender
         // Key states are serialised by the lane at commit time, once per chunk.
         return ProcessingStep(
-            outcome: ReceiveOutcome(messageID: message.id, result: message.isEdit ? .edited : result),
+            outcome: ReceiveOutcome(messageID: MessageID(stored: message.id), result: message.isEdit ? .edited : result),
             write: ReceiveWrite(action: .decrypted(commit), facts: facts), unlocks: unlocks,
             senderKeyAddress: senderKey, sessionOwner: effects == nil ? nil : sender, newPin: newPin,
             isNewRow: message.isNew, isTimelineRow: rowKind == .message, channelID: message.channelID, sender: sender)

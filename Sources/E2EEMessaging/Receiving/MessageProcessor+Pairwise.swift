@@ -25,9 +25,9 @@ extension MessageProcessor {
     /// prekey message runs ``X3DH/respond(to:record:context:using:)`` with the pin, or with
     /// the listed identity when nothing is pinned (fetched only then; unavailable → waits).
     /// A pinned device that presents another identity is an identity change: refused, recorded.
-    func decryptPairwise(_ message: PairwiseMessage, userID: String, deviceID: String, lane: LaneState) async throws -> PairwiseResult {
+    func decryptPairwise(_ message: PairwiseMessage, userID: UserID, deviceID: DeviceID, lane: LaneState) async throws -> PairwiseResult {
         let pins = try await lane.pins(userID: userID, deviceID: deviceID)
-        guard !pins.contains(where: { $0.userID != userID }) else { throw ReceiveRefusal(.senderMismatch) }
+        guard !pins.contains(where: { $0.userID != userID.rawValue }) else { throw ReceiveRefusal(.senderMismatch) }
         let pinned = try lane.pinnedIdentity(pins.first)
         let record = try await lane.session(userID: userID, deviceID: deviceID)
         switch message {
@@ -39,7 +39,7 @@ extension MessageProcessor {
         }
     }
 
-    private func respond(to prekey: PrekeyMessage, record: SessionRecord?, pinned: IdentityBlob?, userID: String, deviceID: String,
+    private func respond(to prekey: PrekeyMessage, record: SessionRecord?, pinned: IdentityBlob?, userID: UserID, deviceID: DeviceID,
                          lane: LaneState) async throws -> PairwiseResult {
         // A prekey message of a session this device already answers (its sender has had no
         // reply yet, so everything it sends is a prekey message) decrypts in that state (§2
@@ -70,18 +70,18 @@ extension MessageProcessor {
             guard case .decrypted(let pending) = outcome else { return .waiting(WaitingKey.identity(userID: userID, deviceID: deviceID)) }
             return .decrypted(pending)
         } catch ProtocolError.identityMismatch where pinned != nil && pinned != prekey.identity {
-            let claim = RemoteIdentityClaim(userID: userID, deviceID: deviceID, identityBlob: prekey.identity.bytes)
+            let claim = RemoteIdentityClaim(userID: userID.rawValue, deviceID: deviceID.rawValue, identityBlob: prekey.identity.bytes)
             throw ReceiveRefusal(.identityChanged, identityChange: claim)
         }
     }
 
     /// The identity the server lists for (user, device): cached first, refreshed when the
     /// device is missing (it may be new).
-    func listedIdentity(userID: String, deviceID: String) async -> ListedAnswer {
+    func listedIdentity(userID: UserID, deviceID: DeviceID) async -> ListedAnswer {
         do {
             var listed = try await listedIdentities.listedIdentities(userID: userID, refresh: false)
-            if listed[deviceID] == nil { listed = try await listedIdentities.listedIdentities(userID: userID, refresh: true) }
-            guard let blob = listed[deviceID] else { return .notListed }
+            if listed[deviceID.rawValue] == nil { listed = try await listedIdentities.listedIdentities(userID: userID, refresh: true) }
+            guard let blob = listed[deviceID.rawValue] else { return .notListed }
             return .listed(blob)
         } catch {
             return .unavailable

@@ -17,14 +17,14 @@ extension MessageProcessor {
     /// only the pipeline used on its own, without the account's directory, sees one — the
     /// account ingests messages of stored channels only.)
     /// - Throws: ``ReceiveRefusal`` (`notAParticipant`), key store errors.
-    func checkParticipant(_ userID: String, in channelID: String) async throws -> ParticipantCheck {
+    func checkParticipant(_ userID: UserID, in channelID: ChannelID) async throws -> ParticipantCheck {
         let (participants, learned) = try await store.read { [store] db in
-            (try store.recipientStore.loadParticipants(channelID: channelID, db),
-             try store.channelStore.loadChannel(id: channelID, db) != nil || store.channelTrustStore.loadPin(channelID: channelID, db) != nil)
+            (try store.recipientStore.loadParticipants(channelID: channelID.rawValue, db),
+             try store.channelStore.loadChannel(id: channelID.rawValue, db) != nil || store.channelTrustStore.loadPin(channelID: channelID.rawValue, db) != nil)
         }
-        let user = userID.lowercased()
+        let user = userID
         if participants.isEmpty { return user == device.userID || !learned ? .allowed : .waitForAcceptance }
-        guard participants.contains(user) else { throw ReceiveRefusal(.notAParticipant) }
+        guard participants.contains(user.rawValue) else { throw ReceiveRefusal(.notAParticipant) }
         return .allowed
     }
 
@@ -33,14 +33,14 @@ extension MessageProcessor {
     /// fixes them and accepts the DM here (docs/spec/protocol.md §5.10). Called once the message
     /// decrypted (authenticated as our own device); returns whether the participants were fixed now.
     /// - Throws: key store errors.
-    func adoptParticipant(_ other: String, namedBy sender: String, in channelID: String) async throws -> Bool {
+    func adoptParticipant(_ other: String, namedBy sender: String, in channelID: ChannelID) async throws -> Bool {
         let own = device.userID
         let other = other.lowercased()
-        guard sender.lowercased() == own, other != own else { return false }
+        guard sender.lowercased() == own.rawValue, other != own.rawValue else { return false }
         return try await store.write { [store] db in
-            guard try store.channelTrustStore.loadPin(channelID: channelID, db)?.isDM ?? true,
-                  try store.recipientStore.fixParticipants(channelID: channelID, userIDs: [own, other], db) else { return false }
-            try store.channelTrustStore.storeStanding(.accepted, channelID: channelID, db)
+            guard try store.channelTrustStore.loadPin(channelID: channelID.rawValue, db)?.isDM ?? true,
+                  try store.recipientStore.fixParticipants(channelID: channelID.rawValue, userIDs: [own.rawValue, other], db) else { return false }
+            try store.channelTrustStore.storeStanding(.accepted, channelID: channelID.rawValue, db)
             return true
         }
     }

@@ -24,7 +24,7 @@ struct MessageProcessor: Sendable {
         self.ownMessages = ownMessages
         self.clock = clock
         self.random = random
-        self.deviceUUID = try? WireUUID(text: device.deviceID)
+        self.deviceUUID = try? WireUUID(text: device.deviceID.rawValue)
     }
 
     /// The outcome of `message`, with what to store.
@@ -34,9 +34,9 @@ struct MessageProcessor: Sendable {
         do {
             if !message.isEdit, message.senderDeviceID == device.deviceID {
                 // Another user posting under our device id (a re-posted copy, T19) is refused.
-                guard message.senderUserID?.lowercased() == device.userID else { throw ReceiveRefusal(.senderMismatch) }
+                guard message.senderUserID == device.userID else { throw ReceiveRefusal(.senderMismatch) }
                 if let source = message.source, try await ownMessages.ownMessageSeen(source) {
-                    return ProcessingStep(outcome: ReceiveOutcome(messageID: message.id, result: .own), write: nil, isNewRow: message.isNew,
+                    return ProcessingStep(outcome: ReceiveOutcome(messageID: MessageID(stored: message.id), result: .own), write: nil, isNewRow: message.isNew,
                                           isTimelineRow: true, channelID: message.channelID)
                 }
                 throw ReceiveRefusal(.ownDeviceClaimed)
@@ -85,24 +85,24 @@ struct MessageProcessor: Sendable {
     /// first device's id. Its payload must then name this message in `edit_of`
     /// (``checkPayload(_:_:)``, inside the authenticated ciphertext), so a server that marks a
     /// posted message edited only moves it to the device that really sent it.
-    func sender(of envelopeDevice: WireUUID, _ message: IncomingMessage, lane: LaneState) throws -> (userID: String, deviceID: String)? {
+    func sender(of envelopeDevice: WireUUID, _ message: IncomingMessage, lane: LaneState) throws -> (userID: UserID, deviceID: DeviceID)? {
         if case .edit(let original) = message.mode {
-            guard envelopeDevice.text != device.deviceID else { return nil }
+            guard envelopeDevice.text != device.deviceID.rawValue else { return nil }
             guard let user = original.message.senderUserID else { throw ReceiveRefusal(.senderMismatch) }
-            return (user, envelopeDevice.text)
+            return (UserID(stored: user), DeviceID(envelopeDevice.text))
         }
         if message.editedAt != nil, message.contentType != EnvelopeKind.senderKeyDistribution.contentType,
-           envelopeDevice.text != device.deviceID, let user = message.senderUserID {
-            return (user, envelopeDevice.text)
+           envelopeDevice.text != device.deviceID.rawValue, let user = message.senderUserID {
+            return (user, DeviceID(envelopeDevice.text))
         }
-        guard let claimed = message.senderDeviceID, let claimedUUID = lane.uuid(claimed), claimedUUID == envelopeDevice,
+        guard let claimed = message.senderDeviceID, let claimedUUID = lane.uuid(claimed.rawValue), claimedUUID == envelopeDevice,
               let user = message.senderUserID else { throw ReceiveRefusal(.senderMismatch) }
         return (user, claimed)
     }
 
     /// The channel as a wire UUID.
     func channelUUID(_ message: IncomingMessage, lane: LaneState) throws -> WireUUID {
-        guard let uuid = lane.uuid(message.channelID) else { throw ReceiveRefusal(.malformed) }
+        guard let uuid = lane.uuid(message.channelID.rawValue) else { throw ReceiveRefusal(.malformed) }
         return uuid
     }
 
@@ -135,30 +135,30 @@ struct MessageProcessor: Sendable {
             write = ReceiveWrite(action: .outcome(row), facts: ReceivedFacts(kind: .message))
             result = .unencrypted
         }
-        return ProcessingStep(outcome: ReceiveOutcome(messageID: message.id, result: result), write: write, isNewRow: message.isNew,
+        return ProcessingStep(outcome: ReceiveOutcome(messageID: MessageID(stored: message.id), result: result), write: write, isNewRow: message.isNew,
                               isTimelineRow: true, channelID: message.channelID)
     }
 
     /// Content that is not our envelope (docs/spec/sync.md 8): stored as unsupported format.
     private func unsupportedStep(_ message: IncomingMessage, rowKind: TimelineRowKind) -> ProcessingStep {
         var step = refusalStep(message, ReceiveRefusal(.unsupportedFormat), rowKind: rowKind)
-        if !message.isEdit { step.outcome = ReceiveOutcome(messageID: message.id, result: .unsupportedFormat) }
+        if !message.isEdit { step.outcome = ReceiveOutcome(messageID: MessageID(stored: message.id), result: .unsupportedFormat) }
         return step
     }
 
     /// A refusal: an undecryptable row, or for an edit a refused-input record (the message stays).
     func refusalStep(_ message: IncomingMessage, _ refusal: ReceiveRefusal, rowKind: TimelineRowKind) -> ProcessingStep {
         if message.isEdit {
-            let input = RefusedInput(channelID: message.channelID, messageID: message.id, kind: .edit, reason: refusal.reason.rawValue,
+            let input = RefusedInput(channelID: message.channelID.rawValue, messageID: message.id, kind: .edit, reason: refusal.reason.rawValue,
                                      contentHash: message.contentHash, seenAt: clock())
-            return ProcessingStep(outcome: ReceiveOutcome(messageID: message.id, result: .editRefused(refusal.reason)),
+            return ProcessingStep(outcome: ReceiveOutcome(messageID: MessageID(stored: message.id), result: .editRefused(refusal.reason)),
                                   write: ReceiveWrite(action: .refused(input), facts: ReceivedFacts(kind: .message), identityChange: refusal.identityChange),
                                   isNewRow: false, isTimelineRow: true, channelID: message.channelID)
         }
         // A third user's DM message is refused input, never a timeline message (docs/spec/protocol.md §5).
         let kind: TimelineRowKind = refusal.reason == .notAParticipant ? .control : rowKind
         let row = message.row(state: .undecryptable(reason: refusal.reason.rawValue))
-        return ProcessingStep(outcome: ReceiveOutcome(messageID: message.id, result: .undecryptable(refusal.reason)),
+        return ProcessingStep(outcome: ReceiveOutcome(messageID: MessageID(stored: message.id), result: .undecryptable(refusal.reason)),
                               write: ReceiveWrite(action: .outcome(row), facts: ReceivedFacts(kind: kind), identityChange: refusal.identityChange),
                               isNewRow: message.isNew, isTimelineRow: kind == .message, channelID: message.channelID)
     }
@@ -168,13 +168,13 @@ struct MessageProcessor: Sendable {
         guard !message.isEdit else { return refusalStep(message, ReceiveRefusal(.keyUnavailable), rowKind: rowKind) }
         let write = ReceiveWrite(action: .pending(message.row(state: .pendingKey), content: message.content, waitingFor: key, receivedAt: clock()),
                                  facts: ReceivedFacts(kind: rowKind, editedAt: message.editedAt))
-        return ProcessingStep(outcome: ReceiveOutcome(messageID: message.id, result: .pending(waitingFor: key)), write: write,
+        return ProcessingStep(outcome: ReceiveOutcome(messageID: MessageID(stored: message.id), result: .pending(waitingFor: key)), write: write,
                               isNewRow: message.isNew, isTimelineRow: rowKind == .message, channelID: message.channelID)
     }
 
     /// An edit made on this device: the sending side keeps its own rows.
     func ignoredStep(_ message: IncomingMessage) -> ProcessingStep {
-        ProcessingStep(outcome: ReceiveOutcome(messageID: message.id, result: .ignored), write: nil, isNewRow: false, isTimelineRow: true,
+        ProcessingStep(outcome: ReceiveOutcome(messageID: MessageID(stored: message.id), result: .ignored), write: nil, isNewRow: false, isTimelineRow: true,
                        channelID: message.channelID)
     }
 }

@@ -8,14 +8,14 @@ struct PipelineAdmission {
     /// What a call needs.
     enum Claim: Sendable {
         /// A batch of `channelID` holding `messageIDs`.
-        case batch(channelID: String, messageIDs: Set<String>)
+        case batch(channelID: ChannelID, messageIDs: Set<MessageID>)
         /// The whole pipeline.
         case exclusive
     }
 
     private var exclusiveRunning = false
-    private var runningChannels: Set<String> = []
-    private var inFlight: Set<String> = []
+    private var runningChannels: Set<ChannelID> = []
+    private var inFlight: Set<MessageID> = []
     private var waiting: [(claim: Claim, resume: () -> Void)] = []
 
     /// Whether `claim` can start now, with nothing queued before it.

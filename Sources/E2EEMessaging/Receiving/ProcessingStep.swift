@@ -13,18 +13,18 @@ struct ProcessingStep: Sendable {
     /// once per chunk, onto the chunk's last write that touched it).
     var senderKeyAddress: SenderKeyAddress?
     /// The session (user, device) this step advanced, likewise.
-    var sessionOwner: (userID: String, deviceID: String)?
+    var sessionOwner: (userID: UserID, deviceID: DeviceID)?
     /// A device pinned for the first time by this message (user, device).
-    var newPin: (userID: String, deviceID: String)?
+    var newPin: (userID: UserID, deviceID: DeviceID)?
     /// Whether the message had no row before.
     var isNewRow: Bool
     /// Whether the row belongs to the app's timeline (not a control message).
     var isTimelineRow: Bool
     /// The channel.
-    var channelID: String
+    var channelID: ChannelID
     /// The (user, device) whose keys authenticated a decrypted message (what a control
     /// payload's events name).
-    var sender: (userID: String, deviceID: String)?
+    var sender: (userID: UserID, deviceID: DeviceID)?
 }
 
 /// A refusal inside processing: becomes an undecryptable row (or a refused edit).

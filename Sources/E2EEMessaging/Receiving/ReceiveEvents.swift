@@ -15,16 +15,16 @@ enum ReceiveEvents {
         // usually pinned (and announced) it first, and a device is news once.
         if result == .storedWithNewPin, let pin = step.newPin { events.append(.identity(.newDevice(userID: pin.userID, deviceID: pin.deviceID))) }
         if result == .storedWithNewIdentityChange, let claim = step.write?.identityChange {
-            events.append(.identity(.identityChanged(userID: claim.userID, deviceID: claim.deviceID)))
+            events.append(.identity(.identityChanged(userID: UserID(stored: claim.userID), deviceID: DeviceID(stored: claim.deviceID))))
         }
         if case .duplicateOfPayload = result { return events }
         let id = step.outcome.messageID
         func timeline(_ kind: TimelineChange.Kind) -> AccountEvent { .timeline(TimelineChange(channelID: step.channelID, messageID: id, kind: kind)) }
         switch result {
         case .storedErasing(let erased):
-            return events + [.timeline(TimelineChange(channelID: step.channelID, messageID: erased, kind: .deleted))]
+            return events + [.timeline(TimelineChange(channelID: step.channelID, messageID: MessageID(stored: erased), kind: .deleted))]
         case .storedMarkingRemoved(let marked):
-            return events + [.timeline(TimelineChange(channelID: step.channelID, messageID: marked, kind: .removedFromServer))]
+            return events + [.timeline(TimelineChange(channelID: step.channelID, messageID: MessageID(stored: marked), kind: .removedFromServer))]
         case .storedApplyingAnnouncement, .storedAnnouncementFromOther:
             guard let announcement = announcement(of: step, appliedHere: result == .storedApplyingAnnouncement) else { return events }
             return events + [.announcement(announcement)]

@@ -9,7 +9,7 @@ extension ReceiveLane {
     func verifyAhead(_ queue: inout [IncomingMessage], at position: Int, lane: LaneState) async throws {
         guard let prepared = queue[position].prepared, !prepared.signatureChecked, let first = prepared.groupEnvelope else { return }
         let channelID = queue[position].channelID
-        let address = SenderKeyAddress(channelID: channelID, senderDeviceID: first.senderDevice.text, keyID: first.keyID)
+        let address = SenderKeyAddress(channelID: channelID.rawValue, senderDeviceID: first.senderDevice.text, keyID: first.keyID)
         guard let key = try await lane.senderKey(address) else { return }
         var indices: [Int] = []
         var envelopes: [GroupEnvelope] = []

@@ -47,7 +47,7 @@ struct ReceiveLane: Sendable {
                 position += 1
                 let step: ProcessingStep
                 if message.hasEarlierCopy, let first = lane.acceptedByHash[message.contentHash] {
-                    step = ProcessingStep(outcome: ReceiveOutcome(messageID: message.id, result: .duplicate(of: first)), write: message.duplicateWrite(of: first),
+                    step = ProcessingStep(outcome: ReceiveOutcome(messageID: MessageID(stored: message.id), result: .duplicate(of: first)), write: message.duplicateWrite(of: first),
                                           isNewRow: true, isTimelineRow: false, channelID: message.channelID)
                 } else {
                     step = try await processor.process(message, lane: lane)
@@ -139,7 +139,7 @@ struct ReceiveLane: Sendable {
     private func finalStates(attachedTo writes: [ReceiveWrite], steps: [ProcessingStep], lane: LaneState) -> [ReceiveWrite] {
         var writes = writes
         var lastKey: [SenderKeyAddress: Int] = [:]
-        var lastSession: [String: (index: Int, userID: String, deviceID: String)] = [:]
+        var lastSession: [String: (index: Int, userID: UserID, deviceID: DeviceID)] = [:]
         for (index, step) in steps.enumerated() {
             if let address = step.senderKeyAddress { lastKey[address] = index }
             if let owner = step.sessionOwner { lastSession["\(owner.userID)/\(owner.deviceID)"] = (index, owner.userID, owner.deviceID) }

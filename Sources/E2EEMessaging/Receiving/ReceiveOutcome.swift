@@ -32,12 +32,12 @@ public struct ReceiveOutcome: Sendable, Equatable {
     }
 
     /// The server message id.
-    public let messageID: String
+    public let messageID: MessageID
     /// What happened.
     public let result: Result
 
     /// Creates the value.
-    public init(messageID: String, result: Result) {
+    public init(messageID: MessageID, result: Result) {
         self.messageID = messageID
         self.result = result
     }

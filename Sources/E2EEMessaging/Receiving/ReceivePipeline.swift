@@ -88,7 +88,7 @@ import E2EECrypto
         _ = clock.lap(since: phaseStarted, phase: .lanes)
         if !plan.duplicateWrites.isEmpty { _ = try await processor.store.storeReceiveBatch(plan.duplicateWrites) }
         for copy in plan.edits {
-            let stored = try await processor.store.receivedMessages(ids: [copy.id])[copy.id]
+            let stored = try await processor.store.receivedMessages(ids: [copy.id.rawValue])[copy.id.rawValue]
             outcomes.append(try await applyEdit(of: stored, messageID: copy.id, channel: channel, content: copy.content,
                                                 editedAt: copy.editedAt, protocolVersion: copy.protocolVersion ?? 1))
         }
@@ -103,7 +103,7 @@ import E2EECrypto
         await acquire(.exclusive)
         defer { release(.exclusive) }
         guard edit.channelID == channel.id else { return ReceiveOutcome(messageID: edit.id, result: .refused(.wrongChannel)) }
-        let stored = try await processor.store.receivedMessages(ids: [edit.id])[edit.id]
+        let stored = try await processor.store.receivedMessages(ids: [edit.id.rawValue])[edit.id.rawValue]
         let version = stored?.message.state == .unencrypted ? 1 : 2
         return try await applyEdit(of: stored, messageID: edit.id, channel: channel, content: edit.content, editedAt: edit.editedAt,
                                    protocolVersion: version)
@@ -113,11 +113,11 @@ import E2EECrypto
     /// unknown id leaves a tombstone so a late copy stays deleted; a delete naming another
     /// channel than the message's is refused and recorded.
     /// - Throws: store errors.
-    public func ingestDelete(messageID: String, channelID: String) async throws -> ReceiveOutcome {
+    public func ingestDelete(messageID: MessageID, channelID: ChannelID) async throws -> ReceiveOutcome {
         await acquire(.exclusive)
         defer { release(.exclusive) }
         let now = processor.clock()
-        switch try await processor.store.markReceivedDeleted(messageID: messageID, channelID: channelID, at: now) {
+        switch try await processor.store.markReceivedDeleted(messageID: messageID.rawValue, channelID: channelID.rawValue, at: now) {
         case .deleted:
             events.publish(.timeline(TimelineChange(channelID: channelID, messageID: messageID, kind: .deleted)))
             return ReceiveOutcome(messageID: messageID, result: .deleted)
@@ -126,7 +126,7 @@ import E2EECrypto
         case .alreadyDeleted:
             return ReceiveOutcome(messageID: messageID, result: .ignored)
         case .channelMismatch:
-            try await processor.store.recordRefusedInput(RefusedInput(channelID: channelID, messageID: messageID, kind: .delete,
+            try await processor.store.recordRefusedInput(RefusedInput(channelID: channelID.rawValue, messageID: messageID.rawValue, kind: .delete,
                                                                       reason: UndecryptableReason.wrongChannel.rawValue, contentHash: nil, seenAt: now))
             events.publish(.inputRefused(reason: "delete refused: \(UndecryptableReason.wrongChannel.rawValue)"))
             return ReceiveOutcome(messageID: messageID, result: .refused(.wrongChannel))
@@ -184,10 +184,10 @@ import E2EECrypto
         }
     }
 
-    private func applyEdit(of stored: ReceivedMessage?, messageID: String, channel: ReceivingChannel, content: String,
+    private func applyEdit(of stored: ReceivedMessage?, messageID: MessageID, channel: ReceivingChannel, content: String,
                            editedAt: ServerTimestamp?, protocolVersion: Int) async throws -> ReceiveOutcome {
         guard let stored, stored.facts.kind == .message else { return ReceiveOutcome(messageID: messageID, result: .ignored) }
-        guard stored.message.channelID == channel.id else { return ReceiveOutcome(messageID: messageID, result: .refused(.wrongChannel)) }
+        guard stored.message.channelID == channel.id.rawValue else { return ReceiveOutcome(messageID: messageID, result: .refused(.wrongChannel)) }
         guard SHA256.hash(Array(content.utf8)) != stored.message.contentHash else {
             return ReceiveOutcome(messageID: messageID, result: .duplicate(of: nil))
         }
@@ -196,7 +196,7 @@ import E2EECrypto
         case .deleted:
             return ReceiveOutcome(messageID: messageID, result: .ignored)
         case .undecryptable:
-            let input = RefusedInput(channelID: channel.id, messageID: messageID, kind: .edit, reason: UndecryptableReason.originalNotReadable.rawValue,
+            let input = RefusedInput(channelID: channel.id.rawValue, messageID: messageID.rawValue, kind: .edit, reason: UndecryptableReason.originalNotReadable.rawValue,
                                      contentHash: SHA256.hash(Array(content.utf8)), seenAt: processor.clock())
             try await processor.store.recordRefusedInput(input)
             events.publish(.inputRefused(reason: "edit refused: \(UndecryptableReason.originalNotReadable.rawValue)"))
@@ -215,7 +215,7 @@ import E2EECrypto
     private static func locked(_ lane: ReceiveLane, _ messages: [IncomingMessage], locks: KeyedAsyncLock, generations: LaneGenerations,
                                plannedUnder: [String: UInt64]) async throws -> [ReceiveOutcome] {
         guard let key = messages.first?.laneKey else { return try await lane.run(messages) }
-        return try await locks.withLock(LockKeys.session(key)) {
+        return try await locks.withLock(LockKeys.session(DeviceID(stored: key))) {
             defer { generations.bump(key) }
             var lane = lane
             if !lane.plannedKeys.isEmpty, !generations.unchanged(key, since: plannedUnder) { lane.plannedKeys = [:] }

@@ -37,8 +37,8 @@ struct ReceivePlan: Sendable {
                 plan.refusals.append(.inputRefused(reason: "message delivered for another channel"))
                 continue
             }
-            if copies[message.id] == nil { order.append(message.id) }
-            copies[message.id, default: []].append(message)
+            if copies[message.id.rawValue] == nil { order.append(message.id.rawValue) }
+            copies[message.id.rawValue, default: []].append(message)
         }
         // The unedited copy (or the earliest edit) of each id is the message; later contents are edits.
         let sortedCopies = order.compactMap { id -> (id: String, copies: [ServerMessage])? in
@@ -50,9 +50,9 @@ struct ReceivePlan: Sendable {
         let entries = zip(sortedCopies, firsts).map { (id: $0.id, copies: $0.copies, first: $1) }
         let envelopes = entries.map(\.first).filter(\.isEnvelope)
         let addresses = Set(envelopes.compactMap { message in
-            message.groupKeyID.map { SenderKeyAddress(channelID: channel.id, senderDeviceID: message.laneKey, keyID: $0) }
+            message.groupKeyID.map { SenderKeyAddress(channelID: channel.id.rawValue, senderDeviceID: message.laneKey, keyID: $0) }
         })
-        let lookup = try await store.receiveBatchLookup(ids: order, channelID: channel.id, contentHashes: Array(Set(envelopes.map(\.contentHash))),
+        let lookup = try await store.receiveBatchLookup(ids: order, channelID: channel.id.rawValue, contentHashes: Array(Set(envelopes.map(\.contentHash))),
                                                         senderKeys: Array(addresses))
         for address in addresses { plan.senderKeys[address] = .some(lookup.senderKeys[address]) }
         var fresh: [IncomingMessage] = []
@@ -70,7 +70,7 @@ struct ReceivePlan: Sendable {
             }
             for copy in later {
                 if contents.contains(copy.content) {
-                    plan.outcomes.append(ReceiveOutcome(messageID: id, result: .duplicate(of: nil)))
+                    plan.outcomes.append(ReceiveOutcome(messageID: MessageID(stored: id), result: .duplicate(of: nil)))
                 } else {
                     contents.insert(copy.content)
                     plan.edits.append(copy)
@@ -84,7 +84,7 @@ struct ReceivePlan: Sendable {
         var seenInBatch: Set<[UInt8]> = []
         for var message in fresh {
             if message.isEnvelope, let first = lookup.firstIDs[message.contentHash] {
-                plan.outcomes.append(ReceiveOutcome(messageID: message.id, result: .duplicate(of: first)))
+                plan.outcomes.append(ReceiveOutcome(messageID: MessageID(stored: message.id), result: .duplicate(of: first)))
                 plan.duplicateWrites.append(message.duplicateWrite(of: first))
                 continue
             }

@@ -7,12 +7,12 @@ enum WaitingKey {
     static func senderKey(_ address: SenderKeyAddress) -> String { "sender_key:\(address.channelID)/\(address.senderDeviceID)/\(address.keyID)" }
 
     /// A pairwise normal message with no session for the device yet.
-    static func session(userID: String, deviceID: String) -> String { "session:\(userID)/\(deviceID)" }
+    static func session(userID: UserID, deviceID: DeviceID) -> String { "session:\(userID)/\(deviceID)" }
 
     /// A prekey message from a device not pinned yet whose listed identity could not be fetched.
-    static func identity(userID: String, deviceID: String) -> String { "identity:\(userID)/\(deviceID)" }
+    static func identity(userID: UserID, deviceID: DeviceID) -> String { "identity:\(userID)/\(deviceID)" }
 
     /// Another user's message in a DM or group this device has not accepted (a request, or
     /// declined): re-driven when the app accepts or opens it (and at the end of each sync).
-    static func request(channelID: String) -> String { "request:\(channelID)" }
+    static func request(channelID: ChannelID) -> String { "request:\(channelID)" }
 }

@@ -23,12 +23,12 @@ enum MemberDecision {
     }
 
     /// Applies the rule to the users `listed` in `channelID` now.
-    static func decide(channelID: String, listed: [String], ownUserID: String, standings: [String: MemberStanding],
+    static func decide(channelID: ChannelID, listed: [String], ownUserID: UserID, standings: [String: MemberStanding],
                        now: StoreTime) -> Outcome {
         var outcome = Outcome()
         let listedSet = Set(listed)
         for user in listedSet.sorted() {
-            guard user != ownUserID else {
+            guard user != ownUserID.rawValue else {
                 outcome.approved.append(user)
                 continue
             }
@@ -36,7 +36,7 @@ enum MemberDecision {
             case .approved?:
                 outcome.approved.append(user)
                 if standings[user]?.missingSince != nil {
-                    outcome.updates.append(MemberStanding(channelID: channelID, userID: user, state: .approved))
+                    outcome.updates.append(MemberStanding(channelID: channelID.rawValue, userID: user, state: .approved))
                 }
             case .held?:
                 outcome.held.append(user)
@@ -45,17 +45,17 @@ enum MemberDecision {
             case .gone?, nil:
                 outcome.held.append(user)
                 outcome.newlyHeld.append(user)
-                outcome.updates.append(MemberStanding(channelID: channelID, userID: user, state: .held))
+                outcome.updates.append(MemberStanding(channelID: channelID.rawValue, userID: user, state: .held))
             }
         }
         for standing in standings.values.sorted(by: { $0.userID < $1.userID })
             where standing.state == .approved && !listedSet.contains(standing.userID) {
             if let since = standing.missingSince {
                 if now.microseconds - since.microseconds >= goneAfter {
-                    outcome.updates.append(MemberStanding(channelID: channelID, userID: standing.userID, state: .gone))
+                    outcome.updates.append(MemberStanding(channelID: channelID.rawValue, userID: standing.userID, state: .gone))
                 }
             } else {
-                outcome.updates.append(MemberStanding(channelID: channelID, userID: standing.userID, state: .approved, missingSince: now))
+                outcome.updates.append(MemberStanding(channelID: channelID.rawValue, userID: standing.userID, state: .approved, missingSince: now))
             }
         }
         return outcome

@@ -9,16 +9,16 @@ public struct RecipientChanges: Sendable, Equatable {
     /// Devices that were recipients and are no longer listed.
     public var removed: [RecipientDevice]
     /// Users listed in a DM who are not its participants (never recipients), first seen now.
-    public var unexpectedMembers: [String]
+    public var unexpectedMembers: [UserID]
     /// Users listed in a group after this device created or accepted it and not approved yet
     /// (``Account/approveMember(_:in:)``): none of their devices got anything.
-    public var heldMembers: [String] = []
+    public var heldMembers: [UserID] = []
     /// How many devices the message was encrypted to.
     public var recipientCount: Int
 
     /// Creates the value.
     public init(surfaced: [RecipientDevice] = [], held: [RecipientDevice] = [], removed: [RecipientDevice] = [],
-                unexpectedMembers: [String] = [], recipientCount: Int = 0) {
+                unexpectedMembers: [UserID] = [], recipientCount: Int = 0) {
         self.surfaced = surfaced
         self.held = held
         self.removed = removed

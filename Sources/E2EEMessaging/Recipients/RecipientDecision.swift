@@ -7,13 +7,13 @@ enum RecipientDecision {
     /// Everything the rule looks at.
     struct Input: Sendable, Equatable {
         /// The channel.
-        var channelID: String
+        var channelID: ChannelID
         /// Whether it is a DM.
         var isDM: Bool
         /// Our user.
-        var ownUserID: String
+        var ownUserID: UserID
         /// This device (never a recipient).
-        var ownDeviceID: String
+        var ownDeviceID: DeviceID
         /// A DM's two fixed participants (ignored for groups).
         var participants: Set<String>
         /// The members the server lists now.
@@ -55,16 +55,16 @@ enum RecipientDecision {
         var listed: Set<String> = []
         for member in Set(input.members).sorted() {
             if input.isDM, !input.participants.contains(member) {
-                if !input.recordedAnomalies.contains(member) { plan.changes.unexpectedMembers.append(member) }
+                if !input.recordedAnomalies.contains(member) { plan.changes.unexpectedMembers.append(UserID(stored: member)) }
                 continue
             }
             // Our own user is never a first contact: its devices trusted on first use are the
             // ones listed at registration or login; any other one waits for approval.
-            let own = member == input.ownUserID
+            let own = member == input.ownUserID.rawValue
             let firstContact = input.known[member] == nil && !own
             let knownDevices = input.known[member] ?? []
-            for deviceID in (input.devices[member] ?? []).sorted() where deviceID != input.ownDeviceID {
-                let device = RecipientDevice(userID: member, deviceID: deviceID)
+            for deviceID in (input.devices[member] ?? []).sorted() where deviceID != input.ownDeviceID.rawValue {
+                let device = RecipientDevice(userID: UserID(stored: member), deviceID: DeviceID(stored: deviceID))
                 listed.insert(deviceID)
                 if firstContact { plan.newlyKnown.append(device) }
                 switch input.records[deviceID]?.state {
@@ -93,7 +93,7 @@ enum RecipientDecision {
         let listedMembers = Set(input.members).filter { !input.isDM || input.participants.contains($0) }
         for record in input.records.values.sorted(by: { ($0.userID, $0.deviceID) < ($1.userID, $1.deviceID) })
             where (record.state == .recipient || record.state == .held) && !listed.contains(record.deviceID) {
-            let device = RecipientDevice(userID: record.userID, deviceID: record.deviceID)
+            let device = RecipientDevice(userID: UserID(stored: record.userID), deviceID: DeviceID(stored: record.deviceID))
             plan.changes.removed.append(device)
             plan.updates.append((device, .removed))
             if listedMembers.contains(record.userID) { plan.vanished.append(device) }

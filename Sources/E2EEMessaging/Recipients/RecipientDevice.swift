@@ -1,12 +1,12 @@
 /// A device of a user, as a recipient of a channel's keys (docs/spec/protocol.md §5).
 public struct RecipientDevice: Sendable, Equatable, Hashable, Codable {
     /// The user.
-    public var userID: String
+    public var userID: UserID
     /// The device.
-    public var deviceID: String
+    public var deviceID: DeviceID
 
     /// Creates the value.
-    public init(userID: String, deviceID: String) {
+    public init(userID: UserID, deviceID: DeviceID) {
         self.userID = userID
         self.deviceID = deviceID
     }
@@ -15,12 +15,12 @@ public struct RecipientDevice: Sendable, Equatable, Hashable, Codable {
 /// A device held back from a channel's keys until the app approves it.
 public struct HeldRecipient: Sendable, Equatable, Hashable {
     /// The channel.
-    public var channelID: String
+    public var channelID: ChannelID
     /// The device and its user.
     public var device: RecipientDevice
 
     /// Creates the value.
-    public init(channelID: String, device: RecipientDevice) {
+    public init(channelID: ChannelID, device: RecipientDevice) {
         self.channelID = channelID
         self.device = device
     }

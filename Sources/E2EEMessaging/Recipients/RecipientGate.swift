@@ -27,7 +27,7 @@ struct RecipientGate: Sendable {
     }
 
     private func comparedPlan(for channel: ChatChannel, refreshMembers: Bool) async throws -> (RecipientDecision.Plan, [RemoteDevice]) {
-        let pin = try await store.read { [store] db in try store.channelTrustStore.loadPin(channelID: channel.id, db) }
+        let pin = try await store.read { [store] db in try store.channelTrustStore.loadPin(channelID: channel.id.rawValue, db) }
         guard let pin, pin.standing.isOpen else { throw MessagingError.channelNotAccepted(channelID: channel.id) }
         guard pin.isDM == channel.isDM else { throw MessagingError.channelKindContradicted(channelID: channel.id) }
         let listedMembers = try await channels.members(of: channel, refresh: refreshMembers).map(\.userID)
@@ -35,7 +35,7 @@ struct RecipientGate: Sendable {
         var memberOutcome = MemberDecision.Outcome()
         let participants = channel.isDM ? try await participants(of: channel) : []
         if !channel.isDM {
-            let standings = try await store.read { [store] db in try store.channelTrustStore.loadMembers(channelID: channel.id, db) }
+            let standings = try await store.read { [store] db in try store.channelTrustStore.loadMembers(channelID: channel.id.rawValue, db) }
             memberOutcome = MemberDecision.decide(channelID: channel.id, listed: listedMembers, ownUserID: device.userID, standings: standings, now: now())
             members = memberOutcome.approved
         }
@@ -43,15 +43,15 @@ struct RecipientGate: Sendable {
         let users = Array(listed.keys)
         let stored = try await store.read { [store, channel] db in
             let recipients = store.recipientStore
-            return (try recipients.loadRecipients(channelID: channel.id, db), try recipients.loadKnownDevices(userIDs: users, db),
-                    try recipients.loadAnomalies(channelID: channel.id, db))
+            return (try recipients.loadRecipients(channelID: channel.id.rawValue, db), try recipients.loadKnownDevices(userIDs: users, db),
+                    try recipients.loadAnomalies(channelID: channel.id.rawValue, db))
         }
         let input = RecipientDecision.Input(
             channelID: channel.id, isDM: channel.isDM, ownUserID: device.userID, ownDeviceID: device.deviceID, participants: participants,
-            members: members, devices: listed.mapValues { $0.map(\.deviceID) }, records: Dictionary(stored.0.map { ($0.deviceID, $0) }) { a, _ in a },
+            members: members, devices: listed.mapValues { $0.map(\.deviceID.rawValue) }, records: Dictionary(stored.0.map { ($0.deviceID, $0) }) { a, _ in a },
             known: stored.1, recordedAnomalies: stored.2)
         var plan = RecipientDecision.decide(input)
-        plan.changes.heldMembers = memberOutcome.held
+        plan.changes.heldMembers = memberOutcome.held.map { UserID(stored: $0) }
         try await apply(plan, members: memberOutcome, channelID: channel.id)
         publish(plan, newlyHeldMembers: memberOutcome.newlyHeld, channelID: channel.id)
         let byID = Dictionary(listed.values.joined().map { ($0.deviceID, $0) }) { a, _ in a }
@@ -66,7 +66,7 @@ struct RecipientGate: Sendable {
     private func listedDevices(of users: Set<String>) async throws -> [String: [RemoteDevice]] {
         try await withThrowingTaskGroup(of: (String, [RemoteDevice]).self) { [directory] group in
             for user in users {
-                group.addTask { (user, try await directory.recipientDevices(of: user, refresh: true)) }
+                group.addTask { (user, try await directory.recipientDevices(of: UserID(stored: user), refresh: true)) }
             }
             var listed: [String: [RemoteDevice]] = [:]
             for try await (user, devices) in group { listed[user] = devices }
@@ -84,16 +84,16 @@ struct RecipientGate: Sendable {
     @discardableResult
     func rememberOwnDevices(attempts: Int = 3) async throws -> Bool {
         let user = device.userID
-        let known = try await store.read { [store] db in try store.recipientStore.loadKnownDevices(userIDs: [user], db) }
+        let known = try await store.read { [store] db in try store.recipientStore.loadKnownDevices(userIDs: [user.rawValue], db) }
         guard known.isEmpty else { return true }
         var listed: [String]?
         for _ in 0..<max(1, attempts) where listed == nil {
-            listed = try? await api.devices().map { $0.id.lowercased() }
+            listed = try? await api.devices().map { $0.id.rawValue }
         }
-        let devices = (listed ?? []) + [device.deviceID]
+        let devices = (listed ?? []) + [device.deviceID.rawValue]
         let time = now()
         try await store.write { [store] db in
-            try store.recipientStore.storeKnownDevices(Set(devices).map { (user, $0) }, at: time, db)
+            try store.recipientStore.storeKnownDevices(Set(devices).map { (user.rawValue, $0) }, at: time, db)
         }
         return listed != nil
     }
@@ -103,39 +103,39 @@ struct RecipientGate: Sendable {
     /// Returns whether they were fixed now.
     /// - Throws: key store errors.
     @discardableResult
-    func fixParticipants(channelID: String, otherUser: String) async throws -> Bool {
-        let users: Set<String> = [device.userID, otherUser.lowercased()]
-        return try await store.write { [store] db in try store.recipientStore.fixParticipants(channelID: channelID, userIDs: users, db) }
+    func fixParticipants(channelID: ChannelID, otherUser: UserID) async throws -> Bool {
+        let users: Set<String> = [device.userID.rawValue, otherUser.rawValue]
+        return try await store.write { [store] db in try store.recipientStore.fixParticipants(channelID: channelID.rawValue, userIDs: users, db) }
     }
 
     /// The DM's fixed participants (docs/spec/protocol.md §5): fixed when this device opened
     /// the DM or accepted its request, never from the server's creator or member list.
     private func participants(of channel: ChatChannel) async throws -> Set<String> {
-        let fixed = try await store.read { [store] db in try store.recipientStore.loadParticipants(channelID: channel.id, db) }
+        let fixed = try await store.read { [store] db in try store.recipientStore.loadParticipants(channelID: channel.id.rawValue, db) }
         guard fixed.count == 2 else { throw MessagingError.participantsUnknown(channelID: channel.id) }
         return fixed
     }
 
-    private func apply(_ plan: RecipientDecision.Plan, members: MemberDecision.Outcome, channelID: String) async throws {
+    private func apply(_ plan: RecipientDecision.Plan, members: MemberDecision.Outcome, channelID: ChannelID) async throws {
         let time = now()
         let records = plan.updates.map {
-            ChannelRecipient(channelID: channelID, userID: $0.device.userID, deviceID: $0.device.deviceID, state: $0.state, updatedAt: time)
+            ChannelRecipient(channelID: channelID.rawValue, userID: $0.device.userID.rawValue, deviceID: $0.device.deviceID.rawValue, state: $0.state, updatedAt: time)
         }
-        let known = plan.newlyKnown.map { (userID: $0.userID, deviceID: $0.deviceID) }
-        let anomalies = plan.changes.unexpectedMembers
+        let known = plan.newlyKnown.map { (userID: $0.userID.rawValue, deviceID: $0.deviceID.rawValue) }
+        let anomalies = plan.changes.unexpectedMembers.map(\.rawValue)
         guard !records.isEmpty || !known.isEmpty || !anomalies.isEmpty || !members.updates.isEmpty else { return }
         try await store.write { [store] db in
             try store.channelTrustStore.storeMembers(members.updates, at: time, db)
             let recipients = store.recipientStore
             try recipients.storeRecipients(records, db)
             try recipients.storeKnownDevices(known, at: time, db)
-            try recipients.storeAnomalies(channelID: channelID, userIDs: anomalies, at: time, db)
+            try recipients.storeAnomalies(channelID: channelID.rawValue, userIDs: anomalies, at: time, db)
         }
     }
 
-    private func publish(_ plan: RecipientDecision.Plan, newlyHeldMembers: [String], channelID: String) {
+    private func publish(_ plan: RecipientDecision.Plan, newlyHeldMembers: [String], channelID: ChannelID) {
         let held = Set(plan.changes.held)
-        for user in newlyHeldMembers { events.publish(.identity(.memberHeld(channelID: channelID, userID: user))) }
+        for user in newlyHeldMembers { events.publish(.identity(.memberHeld(channelID: channelID, userID: UserID(stored: user)))) }
         for user in plan.changes.unexpectedMembers { events.publish(.identity(.unexpectedMember(channelID: channelID, userID: user))) }
         for device in plan.changes.surfaced {
             events.publish(.identity(.recipientAdded(channelID: channelID, userID: device.userID, deviceID: device.deviceID,

@@ -16,9 +16,9 @@ struct DraftEncryptor: Sendable {
     /// - Throws: as ``OutgoingComposer/queue(_:in:)``, ``MessagingError/unknownChannel(_:)``,
     ///   ``ServerError`` from the catch-up.
     func encrypt(_ draft: OutboxMessage) async throws -> OutboxMessage {
-        try await preparation.run(channelID: draft.channelID)
-        let channel = try await channels.channel(id: draft.channelID)
-        return try await composer.queue(.init(localID: draft.localID, payload: draft.plaintext, kind: draft.kind, target: draft.targetMessageID,
+        try await preparation.run(channelID: ChannelID(stored: draft.channelID))
+        let channel = try await channels.channel(id: ChannelID(stored: draft.channelID))
+        return try await composer.queue(.init(localID: OutboxEntryID(stored: draft.localID), payload: draft.plaintext, kind: draft.kind, target: draft.targetMessageID,
                                               replacesDraft: true), in: channel)
     }
 }

@@ -4,17 +4,17 @@ import E2EEKeyStore
 /// plaintext or its encrypted bytes — those stay sealed in the store.
 public struct OutboxItem: Sendable, Equatable {
     /// The outbox id chosen when it was queued (the id of delivery events and ``Account/retry(_:)``).
-    public var localID: String
+    public var localID: OutboxEntryID
     /// The channel.
-    public var channelID: String
+    public var channelID: ChannelID
     /// What sending it does: a message, an edit, the server's delete, or a sender key distribution.
     public var kind: OutboxKind
     /// The delivery state.
     public var state: OutboxState
     /// The server's id once it was sent (for an edit or a delete: once done, the edited or deleted message).
-    public var serverMessageID: String?
+    public var serverMessageID: MessageID?
     /// The message an edit or a delete applies to.
-    public var targetMessageID: String?
+    public var targetMessageID: MessageID?
     /// The `content_type` it is posted with (`e2ee.dm`, `e2ee.group`, `e2ee.skd`; empty until it is encrypted, and for deletes).
     public var contentType: String
     /// POST attempts made.
@@ -30,12 +30,12 @@ public struct OutboxItem: Sendable, Equatable {
     public var updatedAt: StoreTime
 
     init(_ entry: OutboxMessage) {
-        localID = entry.localID
-        channelID = entry.channelID
+        localID = OutboxEntryID(stored: entry.localID)
+        channelID = ChannelID(stored: entry.channelID)
         kind = entry.kind
         state = entry.state
-        serverMessageID = entry.serverMessageID
-        targetMessageID = entry.targetMessageID
+        serverMessageID = entry.serverMessageID.map { MessageID(stored: $0) }
+        targetMessageID = entry.targetMessageID.map { MessageID(stored: $0) }
         contentType = entry.contentType
         attempts = entry.attempts
         lastError = entry.lastError

@@ -7,7 +7,7 @@ extension OutboxSender {
     /// An attempt at `entry` got no answer. Returns whether the drain goes on (after the
     /// backoff) or stops, the channel parked.
     func unreachable(_ entry: OutboxMessage, reason: String) async -> Bool {
-        let channelID = entry.channelID
+        let channelID = ChannelID(stored: entry.channelID)
         let streak = (unreachableStreaks[channelID] ?? 0) + 1
         unreachableStreaks[channelID] = streak
         settleChanged()
@@ -50,7 +50,7 @@ extension OutboxSender {
     }
 
     /// Channels whose entries wait for the server.
-    var waitingChannels: Set<String> { parked }
+    var waitingChannels: Set<ChannelID> { parked }
 
     /// The server answered (a catch-up went through, the app says the network is back): every
     /// parked channel is sent again.
@@ -62,7 +62,7 @@ extension OutboxSender {
         for channel in channels { kick(channelID: channel) }
     }
 
-    private func park(_ channelID: String) {
+    private func park(_ channelID: ChannelID) {
         parked.insert(channelID)
         guard wakeUp == nil, !isShutDown else { return }
         let interval = max(policy.unreachableRetryInterval, .milliseconds(10))

@@ -18,14 +18,14 @@ actor OutboxSender: OwnMessageObserving {
     let now: @Sendable () -> StoreTime
     /// Encrypts drafts queued while the server was unreachable.
     let drafts: DraftEncryptor
-    private var drains: [String: Task<Void, Never>] = [:]
-    private var rerun: Set<String> = []
+    private var drains: [ChannelID: Task<Void, Never>] = [:]
+    private var rerun: Set<ChannelID> = []
     var stopped = false
     private(set) var isShutDown = false
     /// Unanswered tries in a row, per channel (``unreachable(_:reason:)``).
-    var unreachableStreaks: [String: Int] = [:]
+    var unreachableStreaks: [ChannelID: Int] = [:]
     /// Channels waiting for the server to answer again.
-    var parked: Set<String> = []
+    var parked: Set<ChannelID> = []
     /// Wakes parked channels after the policy's interval.
     var wakeUp: Task<Void, Never>?
     /// Callers of ``waitUntilSettled()``, resumed whenever a drain ends or a try goes unanswered.
@@ -53,7 +53,7 @@ actor OutboxSender: OwnMessageObserving {
     }
 
     /// Starts (or re-runs) sending a channel's queue.
-    func kick(channelID: String) {
+    func kick(channelID: ChannelID) {
         guard !isShutDown else { return }
         stopped = false
         parked.remove(channelID)
@@ -68,7 +68,7 @@ actor OutboxSender: OwnMessageObserving {
     /// `.sending` entries, which are reconciled first).
     func resumeAll() async throws {
         let waiting = try await store.outbox(states: [.queued, .sending])
-        for channel in Set(waiting.map(\.channelID)) { kick(channelID: channel) }
+        for channel in Set(waiting.map(\.channelID)) { kick(channelID: ChannelID(stored: channel)) }
     }
 
     /// Stops sending (logout, session ended); entries stay queued.
@@ -112,16 +112,16 @@ actor OutboxSender: OwnMessageObserving {
 
     /// A manual retry of a `.failed` entry.
     /// - Throws: ``MessagingError/unknownOutboxEntry(_:)``.
-    func retry(localID: String) async throws {
+    func retry(localID: OutboxEntryID) async throws {
         guard let entry = try await loadEntry(localID: localID), entry.state == .failed else {
-            throw MessagingError.unknownOutboxEntry(localID)
+            throw MessagingError.unknownOutboxEntry(localID.rawValue)
         }
-        try await store.requeueFailed(localID: localID, at: now())
+        try await store.requeueFailed(localID: localID.rawValue, at: now())
         publish(entry, .queued, serverID: nil)
-        kick(channelID: entry.channelID)
+        kick(channelID: ChannelID(stored: entry.channelID))
     }
 
-    private func drain(channelID: String) async {
+    private func drain(channelID: ChannelID) async {
         repeat {
             rerun.remove(channelID)
             while !stopped, !Task.isCancelled, let entry = try? await nextEntry(channelID: channelID) {
@@ -132,8 +132,8 @@ actor OutboxSender: OwnMessageObserving {
         settleChanged()
     }
 
-    private func nextEntry(channelID: String) async throws -> OutboxMessage? {
-        try await store.outbox(states: [.queued, .sending]).first { $0.channelID == channelID }
+    private func nextEntry(channelID: ChannelID) async throws -> OutboxMessage? {
+        try await store.outbox(states: [.queued, .sending]).first { $0.channelID == channelID.rawValue }
     }
 
     /// One attempt at `entry`; returns `false` when sending must stop for now.
@@ -151,7 +151,7 @@ actor OutboxSender: OwnMessageObserving {
             publish(entry, .sending, serverID: nil)
             if entry.attempts > 0, postsMessage, try await reconcile(entry) { return true }
             try await perform(entry)
-            unreachableStreaks[entry.channelID] = nil
+            unreachableStreaks[ChannelID(stored: entry.channelID)] = nil
             return true
         } catch {
             return await failed(entry, error)
@@ -161,23 +161,23 @@ actor OutboxSender: OwnMessageObserving {
     private func perform(_ entry: OutboxMessage) async throws {
         switch entry.kind {
         case .message, .skd:
-            let sent = try await api.sendMessage(channelID: entry.channelID, OutgoingMessage(
+            let sent = try await api.sendMessage(channelID: ChannelID(stored: entry.channelID), OutgoingMessage(
                 content: entry.content, contentType: entry.contentType, protocolVersion: 2, senderDeviceID: device.deviceID))
-            try await recordSent(entry, serverID: sent.id, createdAt: sent.createdAt)
+            try await recordSent(entry, serverID: sent.id.rawValue, createdAt: sent.createdAt)
         case .edit:
-            _ = try await api.editMessage(id: entry.targetMessageID ?? "", content: entry.content)
+            _ = try await api.editMessage(id: MessageID(stored: entry.targetMessageID ?? ""), content: entry.content)
             try await store.completeEditOrDelete(localID: entry.localID, at: now())
             publish(entry, .delivered, serverID: entry.targetMessageID)
-            events.publish(.timeline(TimelineChange(channelID: entry.channelID, messageID: entry.targetMessageID ?? "", kind: .edited)))
+            events.publish(.timeline(TimelineChange(channelID: ChannelID(stored: entry.channelID), messageID: entry.targetMessageID.map { MessageID(stored: $0) } ?? "", kind: .edited)))
         case .delete:
             do {
-                try await api.deleteMessage(id: entry.targetMessageID ?? "")
+                try await api.deleteMessage(id: MessageID(stored: entry.targetMessageID ?? ""))
             } catch ServerError.notFound {
                 // Already gone: the delete's effect holds.
             }
             try await store.completeEditOrDelete(localID: entry.localID, at: now())
             publish(entry, .delivered, serverID: entry.targetMessageID)
-            events.publish(.timeline(TimelineChange(channelID: entry.channelID, messageID: entry.targetMessageID ?? "", kind: .deleted)))
+            events.publish(.timeline(TimelineChange(channelID: ChannelID(stored: entry.channelID), messageID: entry.targetMessageID.map { MessageID(stored: $0) } ?? "", kind: .deleted)))
         }
     }
 
@@ -217,13 +217,13 @@ actor OutboxSender: OwnMessageObserving {
     /// Looks for `entry` among the channel's recent messages from this device (by content hash).
     /// Found: recorded as sent (and the extra copies deleted). Returns whether it was found.
     private func reconcile(_ entry: OutboxMessage) async throws -> Bool {
-        let page = try await api.messages(channelID: entry.channelID, before: nil, limit: policy.reconcileWindow)
+        let page = try await api.messages(channelID: ChannelID(stored: entry.channelID), before: nil, limit: policy.reconcileWindow)
         let copies = page.messages
             .filter { $0.isFrom(userID: device.userID, deviceID: device.deviceID) && ConstantTime.equals(SHA256.hash(Array($0.content.utf8)), entry.contentHash) }
             .sorted(by: ServerMessage.timelineOrder)
         guard let first = copies.first else { return false }
-        try await recordSent(entry, serverID: first.id, createdAt: first.createdAt)
-        for extra in copies.dropFirst() { try await deleteDuplicate(serverID: extra.id, of: entry.contentHash) }
+        try await recordSent(entry, serverID: first.id.rawValue, createdAt: first.createdAt)
+        for extra in copies.dropFirst() { try await deleteDuplicate(serverID: extra.id.rawValue, of: entry.contentHash) }
         return true
     }
 
@@ -232,10 +232,10 @@ actor OutboxSender: OwnMessageObserving {
         do {
             row = try await store.markSent(localID: entry.localID, serverMessageID: serverID,
                                               createdAt: StoreTime(microseconds: createdAt.microseconds),
-                                              senderUserID: device.userID, senderDeviceID: device.deviceID)
+                                              senderUserID: device.userID.rawValue, senderDeviceID: device.deviceID.rawValue)
         } catch KeyStoreError.invalidTransition {
             // Our echo recorded it first. If under another id, the server stored it twice.
-            if let current = try await loadEntry(localID: entry.localID), current.serverMessageID != serverID {
+            if let current = try await loadEntry(localID: OutboxEntryID(stored: entry.localID)), current.serverMessageID != serverID {
                 try await deleteDuplicate(serverID: serverID, of: entry.contentHash)
             }
             return
@@ -244,12 +244,12 @@ actor OutboxSender: OwnMessageObserving {
         await sentObserver?(serverID)
         switch row {
         case .message:
-            events.publish(.timeline(TimelineChange(channelID: entry.channelID, messageID: serverID, kind: .inserted)))
+            events.publish(.timeline(TimelineChange(channelID: ChannelID(stored: entry.channelID), messageID: MessageID(stored: serverID), kind: .inserted)))
         case .control(let erased?):
             // A tombstone: its message is erased here, and the `DELETE` of the server's copy
             // was queued behind it (docs/spec/protocol.md §6.7).
-            events.publish(.timeline(TimelineChange(channelID: entry.channelID, messageID: erased, kind: .deleted)))
-            kick(channelID: entry.channelID)
+            events.publish(.timeline(TimelineChange(channelID: ChannelID(stored: entry.channelID), messageID: MessageID(stored: erased), kind: .deleted)))
+            kick(channelID: ChannelID(stored: entry.channelID))
         case .control(nil), .none:
             break
         }
@@ -260,11 +260,11 @@ actor OutboxSender: OwnMessageObserving {
     /// bytes — so a server that names someone else's message cannot make us forget it.
     private func deleteDuplicate(serverID: String, of contentHash: [UInt8]) async throws {
         do {
-            try await api.deleteMessage(id: serverID)
+            try await api.deleteMessage(id: MessageID(stored: serverID))
         } catch ServerError.notFound {
             // Already gone.
         }
-        try await store.forgetDuplicateCopy(serverMessageID: serverID, senderUserID: device.userID, senderDeviceID: device.deviceID,
+        try await store.forgetDuplicateCopy(serverMessageID: serverID, senderUserID: device.userID.rawValue, senderDeviceID: device.deviceID.rawValue,
                                             contentHash: contentHash)
     }
 
@@ -273,41 +273,41 @@ actor OutboxSender: OwnMessageObserving {
         // Another user's message claiming our device id is never ours (T19): nothing to
         // record, and no "duplicate" of ours to delete.
         guard message.isFrom(userID: device.userID, deviceID: device.deviceID) else { return false }
-        if let entry = try await loadEntry(serverID: message.id) {
-            if entry.state == .sent, try await store.markDelivered(serverMessageID: message.id, at: now()) {
-                publish(entry, .delivered, serverID: message.id)
+        if let entry = try await loadEntry(serverID: message.id.rawValue) {
+            if entry.state == .sent, try await store.markDelivered(serverMessageID: message.id.rawValue, at: now()) {
+                publish(entry, .delivered, serverID: message.id.rawValue)
             }
             return true
         }
         let hash = SHA256.hash(Array(message.content.utf8))
-        let sameBytes = try await store.outbox(channelID: message.channelID, contentHash: hash).filter {
+        let sameBytes = try await store.outbox(channelID: message.channelID.rawValue, contentHash: hash).filter {
             $0.kind == .message || $0.kind == .skd
         }
-        if let recorded = sameBytes.first(where: { $0.serverMessageID == message.id }) {
+        if let recorded = sameBytes.first(where: { $0.serverMessageID == message.id.rawValue }) {
             // The POST's answer recorded this id after the lookup above: this is its echo.
-            if recorded.state == .sent, try await store.markDelivered(serverMessageID: message.id, at: now()) {
-                publish(recorded, .delivered, serverID: message.id)
+            if recorded.state == .sent, try await store.markDelivered(serverMessageID: message.id.rawValue, at: now()) {
+                publish(recorded, .delivered, serverID: message.id.rawValue)
             }
             return true
         }
         if let unanswered = sameBytes.first(where: { $0.serverMessageID == nil }) {
             // Our POST got no answer, but the server stored it.
-            try await recordSent(unanswered, serverID: message.id, createdAt: message.createdAt)
-            if try await store.markDelivered(serverMessageID: message.id, at: now()) {
-                publish(unanswered, .delivered, serverID: message.id)
+            try await recordSent(unanswered, serverID: message.id.rawValue, createdAt: message.createdAt)
+            if try await store.markDelivered(serverMessageID: message.id.rawValue, at: now()) {
+                publish(unanswered, .delivered, serverID: message.id.rawValue)
             }
             return true
         }
         if !sameBytes.isEmpty {
             // The same bytes under a second id: the server stored a retried POST twice.
-            try await deleteDuplicate(serverID: message.id, of: hash)
+            try await deleteDuplicate(serverID: message.id.rawValue, of: hash)
             return true
         }
         return false
     }
 
-    private func loadEntry(localID: String) async throws -> OutboxMessage? {
-        try await store.read { [store] db in try store.outboxStore.loadOutboxMessage(localID: localID, db) }
+    private func loadEntry(localID: OutboxEntryID) async throws -> OutboxMessage? {
+        try await store.read { [store] db in try store.outboxStore.loadOutboxMessage(localID: localID.rawValue, db) }
     }
 
     private func loadEntry(serverID: String) async throws -> OutboxMessage? {
@@ -315,6 +315,6 @@ actor OutboxSender: OwnMessageObserving {
     }
 
     func publish(_ entry: OutboxMessage, _ state: OutboxState, serverID: String?) {
-        events.publish(.delivery(DeliveryChange(localID: entry.localID, channelID: entry.channelID, state: state, serverMessageID: serverID)))
+        events.publish(.delivery(DeliveryChange(localID: OutboxEntryID(stored: entry.localID), channelID: ChannelID(stored: entry.channelID), state: state, serverMessageID: serverID.map { MessageID(stored: $0) })))
     }
 }

@@ -10,16 +10,16 @@ extension OutgoingComposer {
     /// - Throws: ``MessagingError``, protocol and key store errors.
     func queueDistribution(of state: SenderKeySendingState, storing key: OwnSenderKey, in channel: ChatChannel,
                            to devices: [RemoteDevice]) async throws {
-        let senderDevice = try WireUUID(text: device.deviceID)
+        let senderDevice = try WireUUID(text: device.deviceID.rawValue)
         var encryptor = PairwiseEncryptor(try await sessions.prepare(devices), random: random)
         let skd = try SKDEnvelope.seal(state.distribution, senderDevice: senderDevice,
-                                       recipients: devices.map { try WireUUID(text: $0.deviceID) }) { device, plaintext in
+                                       recipients: devices.map { try WireUUID(text: $0.deviceID.rawValue) }) { device, plaintext in
             try encryptor.encrypt(device, plaintext)
         }
         _ = try await store.queueOutgoingMessage(OutgoingCommit(
-            localID: UUID().uuidString.lowercased(), channelID: channel.id, content: Base64.encode(skd.encoded()),
+            localID: UUID().uuidString.lowercased(), channelID: channel.id.rawValue, content: Base64.encode(skd.encoded()),
             plaintext: SecretBytes(copying: []), newSenderKey: key, sessions: encryptor.updates, queuedAt: now(), kind: .skd,
             contentType: EnvelopeKind.senderKeyDistribution.contentType,
-            senderKeyShares: devices.map { SenderKeyShare(userID: $0.userID, deviceID: $0.deviceID) }, senderKeyShareKeyID: state.keyID))
+            senderKeyShares: devices.map { SenderKeyShare(userID: $0.userID.rawValue, deviceID: $0.deviceID.rawValue) }, senderKeyShareKeyID: state.keyID))
     }
 }

@@ -24,7 +24,7 @@ struct OutgoingComposer: Sendable {
     /// What to queue.
     struct Request: Sendable {
         /// The outbox id to use.
-        var localID: String
+        var localID: OutboxEntryID
         /// The payload JSON (§6).
         var payload: SecretBytes
         /// `.message` or `.edit`.
@@ -47,7 +47,7 @@ struct OutgoingComposer: Sendable {
     ///   participants unknown, unreadable device list, encryption failed), ``ServerError`` from
     ///   reading members and bundles, key store errors.
     func queueReporting(_ request: Request, in channel: ChatChannel) async throws -> (entry: OutboxMessage, changes: RecipientChanges) {
-        guard let encryption = channel.encryption else { throw MessagingError.unsupportedChannel(channel.id) }
+        guard let encryption = channel.encryption else { throw MessagingError.unsupportedChannel(channel.id.rawValue) }
         let (plan, recipients) = try await gate.plan(for: channel, refreshMembers: false)
         if recipients.isEmpty, !plan.changes.held.isEmpty {
             throw MessagingError.allRecipientsHeld(channelID: channel.id, changes: plan.changes)
@@ -66,23 +66,23 @@ struct OutgoingComposer: Sendable {
 
     private func queueDirect(_ request: Request, in channel: ChatChannel, to recipients: [RemoteDevice]) async throws -> OutboxMessage {
         guard !recipients.isEmpty else { throw MessagingError.noRecipients(channelID: channel.id) }
-        let channelID = try WireUUID(text: channel.id)
-        let senderDevice = try WireUUID(text: device.deviceID)
+        let channelID = try WireUUID(text: channel.id.rawValue)
+        let senderDevice = try WireUUID(text: device.deviceID.rawValue)
         return try await locks.withLocks(sessionLocks(recipients)) { [self] in
             var encryptor = PairwiseEncryptor(try await sessions.prepare(recipients), random: random)
             let envelope = try DMEnvelope.seal(payload: request.payload, channel: channelID, senderDevice: senderDevice,
-                                               recipients: recipients.map { try WireUUID(text: $0.deviceID) }, using: random) { device, plaintext in
+                                               recipients: recipients.map { try WireUUID(text: $0.deviceID.rawValue) }, using: random) { device, plaintext in
                 try encryptor.encrypt(device, plaintext)
             }
             return try await store.queueOutgoingMessage(OutgoingCommit(
-                localID: request.localID, channelID: channel.id, content: Base64.encode(envelope.encoded()), plaintext: request.payload,
+                localID: request.localID.rawValue, channelID: channel.id.rawValue, content: Base64.encode(envelope.encoded()), plaintext: request.payload,
                 sessions: encryptor.updates, queuedAt: now(), kind: request.kind, contentType: EnvelopeKind.dm.contentType,
                 targetMessageID: request.target, replacingDraft: request.replacesDraft))
         }
     }
 
     private func queueGroup(_ request: Request, in channel: ChatChannel, to recipients: [RemoteDevice]) async throws -> OutboxMessage {
-        let senderDevice = try WireUUID(text: device.deviceID)
+        let senderDevice = try WireUUID(text: device.deviceID.rawValue)
         var locks = sessionLocks(recipients)
         locks.insert(LockKeys.senderKey(channel.id))
         let (entry, newIndexEntry) = try await self.locks.withLocks(locks) { [self] () async throws -> (OutboxMessage, SenderKeyEntry?) in
@@ -94,7 +94,7 @@ struct OutgoingComposer: Sendable {
             let (envelope, advanced) = try state.encrypt(request.payload, senderDevice: senderDevice, using: random)
             state = advanced
             let entry = try await store.queueOutgoingMessage(OutgoingCommit(
-                localID: request.localID, channelID: channel.id, content: Base64.encode(envelope.encoded()), plaintext: request.payload,
+                localID: request.localID.rawValue, channelID: channel.id.rawValue, content: Base64.encode(envelope.encoded()), plaintext: request.payload,
                 newSenderKey: recipients.isEmpty ? newKey : nil,
                 senderKey: OwnSenderKeyAdvance(keyID: state.keyID, state: state.serialized()), queuedAt: now(), kind: request.kind,
                 contentType: EnvelopeKind.group.contentType, targetMessageID: request.target, replacingDraft: request.replacesDraft))
@@ -117,19 +117,19 @@ struct OutgoingComposer: Sendable {
     /// may already have used (T18). Also after 100 messages.
     private func currentSenderKey(channel: ChatChannel, recipients: [RemoteDevice])
         async throws -> (state: SenderKeySendingState, newKey: OwnSenderKey?) {
-        let recipientIDs = Set(recipients.map(\.deviceID))
+        let recipientIDs = Set(recipients.map(\.deviceID.rawValue))
         let stored = try await store.read { [store] db -> (OwnSenderKey?, Set<SenderKeyShare>, Set<UInt32>) in
-            let retained = try store.ownSenderKeyStore.loadKeyIDs(channelID: channel.id, db)
-            guard let key = try store.ownSenderKeyStore.loadCurrentSenderKey(channelID: channel.id, db) else { return (nil, [], retained) }
-            return (key, try store.channelStore.loadShares(channelID: channel.id, keyID: key.keyID, db), retained)
+            let retained = try store.ownSenderKeyStore.loadKeyIDs(channelID: channel.id.rawValue, db)
+            guard let key = try store.ownSenderKeyStore.loadCurrentSenderKey(channelID: channel.id.rawValue, db) else { return (nil, [], retained) }
+            return (key, try store.channelStore.loadShares(channelID: channel.id.rawValue, keyID: key.keyID, db), retained)
         }
         if let key = stored.0 {
             let state = try SenderKeySendingState(serialized: key.state)
             let createdFor = Set(stored.1.map(\.deviceID))
             if !state.needsRotation, createdFor == recipientIDs { return (state, nil) }
         }
-        let state = SenderKeySendingState.generate(channel: try WireUUID(text: channel.id), retainedKeyIDs: stored.2, using: random)
-        return (state, OwnSenderKey(channelID: channel.id, keyID: state.keyID, state: state.serialized(), isCurrent: true,
+        let state = SenderKeySendingState.generate(channel: try WireUUID(text: channel.id.rawValue), retainedKeyIDs: stored.2, using: random)
+        return (state, OwnSenderKey(channelID: channel.id.rawValue, keyID: state.keyID, state: state.serialized(), isCurrent: true,
                                     messagesSent: 0, createdAt: now()))
     }
 }
@@ -137,9 +137,9 @@ struct OutgoingComposer: Sendable {
 /// Names of the locks around protocol state.
 enum LockKeys {
     /// The pairwise session with a remote device.
-    static func session(_ deviceID: String) -> String { "session:\(deviceID)" }
+    static func session(_ deviceID: DeviceID) -> String { "session:\(deviceID)" }
     /// Our sender key in a channel.
-    static func senderKey(_ channelID: String) -> String { "sender-key:\(channelID)" }
+    static func senderKey(_ channelID: ChannelID) -> String { "sender-key:\(channelID)" }
     /// The recipient comparison of a channel (``RecipientGate``).
-    static func recipients(_ channelID: String) -> String { "recipients:\(channelID)" }
+    static func recipients(_ channelID: ChannelID) -> String { "recipients:\(channelID)" }
 }

@@ -25,16 +25,16 @@ struct PairwiseSessions: Sendable {
     func prepare(_ devices: [RemoteDevice]) async throws -> [WireUUID: Loaded] {
         var loaded: [WireUUID: Loaded] = [:]
         for device in devices {
-            let wire = try WireUUID(text: device.deviceID)
+            let wire = try WireUUID(text: device.deviceID.rawValue)
             if let stored = try await store.read({ [store] db in
-                try store.sessionStore.loadCurrentSession(userID: device.userID, deviceID: device.deviceID, db)
+                try store.sessionStore.loadCurrentSession(userID: device.userID.rawValue, deviceID: device.deviceID.rawValue, db)
             }) {
                 loaded[wire] = Loaded(sessionID: stored.id, record: SessionRecord(current: try SessionState(serialized: stored.state)))
                 continue
             }
             let started = try X3DH.initiate(localIdentity: identity, bundle: device.bundle, pinnedIdentity: device.identity, using: random)
             let record = SessionRecord(current: started.state)
-            let id = try await store.installSession(userID: device.userID, deviceID: device.deviceID, state: started.state.serialized(), at: now())
+            let id = try await store.installSession(userID: device.userID.rawValue, deviceID: device.deviceID.rawValue, state: started.state.serialized(), at: now())
             loaded[wire] = Loaded(sessionID: id, record: record)
         }
         return loaded

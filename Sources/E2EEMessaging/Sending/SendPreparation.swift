@@ -5,17 +5,17 @@ import E2EEKeyStore
 /// rollback). The account installs it once it exists, so that parts built before it — the
 /// outbox encrypting drafts that waited for the server — run the same check as a fresh send.
 actor SendPreparation {
-    private var prepare: (@Sendable (String) async throws -> Void)?
+    private var prepare: (@Sendable (ChannelID) async throws -> Void)?
 
     /// Installs the check (``Account/prepareToSend(channelID:)``).
-    func install(_ prepare: @escaping @Sendable (String) async throws -> Void) {
+    func install(_ prepare: @escaping @Sendable (ChannelID) async throws -> Void) {
         self.prepare = prepare
     }
 
     /// Runs the check for `channelID`.
     /// - Throws: what the check throws; ``ServerError/transport(_:)`` before it is installed,
     ///   so that the caller keeps waiting as for an unreachable server.
-    func run(channelID: String) async throws {
+    func run(channelID: ChannelID) async throws {
         guard let prepare else { throw ServerError.transport("the account is not ready to send yet") }
         try await prepare(channelID)
     }

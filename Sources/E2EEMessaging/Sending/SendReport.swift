@@ -7,9 +7,9 @@ import E2EEKeyStore
 /// on the message's ``TimelineItem/delivery`` once it has a server id. It holds no plaintext.
 public struct SendReport: Sendable, Equatable {
     /// The outbox id (the id of delivery events, ``Account/retry(_:)`` and ``Account/cancelOutboxEntry(_:)``).
-    public var localID: String
+    public var localID: OutboxEntryID
     /// The channel.
-    public var channelID: String
+    public var channelID: ChannelID
     /// What the entry does: `.message` for a send or a delete's tombstone, `.edit`, or `.delete`
     /// for a delete that only removes the server's copy.
     public var kind: OutboxKind
@@ -17,21 +17,21 @@ public struct SendReport: Sendable, Equatable {
     /// could be encrypted (``everyRecipientHeld``, or ``failureReason``), to retry later.
     public var state: OutboxState
     /// The server's id, when already known (a retried entry the server took earlier).
-    public var serverMessageID: String?
+    public var serverMessageID: MessageID?
     /// The message an edit or delete applies to.
-    public var targetMessageID: String?
+    public var targetMessageID: MessageID?
     /// Why the entry failed or waits, in public words (never content).
     public var failureReason: String?
     /// Recipients surfaced, held and removed by this send, and how many devices it was encrypted to.
     public var recipients: RecipientChanges
 
     init(_ entry: OutboxMessage, recipients: RecipientChanges) {
-        localID = entry.localID
-        channelID = entry.channelID
+        localID = OutboxEntryID(stored: entry.localID)
+        channelID = ChannelID(stored: entry.channelID)
         kind = entry.kind
         state = entry.state
-        serverMessageID = entry.serverMessageID
-        targetMessageID = entry.targetMessageID
+        serverMessageID = entry.serverMessageID.map { MessageID(stored: $0) }
+        targetMessageID = entry.targetMessageID.map { MessageID(stored: $0) }
         failureReason = entry.lastError
         self.recipients = recipients
     }

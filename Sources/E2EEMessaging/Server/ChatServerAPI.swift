@@ -21,12 +21,12 @@ public protocol ChatServerAPI: Sendable {
     /// `GET /devices`: the account's devices.
     func devices() async throws -> [ServerDevice]
     /// `DELETE /devices/{id}`: the device's key bundle and sessions go with it.
-    func deleteDevice(id: String) async throws
+    func deleteDevice(id: DeviceID) async throws
 
     /// `GET /users/me`.
     func currentUser() async throws -> ServerUser
     /// `GET /users/{id}`.
-    func user(id: String) async throws -> ServerUser
+    func user(id: UserID) async throws -> ServerUser
     /// `GET /users/search?q=` (at most 20).
     func searchUsers(query: String) async throws -> [ServerUser]
     /// `GET /users/lookup?identity=user@domain`.
@@ -35,46 +35,46 @@ public protocol ChatServerAPI: Sendable {
     /// `POST /keys/upload`: replaces the device's whole bundle.
     func uploadKeys(_ upload: KeyBundleUpload) async throws
     /// `POST /keys/one-time`: appends; returns the server's total.
-    func addOneTimePreKeys(deviceID: String, keys: [String]) async throws -> Int
+    func addOneTimePreKeys(deviceID: DeviceID, keys: [String]) async throws -> Int
     /// `GET /keys/{user_id}/bundles`, one per device with a bundle.
-    func bundles(userID: String) async throws -> [DeviceBundle]
+    func bundles(userID: UserID) async throws -> [DeviceBundle]
     /// `GET /keys/{device_id}/bundle`.
-    func bundle(deviceID: String) async throws -> DeviceBundle
+    func bundle(deviceID: DeviceID) async throws -> DeviceBundle
     /// `POST /keys/channels/{id}/sender-keys` (public data only).
-    func uploadSenderKey(channelID: String, _ entry: SenderKeyEntry) async throws
+    func uploadSenderKey(channelID: ChannelID, _ entry: SenderKeyEntry) async throws
     /// `GET /keys/channels/{id}/sender-keys`.
-    func senderKeys(channelID: String) async throws -> [SenderKeyEntry]
+    func senderKeys(channelID: ChannelID) async throws -> [SenderKeyEntry]
 
     /// `POST /channels`: a group the caller owns (its socket is not subscribed).
     func createChannel(name: String) async throws -> ServerChannel
     /// `GET /channels`: the caller's channels, no order.
     func channels() async throws -> [ServerChannel]
     /// `GET /channels/{id}`.
-    func channel(id: String) async throws -> ServerChannel
+    func channel(id: ChannelID) async throws -> ServerChannel
     /// `PATCH /channels/{id}`.
-    func renameChannel(id: String, name: String) async throws -> ServerChannel
+    func renameChannel(id: ChannelID, name: String) async throws -> ServerChannel
     /// `DELETE /channels/{id}` (owner only).
-    func deleteChannel(id: String) async throws
+    func deleteChannel(id: ChannelID) async throws
     /// `POST /channels/{id}/join`.
-    func joinChannel(id: String) async throws
+    func joinChannel(id: ChannelID) async throws
     /// `POST /channels/{id}/leave`.
-    func leaveChannel(id: String) async throws
+    func leaveChannel(id: ChannelID) async throws
     /// `GET /channels/{id}/members`: the only source of membership.
-    func members(channelID: String) async throws -> [ChannelMember]
+    func members(channelID: ChannelID) async throws -> [ChannelMember]
     /// `POST /channels/{id}/members`.
-    func addMember(channelID: String, userID: String) async throws
+    func addMember(channelID: ChannelID, userID: UserID) async throws
     /// `POST /channels/dm`: the DM with `userID` (existing or new).
-    func openDirectMessage(userID: String) async throws -> ServerChannel
+    func openDirectMessage(userID: UserID) async throws -> ServerChannel
 
     /// `GET /channels/{id}/messages?before=&limit=`: one page, oldest → newest; `before` is
     /// strictly older-than (see ``MessageHistoryPager`` for tie-safe paging). `limit` 1…100.
-    func messages(channelID: String, before: ServerTimestamp?, limit: Int) async throws -> MessagePage
+    func messages(channelID: ChannelID, before: ServerTimestamp?, limit: Int) async throws -> MessagePage
     /// `POST /channels/{id}/messages`.
-    func sendMessage(channelID: String, _ message: OutgoingMessage) async throws -> ServerMessage
+    func sendMessage(channelID: ChannelID, _ message: OutgoingMessage) async throws -> ServerMessage
     /// `PATCH /channels/messages/{id}`.
-    func editMessage(id: String, content: String) async throws -> ServerMessage
+    func editMessage(id: MessageID, content: String) async throws -> ServerMessage
     /// `DELETE /channels/messages/{id}`.
-    func deleteMessage(id: String) async throws
+    func deleteMessage(id: MessageID) async throws
     /// `GET /health` (outside `/api/v1`, without authentication; the reference server exempts
     /// it from the rate limit): answers when the server is up. The connection supervisor uses
     /// it to notice a server's return between reconnect attempts.

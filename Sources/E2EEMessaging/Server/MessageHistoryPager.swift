@@ -6,16 +6,16 @@
 /// the overlap alone would fill it.
 public struct MessageHistoryPager: Sendable {
     private let server: any ChatServerAPI
-    private let channelID: String
+    private let channelID: ChannelID
     private let pageSize: Int
     private var cursor: ServerTimestamp?
-    private var seenAtCursor: Set<String> = []
+    private var seenAtCursor: Set<MessageID> = []
     private var exhausted = false
 
     /// A pager over `channelID`, newest first, `pageSize` (1…100) messages per request. With
     /// `start`, paging begins at that time instead of the newest message: messages at `start`
     /// itself are included (it may be tied with ones the caller has not seen).
-    public init(server: any ChatServerAPI, channelID: String, pageSize: Int = 50, from start: ServerTimestamp? = nil) {
+    public init(server: any ChatServerAPI, channelID: ChannelID, pageSize: Int = 50, from start: ServerTimestamp? = nil) {
         self.server = server
         self.channelID = channelID
         self.pageSize = min(max(pageSize, 1), 100)
@@ -45,7 +45,7 @@ public struct MessageHistoryPager: Sendable {
             }
             if oldest.createdAt != cursor { seenAtCursor = [] }
             cursor = oldest.createdAt
-            seenAtCursor.formUnion(fresh.filter { $0.createdAt == oldest.createdAt }.map(\.id))
+            seenAtCursor.formUnion(fresh.filter { $0.createdAt == oldest.createdAt }.map { $0.id })
             if !page.hasMore { exhausted = true }
             return fresh
         }

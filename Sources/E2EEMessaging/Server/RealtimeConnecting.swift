@@ -17,10 +17,10 @@ public protocol RealtimeConnection: Sendable {
     var updates: AsyncStream<RealtimeUpdate> { get }
     /// Sends `{"type":"subscribe","channel_id"}`.
     /// - Throws: ``ServerError/transport(_:)`` when the connection is closed.
-    func subscribe(channelID: String) async throws
+    func subscribe(channelID: ChannelID) async throws
     /// Sends `typing.start` or `typing.stop`.
     /// - Throws: ``ServerError/transport(_:)`` when the connection is closed.
-    func sendTyping(channelID: String, started: Bool) async throws
+    func sendTyping(channelID: ChannelID, started: Bool) async throws
     /// Closes cleanly (a close frame); the updates end with ``RealtimeCloseReason/closedByClient``.
     func close() async
 }

@@ -5,15 +5,15 @@ public enum RealtimeEvent: Sendable, Equatable {
     /// `message.edit` (partial message).
     case messageEdit(MessageEdit)
     /// `message.delete`.
-    case messageDelete(messageID: String, channelID: String)
+    case messageDelete(messageID: MessageID, channelID: ChannelID)
     /// `typing.start` / `typing.stop`.
-    case typing(userID: String, channelID: String, started: Bool)
+    case typing(userID: UserID, channelID: ChannelID, started: Bool)
     /// `channel.new`.
     case channelNew(ServerChannel)
     /// `keys.low_otp` (sent to every socket of the owner: filter by device).
-    case lowOneTimePreKeys(deviceID: String, remaining: Int)
+    case lowOneTimePreKeys(deviceID: DeviceID, remaining: Int)
     /// `sender_key.new` (federated keys only).
-    case senderKeyNew(channelID: String, deviceID: String)
+    case senderKeyNew(channelID: ChannelID, deviceID: DeviceID)
     /// `{"error": …}`: the server's answer to a frame it could not read.
     case serverError(String)
     /// A well-formed event of a type this client does not know.
@@ -23,9 +23,9 @@ public enum RealtimeEvent: Sendable, Equatable {
 /// The payload of `message.edit`.
 public struct MessageEdit: Sendable, Equatable, Codable {
     /// The message id.
-    public var id: String
+    public var id: MessageID
     /// Its channel.
-    public var channelID: String
+    public var channelID: ChannelID
     /// The new content.
     public var content: String
     /// When it was edited.
@@ -34,7 +34,7 @@ public struct MessageEdit: Sendable, Equatable, Codable {
     enum CodingKeys: String, CodingKey { case id, channelID = "channel_id", content, editedAt = "edited_at" }
 
     /// An edit from its parts.
-    public init(id: String, channelID: String, content: String, editedAt: ServerTimestamp?) {
+    public init(id: MessageID, channelID: ChannelID, content: String, editedAt: ServerTimestamp?) {
         self.id = id
         self.channelID = channelID
         self.content = content

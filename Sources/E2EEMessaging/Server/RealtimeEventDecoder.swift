@@ -27,14 +27,14 @@ public struct RealtimeEventDecoder: Sendable {
         switch type {
         case "message.new": return .messageNew(try decoder.decode(Wrapped<ServerMessage>.self, from: data).message)
         case "message.edit": return .messageEdit(try decoder.decode(Wrapped<MessageEdit>.self, from: data).message)
-        case "message.delete": return .messageDelete(messageID: try string(object, "message_id"), channelID: try string(object, "channel_id"))
+        case "message.delete": return .messageDelete(messageID: MessageID(try string(object, "message_id")), channelID: ChannelID(try string(object, "channel_id")))
         case "typing.start", "typing.stop":
-            return .typing(userID: try string(object, "user_id"), channelID: try string(object, "channel_id"), started: type == "typing.start")
+            return .typing(userID: UserID(try string(object, "user_id")), channelID: ChannelID(try string(object, "channel_id")), started: type == "typing.start")
         case "channel.new": return .channelNew(try decoder.decode(ChannelWrapped.self, from: data).channel)
         case "keys.low_otp":
             guard let remaining = object["remaining"] as? Int else { throw DecodeFailure() }
-            return .lowOneTimePreKeys(deviceID: try string(object, "device_id"), remaining: remaining)
-        case "sender_key.new": return .senderKeyNew(channelID: try string(object, "channel_id"), deviceID: try string(object, "device_id"))
+            return .lowOneTimePreKeys(deviceID: DeviceID(try string(object, "device_id")), remaining: remaining)
+        case "sender_key.new": return .senderKeyNew(channelID: ChannelID(try string(object, "channel_id")), deviceID: DeviceID(try string(object, "device_id")))
         default: return .unknown(type: String(type.prefix(100)))
         }
     }

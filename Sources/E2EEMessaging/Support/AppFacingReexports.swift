@@ -18,10 +18,8 @@
 // events (the store's record, with its plaintext, stays out of sight).
 @_exported import enum E2EEKeyStore.OutboxState
 @_exported import enum E2EEKeyStore.OutboxKind
-// Recipient policy, identity changes and channel members as `Account` reports them.
+// A channel's recipient setting.
 @_exported import enum E2EEKeyStore.RecipientPolicy
-@_exported import struct E2EEKeyStore.IdentityChange
-@_exported import struct E2EEKeyStore.ChannelMemberRecord
 
 // The keychain bytes a store key is made of, this device's identity, randomness for
 // configuration, and safety numbers.

@@ -16,10 +16,10 @@ enum CatchUpPlan {
 
     /// `channels` in the order they are read.
     /// - Throws: key store errors.
-    static func ordered(_ channels: [ChatChannel], first asked: String?, store: KeyStore) async throws -> [ChatChannel] {
+    static func ordered(_ channels: [ChatChannel], first asked: ChannelID?, store: KeyStore) async throws -> [ChatChannel] {
         var ranked: [(channel: ChatChannel, asked: Bool, mark: Int64, index: Int)] = []
         for (index, channel) in channels.enumerated() {
-            let mark = try await store.syncCursor(channelID: channel.id)?.newest?.createdAt.microseconds ?? .min
+            let mark = try await store.syncCursor(channelID: channel.id.rawValue)?.newest?.createdAt.microseconds ?? .min
             ranked.append((channel, channel.id == asked, mark, index))
         }
         ranked.sort { lhs, rhs in

@@ -11,10 +11,10 @@ actor ChannelFailureLog {
     /// The longest wait between two reads of a failing channel, in seconds.
     static let longestBackoff: Int64 = 600
 
-    private var failures: [String: ChannelSyncFailure] = [:]
-    private var inARow: [String: Int] = [:]
+    private var failures: [ChannelID?: ChannelSyncFailure] = [:]
+    private var inARow: [ChannelID: Int] = [:]
     /// Channels a catch-up left for later (its request budget was spent), and when they are due.
-    private var deferred: [String: StoreTime] = [:]
+    private var deferred: [ChannelID: StoreTime] = [:]
     private var retry: Task<Void, Never>?
     /// Every channel the last catch-up read failed with the server's kind of failure: the
     /// server, not the channels, failed, so the next catch-up reads them all at once.
@@ -25,11 +25,11 @@ actor ChannelFailureLog {
 
     /// Records `failure` of work that belongs to no channel (replacing the earlier one).
     func record(_ failure: ChannelSyncFailure) {
-        failures[failure.channelID ?? ""] = failure
+        failures[failure.channelID] = failure
     }
 
     /// Records that `channelID`'s catch-up failed at `now` and sets when it is read again.
-    func recordChannel(_ channelID: String, reason: String, at now: StoreTime, retryAfter: Int?) -> ChannelSyncFailure {
+    func recordChannel(_ channelID: ChannelID, reason: String, at now: StoreTime, retryAfter: Int?) -> ChannelSyncFailure {
         let count = (inARow[channelID] ?? 0) + 1
         inARow[channelID] = count
         let doubled = Self.firstBackoff << Int64(min(count - 1, 16))
@@ -42,30 +42,30 @@ actor ChannelFailureLog {
     }
 
     /// Leaves `channelIDs` for a later catch-up, due at `time`.
-    func postpone(_ channelIDs: [String], until time: StoreTime) {
+    func postpone(_ channelIDs: [ChannelID], until time: StoreTime) {
         for id in channelIDs { deferred[id] = time }
     }
 
     /// Forgets the failure of `channelID` (it caught up).
-    func clear(_ channelID: String) {
+    func clear(_ channelID: ChannelID) {
         failures[channelID] = nil
         inARow[channelID] = nil
         deferred[channelID] = nil
     }
 
     /// Whether `channelID` may be read at `now` (no backoff or postponement running).
-    func isDue(_ channelID: String, at now: StoreTime) -> Bool {
+    func isDue(_ channelID: ChannelID, at now: StoreTime) -> Bool {
         guard let time = waitingUntil(channelID) else { return true }
         return time.microseconds <= now.microseconds
     }
 
     /// The channels waiting for a later read, and the earliest time one is due.
-    func waiting() -> (channels: Set<String>, earliest: StoreTime?) {
+    func waiting() -> (channels: Set<ChannelID>, earliest: StoreTime?) {
         var ids = Set(deferred.keys)
         var earliest: Int64?
         for (id, failure) in failures {
             guard let time = failure.retryAt else { continue }
-            ids.insert(id)
+            if let id { ids.insert(id) }
             earliest = min(earliest ?? time.microseconds, time.microseconds)
         }
         for time in deferred.values { earliest = min(earliest ?? time.microseconds, time.microseconds) }
@@ -89,10 +89,10 @@ actor ChannelFailureLog {
 
     /// Every recorded failure, channel order.
     func all() -> [ChannelSyncFailure] {
-        failures.values.sorted { ($0.channelID ?? "", $0.at.microseconds) < ($1.channelID ?? "", $1.at.microseconds) }
+        failures.values.sorted { ($0.channelID?.rawValue ?? "", $0.at.microseconds) < ($1.channelID?.rawValue ?? "", $1.at.microseconds) }
     }
 
-    private func waitingUntil(_ channelID: String) -> StoreTime? {
+    private func waitingUntil(_ channelID: ChannelID) -> StoreTime? {
         switch (failures[channelID]?.retryAt, deferred[channelID]) {
         case (let a?, let b?): StoreTime(microseconds: max(a.microseconds, b.microseconds))
         case (let a, let b): a ?? b

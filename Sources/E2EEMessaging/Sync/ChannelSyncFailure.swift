@@ -7,7 +7,7 @@ import E2EEKeyStore
 public struct ChannelSyncFailure: Sendable, Equatable {
     /// The channel that failed (`nil` for work that belongs to no channel: the pending queue,
     /// key maintenance, the channel list).
-    public var channelID: String?
+    public var channelID: ChannelID?
     /// What failed, as public text.
     public var reason: String
     /// When it failed.
@@ -17,7 +17,7 @@ public struct ChannelSyncFailure: Sendable, Equatable {
     public var retryAt: StoreTime?
 
     /// Creates the value.
-    public init(channelID: String?, reason: String, at: StoreTime, retryAt: StoreTime? = nil) {
+    public init(channelID: ChannelID?, reason: String, at: StoreTime, retryAt: StoreTime? = nil) {
         self.channelID = channelID
         self.reason = reason
         self.at = at

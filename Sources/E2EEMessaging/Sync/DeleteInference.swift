@@ -26,16 +26,16 @@ actor DeleteInference {
     /// Compares a contiguous read of `channelID` (`messages`, oldest → newest) with the store;
     /// returns the ids confirmed removed from the server now (the caller marks them).
     /// - Throws: key store errors.
-    func confirmedDeletes(channelID: String, read messages: [ServerMessage], store: KeyStore) async throws -> [String] {
+    func confirmedDeletes(channelID: ChannelID, read messages: [ServerMessage], store: KeyStore) async throws -> [String] {
         guard let oldest = messages.first?.createdAt.microseconds, let newest = messages.last?.createdAt.microseconds, oldest < newest else {
             return []
         }
-        let stored = try await store.undeletedMessageIDs(channelID: channelID, after: StoreTime(microseconds: oldest),
+        let stored = try await store.undeletedMessageIDs(channelID: channelID.rawValue, after: StoreTime(microseconds: oldest),
                                                         through: StoreTime(microseconds: newest))
-        let returned = Set(messages.map { $0.id.lowercased() })
+        let returned = Set(messages.map { $0.id.rawValue })
         let missing = stored.filter { !returned.contains($0) }
         let time = now().microseconds
-        let earlier = candidates[channelID] ?? [:]
+        let earlier = candidates[channelID.rawValue] ?? [:]
         var still: [String: Int64] = [:]
         var confirmed: [String] = []
         for id in missing {
@@ -45,7 +45,7 @@ actor DeleteInference {
                 still[id] = earlier[id] ?? time
             }
         }
-        candidates[channelID] = still.isEmpty ? nil : still
+        candidates[channelID.rawValue] = still.isEmpty ? nil : still
         return confirmed
     }
 }

@@ -63,7 +63,7 @@ struct HistoryCatchUp: Sendable {
     /// store's overlap), the start, or the limit; past the limit, with `scan`, on to the mark
     /// keeping what `scan` keeps.
     /// - Throws: ``ServerError``, key store errors.
-    func recentMessages(channelID: String, verifiedThrough mark: Int64?, scanning scan: GapScan? = nil) async throws -> Result {
+    func recentMessages(channelID: ChannelID, verifiedThrough mark: Int64?, scanning scan: GapScan? = nil) async throws -> Result {
         var pager = MessageHistoryPager(server: api, channelID: channelID, pageSize: min(pageSize, limit))
         var pages: [[ServerMessage]] = []
         var count = 0
@@ -93,13 +93,13 @@ struct HistoryCatchUp: Sendable {
     private func reachesMark(_ page: [ServerMessage], mark: Int64?) async throws -> Bool {
         guard let oldest = page.first else { return false }
         if let mark { return oldest.createdAt.microseconds < mark }
-        return try await !store.knownMessageIDs(page.map(\.id)).isEmpty
+        return try await !store.knownMessageIDs(page.map(\.id.rawValue)).isEmpty
     }
 
     /// Reads on from `start` (the oldest message the catch-up fetched) down to the mark, in pages
     /// of 100, keeping what `scan` keeps. Returns the kept messages (oldest → newest) and whether
     /// the mark (or the start) was reached within the scan's bounds.
-    private func scanGap(channelID: String, from start: ServerTimestamp, mark: Int64?, _ scan: GapScan) async throws -> ([ServerMessage], Bool) {
+    private func scanGap(channelID: ChannelID, from start: ServerTimestamp, mark: Int64?, _ scan: GapScan) async throws -> ([ServerMessage], Bool) {
         var pager = MessageHistoryPager(server: api, channelID: channelID, pageSize: min(100, scan.maximumMessages), from: start)
         var kept: [[ServerMessage]] = []
         var keptCount = 0

@@ -35,8 +35,8 @@ struct HistoryCursor: Sendable {
 
     /// The channel's verified mark (microseconds of server time), or nil when it has none yet.
     /// - Throws: key store errors.
-    func verifiedThrough(channelID: String) async throws -> Int64? {
-        let saved = try await store.syncCursor(channelID: channelID)?.newest?.createdAt.microseconds
+    func verifiedThrough(channelID: ChannelID) async throws -> Int64? {
+        let saved = try await store.syncCursor(channelID: channelID.rawValue)?.newest?.createdAt.microseconds
         // A mark saved past the ceiling (by an earlier version) is read as the ceiling.
         switch (saved, marks.mark(channelID)) {
         case (let saved?, let moved?): return min(max(saved, moved), ceiling)
@@ -47,7 +47,7 @@ struct HistoryCursor: Sendable {
     /// A socket delivered `message` after its socket's catch-up: the stream has no gap up to it
     /// (for a channel a catch-up of this process has read).
     func socketDelivered(_ message: ServerMessage) {
-        marks.advanceIfCaughtUp(message.channelID.lowercased(), to: markBehind(message.createdAt.microseconds))
+        marks.advanceIfCaughtUp(message.channelID, to: markBehind(message.createdAt.microseconds))
     }
 
     /// Writes the marks socket events moved (before the socket closes for the background).
@@ -59,22 +59,22 @@ struct HistoryCursor: Sendable {
     }
 
     /// The lock key of a channel's history.
-    static func lockKey(_ channelID: String) -> String { "history:\(channelID)" }
+    static func lockKey(_ channelID: ChannelID) -> String { "history:\(channelID)" }
 
     /// Where paging older history starts: the saved position, else the oldest stored message
     /// (nil: the store has none, page from the newest). `complete` when nothing older remains.
     /// - Throws: key store errors.
-    func start(channelID: String) async throws -> (position: TimelineCursor?, complete: Bool) {
-        let saved = try await store.syncCursor(channelID: channelID)
+    func start(channelID: ChannelID) async throws -> (position: TimelineCursor?, complete: Bool) {
+        let saved = try await store.syncCursor(channelID: channelID.rawValue)
         if saved?.historyComplete == true { return (saved?.oldest, true) }
         if let oldest = saved?.oldest { return (oldest, false) }
-        return (try await store.oldestTimelineMessage(channelID: channelID), false)
+        return (try await store.oldestTimelineMessage(channelID: channelID.rawValue), false)
     }
 
     /// Records that messages back to `oldest` are in the store (an older position than the
     /// saved one wins), and that the history is complete when `complete`.
     /// - Throws: key store errors.
-    func recordPaged(channelID: String, oldest: TimelineCursor?, complete: Bool) async throws {
+    func recordPaged(channelID: ChannelID, oldest: TimelineCursor?, complete: Bool) async throws {
         try await update(channelID: channelID) { cursor in
             if let oldest, cursor.oldest.map({ (oldest.createdAt, oldest.messageID) < ($0.createdAt, $0.messageID) }) ?? true {
                 cursor.oldest = oldest
@@ -88,9 +88,9 @@ struct HistoryCursor: Sendable {
     /// complete), or it stopped at its limit before the mark, so older paging must go on from
     /// the oldest message it fetched (the gap behind it is paged again; what is known is deduped).
     /// - Throws: key store errors.
-    func recordCatchUp(channelID: String, _ result: HistoryCatchUp.Result) async throws {
-        let oldest = result.messages.first.map { TimelineCursor(createdAt: StoreTime(microseconds: $0.createdAt.microseconds), messageID: $0.id) }
-        let mark = result.messages.last.map { (markBehind($0.createdAt.microseconds), $0.id) }
+    func recordCatchUp(channelID: ChannelID, _ result: HistoryCatchUp.Result) async throws {
+        let oldest = result.messages.first.map { TimelineCursor(createdAt: StoreTime(microseconds: $0.createdAt.microseconds), messageID: $0.id.rawValue) }
+        let mark = result.messages.last.map { (markBehind($0.createdAt.microseconds), $0.id.rawValue) }
         let moved = marks.mark(channelID)
         try await update(channelID: channelID) { cursor in
             if let (time, id) = mark { Self.raise(&cursor, to: time, messageID: id) }
@@ -116,11 +116,11 @@ struct HistoryCursor: Sendable {
         cursor.newest = TimelineCursor(createdAt: StoreTime(microseconds: micros), messageID: messageID)
     }
 
-    private func update(channelID: String, _ change: @Sendable @escaping (inout SyncCursor) -> Void) async throws {
+    private func update(channelID: ChannelID, _ change: @Sendable @escaping (inout SyncCursor) -> Void) async throws {
         let (store, now) = (store, now)
         try await locks.withLock(Self.lockKey(channelID)) {
-            let saved = try await store.syncCursor(channelID: channelID)
-            var cursor = saved ?? SyncCursor(channelID: channelID, newest: nil, oldest: nil, historyComplete: false, updatedAt: now())
+            let saved = try await store.syncCursor(channelID: channelID.rawValue)
+            var cursor = saved ?? SyncCursor(channelID: channelID.rawValue, newest: nil, oldest: nil, historyComplete: false, updatedAt: now())
             change(&cursor)
             if let saved, saved.oldest == cursor.oldest, saved.newest == cursor.newest, saved.historyComplete == cursor.historyComplete { return }
             cursor.updatedAt = now()

@@ -11,11 +11,11 @@ struct OlderHistoryLoader: Sendable {
     let store: KeyStore
     let cursor: HistoryCursor
     /// Stores a page: the account's ingest (own echoes to the outbox, then the pipeline).
-    let ingest: @Sendable ([ServerMessage], String) async throws -> Void
+    let ingest: @Sendable ([ServerMessage], ChannelID) async throws -> Void
 
     /// Loads pages until at least `limit` messages entered the timeline or the start is reached.
     /// - Throws: ``ServerError``, key store errors.
-    func load(channelID: String, limit: Int) async throws -> OlderHistory {
+    func load(channelID: ChannelID, limit: Int) async throws -> OlderHistory {
         let (api, store, cursor, ingest) = (api, store, cursor, ingest)
         return try await cursor.locks.withLock(HistoryCursor.lockKey(channelID) + ":older") {
             let start = try await cursor.start(channelID: channelID)
@@ -26,12 +26,12 @@ struct OlderHistoryLoader: Sendable {
             while added < max(limit, 1) {
                 let page = try await pager.nextPage()
                 guard let oldest = page.first else { break }
-                let ids = page.map(\.id)
+                let ids = page.map(\.id.rawValue)
                 let known = try await store.knownMessageIDs(ids)
                 try await ingest(page, channelID)
                 let stored = try await store.receivedMessages(ids: ids.filter { !known.contains($0) })
                 added += stored.values.filter { $0.facts.kind == .message }.count
-                let position = TimelineCursor(createdAt: StoreTime(microseconds: oldest.createdAt.microseconds), messageID: oldest.id)
+                let position = TimelineCursor(createdAt: StoreTime(microseconds: oldest.createdAt.microseconds), messageID: oldest.id.rawValue)
                 try await cursor.recordPaged(channelID: channelID, oldest: position, complete: pager.reachedStart)
             }
             if pager.reachedStart { try await cursor.recordPaged(channelID: channelID, oldest: nil, complete: true) }

@@ -12,13 +12,13 @@ struct RollbackDetector: Sendable {
 
     /// The first message of `messages` (all of `channelID`) that shows a rollback, if any.
     /// - Throws: key store errors.
-    func evidence(in messages: [ServerMessage], channelID: String) async throws -> ServerMessage? {
+    func evidence(in messages: [ServerMessage], channelID: ChannelID) async throws -> ServerMessage? {
         let own = messages.filter { $0.isFrom(userID: device.userID, deviceID: device.deviceID) }
         guard !own.isEmpty else { return nil }
         let sending = try await currentSendingPosition(channelID: channelID)
         for message in own {
             let hash = SHA256.hash(Array(message.content.utf8))
-            if try await !store.holdsMessage(id: message.id.lowercased(), channelID: channelID, contentHash: hash) { return message }
+            if try await !store.holdsMessage(id: message.id.rawValue, channelID: channelID.rawValue, contentHash: hash) { return message }
             if let sending, let group = ownGroupEnvelope(message), group.keyID == sending.keyID, group.iteration >= sending.iteration {
                 return message
             }
@@ -31,13 +31,13 @@ struct RollbackDetector: Sendable {
         guard message.contentType == EnvelopeKind.group.contentType,
               let bytes = try? Base64.decode(message.content, maxEncodedLength: ProtocolLimits.maxContentBase64Length),
               case .group(let envelope)? = try? Envelope.decode(bytes),
-              envelope.senderDevice.text == device.deviceID else { return nil }
+              envelope.senderDevice.text == device.deviceID.rawValue else { return nil }
         return envelope
     }
 
     /// The `(key_id, next iteration)` of our current sender key in the channel.
-    private func currentSendingPosition(channelID: String) async throws -> (keyID: UInt32, iteration: UInt32)? {
-        let stored = try await store.read { [store] db in try store.ownSenderKeyStore.loadCurrentSenderKey(channelID: channelID, db) }
+    private func currentSendingPosition(channelID: ChannelID) async throws -> (keyID: UInt32, iteration: UInt32)? {
+        let stored = try await store.read { [store] db in try store.ownSenderKeyStore.loadCurrentSenderKey(channelID: channelID.rawValue, db) }
         guard let stored, let state = try? SenderKeySendingState(serialized: stored.state) else { return nil }
         return (state.keyID, state.iteration)
     }

@@ -2,17 +2,17 @@
 /// process has read to the present (nothing is sent in a channel before), and the one renewal
 /// of keys running at a time after a rollback was detected.
 actor RollbackGuard {
-    private var caughtUp: Set<String> = []
+    private var caughtUp: Set<ChannelID> = []
     private var renewal: Task<Void, any Error>?
 
     /// Whether a catch-up of this process has read `channelID` to the present.
-    func isCaughtUp(_ channelID: String) -> Bool {
-        caughtUp.contains(channelID.lowercased())
+    func isCaughtUp(_ channelID: ChannelID) -> Bool {
+        caughtUp.contains(channelID)
     }
 
     /// A catch-up of this process read `channelID` to the present.
-    func markCaughtUp(_ channelID: String) {
-        caughtUp.insert(channelID.lowercased())
+    func markCaughtUp(_ channelID: ChannelID) {
+        caughtUp.insert(channelID)
     }
 
     /// Runs `renew` unless a renewal is already running, in which case it waits for that one.

@@ -14,9 +14,9 @@ struct ServerRemovals: Sendable {
     /// The server says `messageID` of `channelID` is gone: marked (and published) when it is a
     /// shown message; a message not seen yet is left alone, so it shows when it arrives.
     /// - Throws: key store errors.
-    func serverRemoved(messageID: String, channelID: String) async throws {
-        let id = messageID.lowercased()
-        switch try await store.markRemovedFromServer(messageID: id, channelID: channelID, at: now()) {
+    func serverRemoved(messageID: MessageID, channelID: ChannelID) async throws {
+        let id = messageID
+        switch try await store.markRemovedFromServer(messageID: id.rawValue, channelID: channelID.rawValue, at: now()) {
         case .marked:
             events.publish(.timeline(TimelineChange(channelID: channelID, messageID: id, kind: .removedFromServer)))
         case .alreadyMarked, .notShown:
@@ -29,8 +29,9 @@ struct ServerRemovals: Sendable {
     /// The server returned `messages`: any of them marked removed is unmarked (and published).
     /// - Throws: key store errors.
     func serverReturned(_ messages: [ServerMessage]) async throws {
-        for id in try await store.clearRemovedFromServer(messageIDs: messages.map { $0.id.lowercased() }) {
-            let channelID = messages.first { $0.id.lowercased() == id }?.channelID.lowercased() ?? ""
+        for stored in try await store.clearRemovedFromServer(messageIDs: messages.map(\.id.rawValue)) {
+            let id = MessageID(stored: stored)
+            guard let channelID = messages.first(where: { $0.id == id })?.channelID else { continue }
             events.publish(.timeline(TimelineChange(channelID: channelID, messageID: id, kind: .backOnServer)))
         }
     }

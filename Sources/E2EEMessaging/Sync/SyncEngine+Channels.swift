@@ -69,7 +69,7 @@ extension SyncEngine {
     /// Catches `channelID` up for a caller that asked for it (``Account/sync(channelID:)``):
     /// its failure is recorded and thrown, whatever the other channels do; the pending queue is
     /// re-driven after it and the outbox told the server answers.
-    func catchUpAsked(channelID: String) async throws {
+    func catchUpAsked(channelID: ChannelID) async throws {
         let channel = try await account.channel(id: channelID)
         switch try await read(channel) {
         case .caughtUp:

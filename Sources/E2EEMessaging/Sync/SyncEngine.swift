@@ -23,7 +23,7 @@ final class SyncEngine: ConnectionDelegate, Sendable {
         self.history = history
     }
 
-    func channelsToSubscribe() async -> [String] {
+    func channelsToSubscribe() async -> [ChannelID] {
         (try? await account.channels().map(\.id)) ?? []
     }
 
@@ -53,7 +53,7 @@ final class SyncEngine: ConnectionDelegate, Sendable {
     /// channel list) is thrown.
     /// `everyChannel`: read channels in their backoff too (a caller asked for a sync); the
     /// connection's own catch-ups and polls leave them to their retry.
-    func catchUpAll(first asked: String? = nil, everyChannel: Bool = false) async throws {
+    func catchUpAll(first asked: ChannelID? = nil, everyChannel: Bool = false) async throws {
         var channels: [ChatChannel]
         do {
             channels = try await account.refreshChannels()
@@ -78,7 +78,7 @@ final class SyncEngine: ConnectionDelegate, Sendable {
     }
 
     /// Runs `work`; a failure of its channel alone is recorded and surfaced, not thrown.
-    func isolated(channelID: String?, _ work: () async throws -> Void) async throws {
+    func isolated(channelID: ChannelID?, _ work: () async throws -> Void) async throws {
         do {
             try await work()
             if let channelID { await account.channelFailures.clear(channelID) }
@@ -87,7 +87,7 @@ final class SyncEngine: ConnectionDelegate, Sendable {
         }
     }
 
-    func catchUp(channelID: String) async throws {
+    func catchUp(channelID: ChannelID) async throws {
         try await catchUp(account.channel(id: channelID))
     }
 
@@ -125,7 +125,7 @@ final class SyncEngine: ConnectionDelegate, Sendable {
         // docs/spec/sync.md guarantee 9: rows the server stopped returning while we were away
         // are marked removed from the server, never erased.
         for messageID in try await account.deleteInference.confirmedDeletes(channelID: channel.id, read: result.messages, store: account.store) {
-            try await removals.serverRemoved(messageID: messageID, channelID: channel.id)
+            try await removals.serverRemoved(messageID: MessageID(stored: messageID), channelID: channel.id)
         }
         guard result.readToPresent else { return false }
         await account.rollbackGuard.markCaughtUp(channel.id)
@@ -138,7 +138,7 @@ final class SyncEngine: ConnectionDelegate, Sendable {
     /// nothing: the store is treated as rolled back, so its keys are renewed before the send
     /// (§3.12), and the gate opens.
     /// - Throws: ``ServerError``, key store errors.
-    func catchUpBeforeSending(channelID: String) async throws {
+    func catchUpBeforeSending(channelID: ChannelID) async throws {
         guard try await catchUp(account.channel(id: channelID), forSending: true) else {
             try await account.store.markRolledBack(at: account.configuration.now())
             await account.rollbackGuard.markCaughtUp(channelID)
@@ -175,7 +175,7 @@ final class SyncEngine: ConnectionDelegate, Sendable {
         case .lowOneTimePreKeys(let deviceID, let remaining):
             // The frame is untrusted (a malicious server can send any number): at most one is
             // acted on per interval, and what it does is bounded (KeyMaintenance.replenish).
-            guard deviceID.lowercased() == account.deviceID, await account.lowPrekeyReactions.allow() else { return }
+            guard deviceID == account.deviceID, await account.lowPrekeyReactions.allow() else { return }
             try await account.replenishOneTimePrekeys(serverRemaining: remaining)
         case .senderKeyNew:
             return  // federated keys only; our keys travel in SKDs
@@ -190,11 +190,11 @@ final class SyncEngine: ConnectionDelegate, Sendable {
     /// An unknown id re-reads the channel list at most once per
     /// ``DirectoryRefreshGate/minimumInterval`` (concurrent misses share it), so a flood of
     /// events naming unknown channels cannot amplify into requests.
-    private func knownChannel(_ id: String) async throws -> ChatChannel? {
-        if let channel = try await account.channels().first(where: { $0.id == id.lowercased() }) { return channel }
+    private func knownChannel(_ id: ChannelID) async throws -> ChatChannel? {
+        if let channel = try await account.channels().first(where: { $0.id == id }) { return channel }
         let account = self.account
         guard let refreshed = try await account.directoryRefreshes.refreshIfDue({ try await account.refreshChannels() }) else { return nil }
-        return refreshed.first { $0.id == id.lowercased() }
+        return refreshed.first { $0.id == id }
     }
 
     func socketMissedMessages(connectedFor: Duration, grace: Duration) async throws -> Bool {

@@ -6,21 +6,21 @@ import Foundation
 /// written to the channel's sync cursor by the next catch-up. Microseconds of server time.
 final class VerifiedMarks: @unchecked Sendable {
     private let lock = NSLock()
-    private var marks: [String: Int64] = [:]
+    private var marks: [ChannelID: Int64] = [:]
 
     /// The channel's mark, if a socket event moved it.
-    func mark(_ channelID: String) -> Int64? {
+    func mark(_ channelID: ChannelID) -> Int64? {
         lock.withLock { marks[channelID] }
     }
 
     /// Moves the channel's mark forward to `micros` (never back).
-    func advance(_ channelID: String, to micros: Int64) {
+    func advance(_ channelID: ChannelID, to micros: Int64) {
         lock.withLock { marks[channelID] = max(marks[channelID] ?? .min, micros) }
     }
 
     /// Moves the channel's mark forward to `micros`, only if a catch-up of this process set one:
     /// a socket's stream proves nothing for a channel whose history was never read.
-    func advanceIfCaughtUp(_ channelID: String, to micros: Int64) {
+    func advanceIfCaughtUp(_ channelID: ChannelID, to micros: Int64) {
         lock.withLock {
             guard let mark = marks[channelID] else { return }
             marks[channelID] = max(mark, micros)
@@ -28,5 +28,5 @@ final class VerifiedMarks: @unchecked Sendable {
     }
 
     /// Every mark.
-    var all: [String: Int64] { lock.withLock { marks } }
+    var all: [ChannelID: Int64] { lock.withLock { marks } }
 }

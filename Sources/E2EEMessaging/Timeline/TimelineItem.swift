@@ -28,13 +28,13 @@ public struct TimelineItem: Sendable, Equatable {
     }
 
     /// The server message id.
-    public var messageID: String
+    public var messageID: MessageID
     /// The channel.
-    public var channelID: String
+    public var channelID: ChannelID
     /// The sender user, as the server names it.
-    public var senderUserID: String?
+    public var senderUserID: UserID?
     /// The sender device, as the server names it (checked against the envelope once decrypted).
-    public var senderDeviceID: String?
+    public var senderDeviceID: DeviceID?
     /// The server's `created_at`; the timeline is ordered by `(createdAt, messageID)`.
     public var createdAt: ServerTimestamp
     /// The state.
@@ -42,7 +42,7 @@ public struct TimelineItem: Sendable, Equatable {
     /// The text (decrypted, own and unencrypted messages).
     public var text: String?
     /// The message this one answers (from the payload: authoritative over the server's field).
-    public var replyTo: String?
+    public var replyTo: MessageID?
     /// When the sender last edited it.
     public var editedAt: ServerTimestamp?
     /// `true` for a message this device sent.
@@ -63,8 +63,8 @@ public struct TimelineItem: Sendable, Equatable {
     public var delivery: OutboxState?
 
     /// Creates the value.
-    public init(messageID: String, channelID: String, senderUserID: String?, senderDeviceID: String?, createdAt: ServerTimestamp,
-                state: State, text: String?, replyTo: String?, editedAt: ServerTimestamp?, isOwn: Bool, removedFromServer: Bool = false,
+    public init(messageID: MessageID, channelID: ChannelID, senderUserID: UserID?, senderDeviceID: DeviceID?, createdAt: ServerTimestamp,
+                state: State, text: String?, replyTo: MessageID?, editedAt: ServerTimestamp?, isOwn: Bool, removedFromServer: Bool = false,
                 delivery: OutboxState? = nil) {
         self.messageID = messageID
         self.channelID = channelID
@@ -89,10 +89,10 @@ public struct TimelinePosition: Sendable, Hashable {
     /// The server's `created_at`.
     public var createdAt: ServerTimestamp
     /// The server message id.
-    public var messageID: String
+    public var messageID: MessageID
 
     /// Creates the value.
-    public init(createdAt: ServerTimestamp, messageID: String) {
+    public init(createdAt: ServerTimestamp, messageID: MessageID) {
         self.createdAt = createdAt
         self.messageID = messageID
     }

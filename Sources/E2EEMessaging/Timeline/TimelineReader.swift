@@ -15,15 +15,15 @@ public struct TimelineReader: Sendable {
     /// Up to `limit` messages of `channelID` strictly before `position` (the newest when nil),
     /// oldest → newest.
     /// - Throws: `KeyStoreError` for a tampered row, GRDB's `DatabaseError`.
-    public func page(channelID: String, before position: TimelinePosition? = nil, limit: Int = 50) async throws -> [TimelineItem] {
-        let cursor = position.map { TimelineCursor(createdAt: StoreTime(microseconds: $0.createdAt.microseconds), messageID: $0.messageID) }
-        return try await completed(try await store.receivedTimelinePage(channelID: channelID, before: cursor, limit: limit).map(Self.item))
+    public func page(channelID: ChannelID, before position: TimelinePosition? = nil, limit: Int = 50) async throws -> [TimelineItem] {
+        let cursor = position.map { TimelineCursor(createdAt: StoreTime(microseconds: $0.createdAt.microseconds), messageID: $0.messageID.rawValue) }
+        return try await completed(try await store.receivedTimelinePage(channelID: channelID.rawValue, before: cursor, limit: limit).map(Self.item))
     }
 
     /// One message by server id (nil when unknown or not a timeline message).
     /// - Throws: as ``page(channelID:before:limit:)``.
-    public func item(messageID: String) async throws -> TimelineItem? {
-        guard let stored = try await store.receivedMessage(id: messageID), stored.facts.kind == .message else { return nil }
+    public func item(messageID: MessageID) async throws -> TimelineItem? {
+        guard let stored = try await store.receivedMessage(id: messageID.rawValue), stored.facts.kind == .message else { return nil }
         return try await completed([Self.item(stored)]).first
     }
 
@@ -32,13 +32,13 @@ public struct TimelineReader: Sendable {
     private func completed(_ items: [TimelineItem]) async throws -> [TimelineItem] {
         guard !items.isEmpty else { return items }
         var items = try await flagged(items)
-        let removed = try await store.removedFromServer(messageIDs: items.map(\.messageID))
-        let delivery = try await store.deliveryStates(messageIDs: items.filter(\.isOwn).map(\.messageID))
+        let removed = try await store.removedFromServer(messageIDs: items.map(\.messageID.rawValue))
+        let delivery = try await store.deliveryStates(messageIDs: items.filter(\.isOwn).map(\.messageID.rawValue))
         let setUpAt = items.contains { Self.mayPredateThisDevice($0.state) } ? try await store.deviceSetUpAt() : nil
         for index in items.indices {
             let id = items[index].messageID
-            items[index].removedFromServer = removed.contains(id)
-            if items[index].isOwn { items[index].delivery = delivery[id] }
+            items[index].removedFromServer = removed.contains(id.rawValue)
+            if items[index].isOwn { items[index].delivery = delivery[id.rawValue] }
             if let setUpAt, Self.mayPredateThisDevice(items[index].state), items[index].createdAt.microseconds < setUpAt.microseconds {
                 items[index].state = .sentBeforeThisDevice
             }
@@ -62,11 +62,11 @@ public struct TimelineReader: Sendable {
         let held = try await store.read { [store] db -> Set<String> in
             var held: Set<String> = []
             for channel in channels {
-                for standing in try store.channelTrustStore.loadMembers(channelID: channel, db).values
+                for standing in try store.channelTrustStore.loadMembers(channelID: channel.rawValue, db).values
                     where standing.state == .held || standing.state == .declined {
                     held.insert("\(channel)/user/\(standing.userID)")
                 }
-                for record in try store.recipientStore.loadRecipients(channelID: channel, db) where record.state == .held || record.state == .declined {
+                for record in try store.recipientStore.loadRecipients(channelID: channel.rawValue, db) where record.state == .held || record.state == .declined {
                     held.insert("\(channel)/device/\(record.deviceID)")
                 }
             }
@@ -86,13 +86,13 @@ public struct TimelineReader: Sendable {
         let row = stored.message
         var state: TimelineItem.State
         var text: String?
-        var replyTo: String?
+        var replyTo: MessageID?
         switch row.state {
         case .decrypted:
             state = .decrypted
             if let plaintext = row.plaintext, let payload = try? MessagePayload(json: plaintext) {
                 text = payload.text
-                replyTo = payload.replyTo?.text
+                replyTo = payload.replyTo.map { MessageID($0.text) }
             } else {
                 state = .undecryptable(.invalidPayload)
             }
@@ -108,7 +108,7 @@ public struct TimelineReader: Sendable {
             state = .deleted
         }
         return TimelineItem(
-            messageID: row.messageID, channelID: row.channelID, senderUserID: row.senderUserID, senderDeviceID: row.senderDeviceID,
+            messageID: MessageID(stored: row.messageID), channelID: ChannelID(stored: row.channelID), senderUserID: row.senderUserID.map { UserID(stored: $0) }, senderDeviceID: row.senderDeviceID.map { DeviceID(stored: $0) },
             createdAt: ServerTimestamp(microseconds: row.createdAt.microseconds), state: state, text: text, replyTo: replyTo,
             editedAt: stored.facts.editedAt.map { ServerTimestamp(microseconds: $0.microseconds) }, isOwn: row.isOwn)
     }

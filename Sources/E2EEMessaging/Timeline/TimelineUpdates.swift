@@ -16,7 +16,7 @@ public enum TimelineDiff: Sendable, Equatable {
     case updated(TimelineItem)
     /// The row left the timeline (a message that turned out to be a tombstone or an
     /// announcement, never a message to show).
-    case removed(messageID: String)
+    case removed(messageID: MessageID)
 }
 
 /// A channel's timeline as an app renders it (``Account/timelineUpdates(channelID:limit:)``):
@@ -28,14 +28,14 @@ public struct TimelineUpdates: AsyncSequence, Sendable {
     /// The element type.
     public typealias Element = TimelineUpdate
 
-    let channelID: String
+    let channelID: ChannelID
     let limit: Int
     let reader: TimelineReader
     let signals: AsyncStream<TimelineSignal>
 
     /// Reads the next update.
     public struct AsyncIterator: AsyncIteratorProtocol {
-        let channelID: String
+        let channelID: ChannelID
         let limit: Int
         let reader: TimelineReader
         var signals: AsyncStream<TimelineSignal>.AsyncIterator
@@ -67,15 +67,15 @@ public struct TimelineUpdates: AsyncSequence, Sendable {
             var seen: Set<String> = []
             var inserted: Set<String> = []
             for change in changes {
-                if seen.insert(change.messageID).inserted { order.append(change.messageID) }
-                if change.kind == .inserted { inserted.insert(change.messageID) }
+                if seen.insert(change.messageID.rawValue).inserted { order.append(change.messageID.rawValue) }
+                if change.kind == .inserted { inserted.insert(change.messageID.rawValue) }
             }
             var diffs: [TimelineDiff] = []
             for id in order {
-                if let item = try await reader.item(messageID: id) {
+                if let item = try await reader.item(messageID: MessageID(stored: id)) {
                     diffs.append(inserted.contains(id) ? .inserted(item) : .updated(item))
                 } else if !inserted.contains(id) {
-                    diffs.append(.removed(messageID: id))
+                    diffs.append(.removed(messageID: MessageID(stored: id)))
                 }
             }
             return diffs

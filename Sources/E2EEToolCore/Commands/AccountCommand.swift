@@ -51,7 +51,7 @@ struct AccountCommand: AsyncParsableCommand {
             let context = ToolContext(options: options)
             let opened = try await context.openAccount()
             try await opened.using { try await $0.logout() }
-            try context.console.result(LogoutResult(userID: opened.account.userID, deviceID: opened.account.deviceID, allDevices: false)) {
+            try context.console.result(LogoutResult(userID: opened.account.userID.rawValue, deviceID: opened.account.deviceID.rawValue, allDevices: false)) {
                 "logged out device \(opened.account.deviceID)"
             }
         }
@@ -67,7 +67,7 @@ struct AccountCommand: AsyncParsableCommand {
             let context = ToolContext(options: options)
             let opened = try await context.openAccount()
             try await opened.using { try await $0.logoutAll() }
-            try context.console.result(LogoutResult(userID: opened.account.userID, deviceID: opened.account.deviceID, allDevices: true)) {
+            try context.console.result(LogoutResult(userID: opened.account.userID.rawValue, deviceID: opened.account.deviceID.rawValue, allDevices: true)) {
                 "logged out every device of user \(opened.account.userID)"
             }
         }
@@ -118,7 +118,7 @@ private struct NewDevice {
                 : try await Account.login(username: username, password: password, deviceName: name, server: server, store: store)
             await account.shutdown()
             try? store.close()
-            let result = NewDeviceResult(userID: account.userID, deviceID: account.deviceID, server: serverURL, store: url.path)
+            let result = NewDeviceResult(userID: account.userID.rawValue, deviceID: account.deviceID.rawValue, server: serverURL, store: url.path)
             try context.console.result(result) {
                 """
                 \(registering ? "registered" : "logged in as") \(username): user \(account.userID), device \(account.deviceID)

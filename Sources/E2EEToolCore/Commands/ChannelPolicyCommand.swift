@@ -22,7 +22,7 @@ struct ChannelPolicyCommand: AsyncParsableCommand {
         let context = ToolContext(options: options)
         let opened = try await context.openAccount()
         let (channel, policy) = (channelID.lowercased(), self.policy)
-        try await opened.using { try await $0.setRecipientPolicy(policy, channelID: channel) }
+        try await opened.using { try await $0.setRecipientPolicy(policy, channelID: ChannelID(channel)) }
         try context.console.result(ChannelPolicyResult(channelID: channel, policy: policy.rawValue)) {
             "channel \(channel): recipient policy \(policy.rawValue)"
         }

@@ -39,12 +39,13 @@ enum ChannelRequestCommands {
             let opened = try await context.openAccount()
             let channel = channelID.lowercased()
             let users = try await opened.using { account in
-                let users = try await account.acceptChannel(channel)
+                let users = try await account.acceptChannel(ChannelID(channel))
                 await account.waitForOutboxToSettle()  // the announcement of the acceptance, if any
                 return users
             }
-            try context.console.result(ChannelDecisionResult(channelID: channel, decision: "accepted", users: users)) {
-                "accepted \(channel): \(users.joined(separator: ", "))"
+            let userNames = users.map(\.rawValue)
+            try context.console.result(ChannelDecisionResult(channelID: channel, decision: "accepted", users: userNames)) {
+                "accepted \(channel): \(userNames.joined(separator: ", "))"
             }
         }
     }
@@ -63,7 +64,7 @@ enum ChannelRequestCommands {
             let context = ToolContext(options: options)
             let opened = try await context.openAccount()
             let channel = channelID.lowercased()
-            try await opened.using { try await $0.declineChannel(channel) }
+            try await opened.using { try await $0.declineChannel(ChannelID(channel)) }
             try context.console.result(ChannelDecisionResult(channelID: channel, decision: "declined", users: [])) { "declined \(channel)" }
         }
     }
@@ -85,7 +86,7 @@ enum ChannelRequestCommands {
             let opened = try await context.openAccount()
             let (channel, user) = (channelID.lowercased(), userID.lowercased())
             try await opened.using { account in
-                try await account.addMember(user, to: channel)
+                try await account.addMember(UserID(user), to: ChannelID(channel))
                 await account.waitForOutboxToSettle()  // the announcement of the addition
             }
             try context.console.result(ChannelDecisionResult(channelID: channel, decision: "added", users: [user])) { "added \(user) to \(channel)" }
@@ -101,7 +102,7 @@ enum ChannelRequestCommands {
         func run() async throws {
             let context = ToolContext(options: options)
             let opened = try await context.openAccount()
-            let held = try await opened.using { try await $0.pendingMembers() }.map { HeldMemberEntry(channelID: $0.channelID, userID: $0.userID) }
+            let held = try await opened.using { try await $0.pendingMembers() }.map { HeldMemberEntry(channelID: $0.channelID.rawValue, userID: $0.userID.rawValue) }
             try context.console.result(HeldMembersResult(members: held)) {
                 held.isEmpty ? "no held members" : held.map { "\($0.channelID)  \($0.userID)  held" }.joined(separator: "\n")
             }
@@ -132,8 +133,8 @@ enum ChannelRequestCommands {
             let (channel, user, decision) = (channelID.lowercased(), userID.lowercased(), self.decision)
             try await opened.using { account in
                 switch decision {
-                case .approve: try await account.approveMember(user, in: channel)
-                case .decline: try await account.declineMember(user, in: channel)
+                case .approve: try await account.approveMember(UserID(user), in: ChannelID(channel))
+                case .decline: try await account.declineMember(UserID(user), in: ChannelID(channel))
                 }
                 await account.waitForOutboxToSettle()  // the decision's announcement
             }
@@ -151,10 +152,10 @@ struct RequestEntry: Encodable {
     let members: [String]
 
     init(_ request: ChannelRequest) {
-        id = request.channel.id
+        id = request.channel.id.rawValue
         kind = request.channel.isDM ? "dm" : "group"
-        candidate = request.candidate
-        members = request.members
+        candidate = request.candidate?.rawValue
+        members = request.members.map(\.rawValue)
     }
 
     var line: String {

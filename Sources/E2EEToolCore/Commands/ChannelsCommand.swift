@@ -44,7 +44,7 @@ struct ChannelsCommand: AsyncParsableCommand {
             let context = ToolContext(options: options)
             let opened = try await context.openAccount()
             let user = userID
-            let channel = ChannelEntry(try await opened.using { try await $0.openDirectMessage(with: user) })
+            let channel = ChannelEntry(try await opened.using { try await $0.openDirectMessage(with: UserID(user)) })
             try context.console.result(channel) { channel.line }
         }
     }
@@ -64,7 +64,7 @@ struct ChannelsCommand: AsyncParsableCommand {
         func run() async throws {
             let context = ToolContext(options: options)
             let opened = try await context.openAccount()
-            let (name, members) = (self.name, self.members)
+            let (name, members) = (self.name, self.members.map { UserID($0) })
             let channel = ChannelEntry(try await opened.using { try await $0.createGroup(name: name, members: members) })
             try context.console.result(channel) { channel.line }
         }
@@ -79,7 +79,7 @@ struct ChannelEntry: Encodable {
     let encryption: String?
 
     init(_ channel: ChatChannel) {
-        id = channel.id
+        id = channel.id.rawValue
         name = channel.name
         kind = channel.isDM ? "dm" : "group"
         encryption = channel.encryption?.rawValue

@@ -24,7 +24,7 @@ struct DeleteCommand: AsyncParsableCommand {
         let opened = try await context.openAccount()
         let messageID = self.messageID.lowercased()
         let entry = try await opened.using { account in
-            let queued = try await account.delete(messageID)
+            let queued = try await account.delete(MessageID(messageID))
             if queued.state != .failed { context.console.progress("deleting…") }
             await account.waitForOutboxToSettle()
             let all = try await account.outboxEntries(states: Set(OutboxState.allCases))

@@ -35,10 +35,10 @@ enum DemoReading {
             try await device.account.sync()
             var read: [ChannelView] = []
             for channel in channels {
-                let items = try await device.account.timeline(channelID: channel.id, limit: 100)
+                let items = try await device.account.timeline(channelID: ChannelID(channel.id), limit: 100)
                 read.append(ChannelView(channelID: channel.id, kind: channel.kind, messages: items.map { item in
                     let output = MessageOutput(item)
-                    return Message(messageID: item.messageID, sender: item.senderDeviceID.map { labels[$0] ?? $0 } ?? "?",
+                    return Message(messageID: item.messageID.rawValue, sender: item.senderDeviceID.map { labels[$0.rawValue] ?? $0.rawValue } ?? "?",
                                    state: output.state, text: output.isReadable ? item.text : nil)
                 }))
             }

@@ -46,7 +46,7 @@ struct DemoScenario {
             console.progress("bootstrapping keys on \(device.label)…")
             _ = try await device.account.bootstrapKeys()
         }
-        let labels = Dictionary(uniqueKeysWithValues: devices.map { ($0.account.deviceID, $0.label) })
+        let labels = Dictionary(uniqueKeysWithValues: devices.map { ($0.account.deviceID.rawValue, $0.label) })
 
         console.progress("alice/phone opens a DM with bob and sends…")
         let dm = try await alicePhone.account.openDirectMessage(with: bobPhone.account.userID)
@@ -57,29 +57,29 @@ struct DemoScenario {
             _ = try await device.account.openDirectMessage(with: other)
         }
         var sent: [DemoReport.Sent] = []
-        sent.append(try await send("Hi Bob, this is a DM from my phone.", from: alicePhone, to: dm.id))
-        sent.append(try await send("And this one comes from Bob's laptop.", from: bobLaptop, to: dm.id))
+        sent.append(try await send("Hi Bob, this is a DM from my phone.", from: alicePhone, to: dm.id.rawValue))
+        sent.append(try await send("And this one comes from Bob's laptop.", from: bobLaptop, to: dm.id.rawValue))
 
         console.progress("alice/phone creates a group with bob and sends; bob/laptop answers…")
         let group = try await alicePhone.account.createGroup(name: "demo group", members: [bobPhone.account.userID])
         for device in [aliceLaptop, bobPhone, bobLaptop] { try await device.account.acceptChannel(group.id) }
-        sent.append(try await send("Hello group!", from: alicePhone, to: group.id))
-        sent.append(try await send("Hi all, bob on the laptop.", from: bobLaptop, to: group.id))
-        sent.append(try await send("alice again, from the laptop.", from: aliceLaptop, to: group.id))
+        sent.append(try await send("Hello group!", from: alicePhone, to: group.id.rawValue))
+        sent.append(try await send("Hi all, bob on the laptop.", from: bobLaptop, to: group.id.rawValue))
+        sent.append(try await send("alice again, from the laptop.", from: aliceLaptop, to: group.id.rawValue))
 
         let reader = HTTPChatServer(baseURL: baseURL, session: try await AuthSession.restored(from: alicePhone.store), client: client)
         var channels: [DemoReport.ChannelView] = []
         for (channel, kind) in [(dm, "dm"), (group, "group")] {
             let messages = try await reader.messages(channelID: channel.id, before: nil, limit: 100).messages
-            channels.append(DemoReport.ChannelView(channelID: channel.id, kind: kind, messages: messages.map { message in
-                DemoReport.Posted(serverID: message.id, sender: message.senderDeviceID.map { labels[$0] ?? $0 } ?? "?",
+            channels.append(DemoReport.ChannelView(channelID: channel.id.rawValue, kind: kind, messages: messages.map { message in
+                DemoReport.Posted(serverID: message.id.rawValue, sender: message.senderDeviceID.map { labels[$0.rawValue] ?? $0.rawValue } ?? "?",
                                   contentType: message.contentType ?? "?", recipients: Self.recipients(of: message).map { labels[$0] ?? $0 })
             }))
         }
         console.progress("every device catches up and reads both channels…")
-        let reading = try await DemoReading.read(devices: devices.map { ($0.label, $0.account) }, channels: [(dm.id, "dm"), (group.id, "group")],
+        let reading = try await DemoReading.read(devices: devices.map { ($0.label, $0.account) }, channels: [(dm.id.rawValue, "dm"), (group.id.rawValue, "group")],
                                                  labels: labels)
-        return DemoReport(server: baseURL, devices: devices.map { DemoReport.DeviceInfo(label: $0.label, userID: $0.account.userID, deviceID: $0.account.deviceID) },
+        return DemoReport(server: baseURL, devices: devices.map { DemoReport.DeviceInfo(label: $0.label, userID: $0.account.userID.rawValue, deviceID: $0.account.deviceID.rawValue) },
                           sent: sent, channels: channels, reading: reading,
                           problems: DemoReading.problems(in: reading, sent: sent.map { ($0.channelID, $0.text) }))
     }
@@ -96,15 +96,15 @@ struct DemoScenario {
     }
 
     private func send(_ text: String, from device: Device, to channelID: String) async throws -> DemoReport.Sent {
-        let queued = try await device.account.send(text: text, to: channelID)
+        let queued = try await device.account.send(text: text, to: ChannelID(channelID))
         await device.account.waitForOutbox()
         let entries = try await device.account.outboxEntries(states: Set(OutboxState.allCases))
         guard let entry = entries.first(where: { $0.localID == queued.localID }) else {
             return DemoReport.Sent(device: device.label, channelID: channelID, text: text, state: queued.state.rawValue,
-                                   serverID: queued.serverMessageID, error: queued.failureReason)
+                                   serverID: queued.serverMessageID?.rawValue, error: queued.failureReason)
         }
         return DemoReport.Sent(device: device.label, channelID: channelID, text: text, state: entry.state.rawValue,
-                               serverID: entry.serverMessageID, error: entry.lastError)
+                               serverID: entry.serverMessageID?.rawValue, error: entry.lastError)
     }
 
     /// The devices a posted envelope is addressed to (DMs and SKDs list them; a group message

@@ -44,12 +44,13 @@ struct DevicesCommand: AsyncParsableCommand {
             let opened = try await context.openAccount()
             let device = deviceID.lowercased()
             let channels = try await opened.using { account in
-                let channels = try await account.approveDevice(device)
+                let channels = try await account.approveDevice(DeviceID(device))
                 await account.waitForOutboxToSettle()  // the decision's announcements
                 return channels
             }
-            let result = DeviceDecisionResult(deviceID: device, decision: "approved", channels: channels)
-            try context.console.result(result) { "approved: device \(device) in \(channels.joined(separator: ", "))" }
+            let channelNames = channels.map(\.rawValue)
+            let result = DeviceDecisionResult(deviceID: device, decision: "approved", channels: channelNames)
+            try context.console.result(result) { "approved: device \(device) in \(channelNames.joined(separator: ", "))" }
         }
     }
 
@@ -68,12 +69,13 @@ struct DevicesCommand: AsyncParsableCommand {
             let opened = try await context.openAccount()
             let device = deviceID.lowercased()
             let channels = try await opened.using { account in
-                let channels = try await account.declineDevice(device)
+                let channels = try await account.declineDevice(DeviceID(device))
                 await account.waitForOutboxToSettle()  // the decision's announcements
                 return channels
             }
-            let result = DeviceDecisionResult(deviceID: device, decision: "declined", channels: channels)
-            try context.console.result(result) { "declined: device \(device) in \(channels.joined(separator: ", "))" }
+            let channelNames = channels.map(\.rawValue)
+            let result = DeviceDecisionResult(deviceID: device, decision: "declined", channels: channelNames)
+            try context.console.result(result) { "declined: device \(device) in \(channelNames.joined(separator: ", "))" }
         }
     }
 }

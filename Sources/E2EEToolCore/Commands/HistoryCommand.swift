@@ -35,7 +35,7 @@ struct HistoryCommand: AsyncParsableCommand {
 
     func run() async throws {
         let context = ToolContext(options: options)
-        let channelID = try ChannelID.checked(self.channelID)
+        let channelID = try ChannelArgument.checked(self.channelID)
         let opened = try await context.openAccount()
         let limit = self.limit
         let items = try await opened.using { account in
@@ -47,7 +47,7 @@ struct HistoryCommand: AsyncParsableCommand {
             // Members' announcements read during the catch-up (a prompt, or our own device's
             // decision applied here) go to standard error, beside the progress lines.
             for notice in await Self.announcements(in: events, channelID: channel.id) { context.console.progress(notice.line()) }
-            return try await Self.newest(limit, in: channel.id, of: account)
+            return try await Self.newest(limit, in: channel.id.rawValue, of: account)
         }
         context.logger.debug("history read", metadata: ["channel": "\(channelID)", "messages": "\(items.count)"])
         let output = items.map { MessageOutput($0) }
@@ -57,7 +57,7 @@ struct HistoryCommand: AsyncParsableCommand {
     }
 
     /// The announcements of `channelID` already in `events` (read without waiting for more).
-    static func announcements(in events: AsyncStream<AccountEvent>, channelID: String) async -> [AnnouncementNotice] {
+    static func announcements(in events: AsyncStream<AccountEvent>, channelID: ChannelID) async -> [AnnouncementNotice] {
         let collector = Task {
             var found: [AnnouncementNotice] = []
             for await event in events {
@@ -77,7 +77,7 @@ struct HistoryCommand: AsyncParsableCommand {
         var before: TimelinePosition?
         while count < limit {
             let wanted = min(pageSize, limit - count)
-            let page = try await account.timeline(channelID: channelID, before: before, limit: wanted)
+            let page = try await account.timeline(channelID: ChannelID(channelID), before: before, limit: wanted)
             if page.isEmpty { break }
             pages.append(page)
             count += page.count
@@ -89,11 +89,11 @@ struct HistoryCommand: AsyncParsableCommand {
 }
 
 /// Channel ids as the tool accepts them.
-enum ChannelID {
-    /// `text` lower-cased; anything that is not a UUID cannot name a channel.
+enum ChannelArgument {
+    /// The channel `text` names; anything that is not a UUID cannot name a channel.
     /// - Throws: ``ToolError`` (not found).
-    static func checked(_ text: String) throws -> String {
+    static func checked(_ text: String) throws -> ChannelID {
         guard UUID(uuidString: text) != nil else { throw ToolError(.notFound, "unknown channel \(text) (a channel id is a UUID)") }
-        return text.lowercased()
+        return ChannelID(text)
     }
 }

@@ -20,7 +20,7 @@ struct SafetyNumberCommand: AsyncParsableCommand {
         let opened = try await context.openAccount()
         let other = userID
         let (number, changes) = try await opened.using { account in
-            (try await account.safetyNumber(with: other).displayText, try await account.identityChanges(of: other))
+            (try await account.safetyNumber(with: UserID(other)).displayText, try await account.identityChanges(of: UserID(other)))
         }
         let warnings = IdentityWarnings(changes)
         let result = SafetyNumberResult(userID: other.lowercased(), safetyNumber: number, identityChanges: warnings.entries)
@@ -47,12 +47,12 @@ struct DevicesListCommand: AsyncParsableCommand {
         let opened = try await context.openAccount()
         let user = userID
         let (devices, changes) = try await opened.using { account in
-            (try await account.devices(of: user), try await account.identityChanges(of: user))
+            (try await account.devices(of: UserID(user)), try await account.identityChanges(of: UserID(user)))
         }
         let warnings = IdentityWarnings(changes)
         let entries = try devices.map { device in
-            DeviceEntry(deviceID: device.deviceID,
-                        fingerprint: try SafetyNumber.fingerprint(userID: device.userID, identityBlobs: [device.identity.bytes]))
+            DeviceEntry(deviceID: device.deviceID.rawValue,
+                        fingerprint: try SafetyNumber.fingerprint(userID: device.userID.rawValue, identityBlobs: [device.identity.bytes]))
         }
         let result = DevicesResult(userID: user.lowercased(), devices: entries, identityChanges: warnings.entries)
         try context.console.result(result) {
@@ -67,9 +67,9 @@ struct DevicesListCommand: AsyncParsableCommand {
 struct IdentityWarnings {
     let entries: [IdentityChangeEntry]
 
-    init(_ changes: [IdentityChange]) {
+    init(_ changes: [IdentityKeyChange]) {
         entries = changes.filter { !$0.accepted }.map {
-            IdentityChangeEntry(deviceID: $0.deviceID, seenAt: ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: Double($0.seenAt.microseconds) / 1_000_000)))
+            IdentityChangeEntry(deviceID: $0.deviceID.rawValue, seenAt: ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: Double($0.seenAt.microseconds) / 1_000_000)))
         }
     }
 

@@ -121,7 +121,7 @@ struct KeysCommand: AsyncParsableCommand {
             let context = ToolContext(options: options)
             let opened = try await context.openAccount()
             let status = try await opened.using { try await $0.keyStatus() }
-            let result = KeyStatusResult(userID: opened.account.userID, deviceID: opened.account.deviceID, status)
+            let result = KeyStatusResult(userID: opened.account.userID.rawValue, deviceID: opened.account.deviceID.rawValue, status)
             try context.console.result(result) { result.text }
         }
     }

@@ -42,7 +42,7 @@ struct ListenCommand: AsyncParsableCommand {
 
     func run() async throws {
         let context = ToolContext(options: options)
-        let channelID = try self.channelID.map(ChannelID.checked)
+        let channelID = try self.channelID.map(ChannelArgument.checked)
         let opened = try await context.openAccount()
         let printer = ListenPrinter(reader: TimelineReader(store: opened.store), console: context.console, channelID: channelID, count: count)
         let ending = try await opened.using { account in
@@ -64,12 +64,12 @@ struct ListenCommand: AsyncParsableCommand {
 actor ListenPrinter: AccountEventHandling {
     private let reader: TimelineReader
     private let console: Console
-    private let channelID: String?
+    private let channelID: ChannelID?
     private let count: Int?
     /// New messages printed so far.
     private(set) var printed = 0
 
-    init(reader: TimelineReader, console: Console, channelID: String?, count: Int?) {
+    init(reader: TimelineReader, console: Console, channelID: ChannelID?, count: Int?) {
         self.reader = reader
         self.console = console
         self.channelID = channelID
@@ -78,7 +78,7 @@ actor ListenPrinter: AccountEventHandling {
 
     func handle(_ event: AccountEvent) async throws -> Bool {
         if case .identity(let identity) = event {
-            if let notice = IdentityNotice(identity), channelID == nil || notice.channelID == nil || notice.channelID == channelID {
+            if let notice = IdentityNotice(identity), channelID == nil || notice.channelID == nil || notice.channelID == channelID?.rawValue {
                 try console.record(notice) { notice.line() }
             }
             return true

@@ -45,7 +45,7 @@ struct OutboxCommand: AsyncParsableCommand {
         func run() async throws {
             let context = ToolContext(options: options)
             let opened = try await context.openAccount()
-            let localID = self.localID.lowercased()
+            let localID = OutboxEntryID(self.localID)
             let entry = try await opened.using { account in
                 guard let current = try await account.outboxEntries().first(where: { $0.localID == localID }) else {
                     throw ToolError(.notFound, "no unsent outbox entry \(localID)")
@@ -84,7 +84,7 @@ struct OutboxCommand: AsyncParsableCommand {
             let localID = self.localID
             let removed: OutboxItem
             do {
-                removed = try await opened.using { try await $0.cancelOutboxEntry(localID) }
+                removed = try await opened.using { try await $0.cancelOutboxEntry(OutboxEntryID(localID)) }
             } catch MessagingError.unknownOutboxEntry {
                 throw ToolError(.notFound, "no queued or failed outbox entry \(localID) (one being sent or already sent cannot be cancelled)")
             }
@@ -106,14 +106,14 @@ struct OutboxEntryOutput: Encodable {
     let serverMessageID: String?
 
     init(_ entry: OutboxItem, state: String? = nil) {
-        localID = entry.localID
-        channelID = entry.channelID
+        localID = entry.localID.rawValue
+        channelID = entry.channelID.rawValue
         kind = entry.kind.rawValue
         self.state = state ?? entry.state.rawValue
         waitingToBeEncrypted = entry.isWaitingToBeEncrypted
         attempts = entry.attempts
         lastError = entry.lastError
-        serverMessageID = entry.serverMessageID
+        serverMessageID = entry.serverMessageID?.rawValue
     }
 
     /// One line: id, state, kind, channel, and why it waits or failed.

@@ -30,7 +30,7 @@ struct SendCommand: AsyncParsableCommand {
         let opened = try await context.openAccount()
         let (channelID, text) = (self.channelID, self.text)
         let (entry, report) = try await opened.using { account in
-            let report = try await account.send(text: text, to: channelID)
+            let report = try await account.send(text: text, to: ChannelID(channelID))
             context.logger.debug("queued", metadata: ["local_id": "\(report.localID)", "channel": "\(report.channelID)"])
             if report.state != .failed { context.console.progress("sending…") }
             await account.waitForOutboxToSettle()
@@ -75,11 +75,11 @@ struct SendResult: Encodable {
     let outboxState: OutboxState
 
     init(_ entry: OutboxItem) {
-        localID = entry.localID
-        channelID = entry.channelID
+        localID = entry.localID.rawValue
+        channelID = entry.channelID.rawValue
         outboxState = entry.state
         state = entry.state.rawValue
-        serverMessageID = entry.serverMessageID
+        serverMessageID = entry.serverMessageID?.rawValue
         contentType = entry.contentType
         attempts = entry.attempts
         lastError = entry.lastError
@@ -87,11 +87,11 @@ struct SendResult: Encodable {
 
     /// From the report alone (the entry is no longer in the outbox).
     init(_ report: SendReport) {
-        localID = report.localID
-        channelID = report.channelID
+        localID = report.localID.rawValue
+        channelID = report.channelID.rawValue
         outboxState = report.state
         state = report.state.rawValue
-        serverMessageID = report.serverMessageID
+        serverMessageID = report.serverMessageID?.rawValue
         contentType = ""
         attempts = 0
         lastError = report.failureReason

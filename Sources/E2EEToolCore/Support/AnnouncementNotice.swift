@@ -20,9 +20,9 @@ struct AnnouncementNotice: Encodable, Equatable {
 
     init(_ announcement: ChannelAnnouncement) {
         kind = announcement.kind.rawValue
-        channelID = announcement.channelID
-        senderUserID = announcement.senderUserID
-        senderDeviceID = announcement.senderDeviceID
+        channelID = announcement.channelID.rawValue
+        senderUserID = announcement.senderUserID.rawValue
+        senderDeviceID = announcement.senderDeviceID.rawValue
         ids = announcement.ids
         appliedHere = announcement.appliedHere
     }

@@ -51,7 +51,7 @@ public enum ErrorClassifier {
         case .unknownOutboxEntry(let id): return ToolError(.notFound, "no failed outbox entry \(id)")
         case .invalidMessage(let why): return ToolError(.usage, "the message is refused: \(why)")
         case .allRecipientsHeld(let id, let changes):
-            let held = changes.held.map(\.deviceID).joined(separator: ", ")
+            let held = changes.held.map(\.deviceID.rawValue).joined(separator: ", ")
             return ToolError(.recipientsHeld, "every recipient device in channel \(id) is held (\(held)): approve one with devices approve")
         case .participantsUnknown(let id): return ToolError(.notSent, "the two participants of DM \(id) are not known: nothing was sent")
         case .unreadableDeviceList(let user): return ToolError(.notSent, "the device list of user \(user) holds a bundle that does not verify: nothing was sent")

@@ -29,19 +29,19 @@ struct IdentityNotice: Encodable, Equatable {
         case .newDevice:
             return nil
         case .identityChanged(let user, let device):
-            self.init(event: "device_identity_changed", channelID: nil, userID: user, deviceID: device)
+            self.init(event: "device_identity_changed", channelID: nil, userID: user.rawValue, deviceID: device.rawValue)
         case .deviceRemoved(let user, let device):
-            self.init(event: "device_removed", channelID: nil, userID: user, deviceID: device)
+            self.init(event: "device_removed", channelID: nil, userID: user.rawValue, deviceID: device.rawValue)
         case .unexpectedMember(let channel, let user):
-            self.init(event: "member_unexpected", channelID: channel, userID: user, deviceID: nil)
+            self.init(event: "member_unexpected", channelID: channel.rawValue, userID: user.rawValue, deviceID: nil)
         case .recipientAdded(let channel, let user, let device, let held):
-            self.init(event: held ? "recipient_held" : "recipient_added", channelID: channel, userID: user, deviceID: device)
+            self.init(event: held ? "recipient_held" : "recipient_added", channelID: channel.rawValue, userID: user.rawValue, deviceID: device.rawValue)
         case .recipientRemoved(let channel, let user, let device):
-            self.init(event: "recipient_removed", channelID: channel, userID: user, deviceID: device)
+            self.init(event: "recipient_removed", channelID: channel.rawValue, userID: user.rawValue, deviceID: device.rawValue)
         case .memberHeld(let channel, let user):
-            self.init(event: "member_held", channelID: channel, userID: user, deviceID: nil)
+            self.init(event: "member_held", channelID: channel.rawValue, userID: user.rawValue, deviceID: nil)
         case .channelKindContradicted(let channel):
-            self.init(event: "channel_kind_contradicted", channelID: channel, userID: "", deviceID: nil)
+            self.init(event: "channel_kind_contradicted", channelID: channel.rawValue, userID: "", deviceID: nil)
         }
     }
 

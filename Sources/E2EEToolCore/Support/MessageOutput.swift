@@ -38,17 +38,17 @@ struct MessageOutput: Encodable, Equatable {
     init(_ item: TimelineItem, event: String? = nil) {
         // History from before this device is no error, whatever the receive event called it.
         self.event = item.state == .sentBeforeThisDevice && (event == "undecryptable" || event == "pending") ? "sent_before_this_device" : event
-        channelID = item.channelID
-        messageID = item.messageID
+        channelID = item.channelID.rawValue
+        messageID = item.messageID.rawValue
         createdAt = item.createdAt.restText
-        senderUserID = item.senderUserID
-        senderDeviceID = item.senderDeviceID
+        senderUserID = item.senderUserID?.rawValue
+        senderDeviceID = item.senderDeviceID?.rawValue
         own = item.isOwn
         delivery = item.delivery?.rawValue
         removedFromServer = item.removedFromServer
         flagged = item.senderHeld
         text = item.text
-        replyTo = item.replyTo
+        replyTo = item.replyTo?.rawValue
         editedAt = item.editedAt?.restText
         switch item.state {
         case .decrypted: (state, reason) = ("decrypted", nil)

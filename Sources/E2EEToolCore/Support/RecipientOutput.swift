@@ -12,7 +12,7 @@ struct RecipientOutput: Encodable {
         surfaced = changes.surfaced.map(RecipientEntry.init)
         held = changes.held.map(RecipientEntry.init)
         removed = changes.removed.map(RecipientEntry.init)
-        unexpectedMembers = changes.unexpectedMembers
+        unexpectedMembers = changes.unexpectedMembers.map(\.rawValue)
         recipientCount = changes.recipientCount
     }
 
@@ -37,13 +37,13 @@ struct RecipientEntry: Encodable {
     var channelID: String?
 
     init(_ device: RecipientDevice) {
-        userID = device.userID
-        deviceID = device.deviceID
+        userID = device.userID.rawValue
+        deviceID = device.deviceID.rawValue
     }
 
     init(_ held: HeldRecipient) {
         self.init(held.device)
-        channelID = held.channelID
+        channelID = held.channelID.rawValue
     }
 
     enum CodingKeys: String, CodingKey { case userID = "user_id", deviceID = "device_id", channelID = "channel_id" }

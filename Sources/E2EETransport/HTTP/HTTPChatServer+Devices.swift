@@ -7,8 +7,8 @@ extension HTTPChatServer {
     /// `DELETE /devices/{id}`; deleting this client's own device ends its session on the
     /// server (its refresh token is gone). - Throws: `ServerError` (404 unknown or not the
     /// caller's device).
-    public func deleteDevice(id: String) async throws {
-        _ = try await call(.DELETE, "/devices/" + HTTPRequester.pathSegment(id))
+    public func deleteDevice(id: DeviceID) async throws {
+        _ = try await call(.DELETE, "/devices/" + HTTPRequester.pathSegment(id.rawValue))
     }
 
     /// `GET /health`, unauthenticated, once, within 2 s (or the client's request timeout when

@@ -2,6 +2,7 @@ import E2EEMessaging
 
 extension HTTPChatServer {
     private static func seg(_ value: String) -> String { HTTPRequester.pathSegment(value) }
+    private static func seg<Kind>(_ id: Identifier<Kind>) -> String { HTTPRequester.pathSegment(id.rawValue) }
 
     /// `POST /auth/register`; the session adopts (and persists) the tokens.
     /// - Throws: `ServerError` (409 taken, 403 closed, 422 invalid), the key store's errors.
@@ -50,7 +51,7 @@ extension HTTPChatServer {
     /// `GET /users/me`. - Throws: `ServerError`.
     public func currentUser() async throws -> ServerUser { try await call(ServerUser.self, .GET, "/users/me") }
     /// `GET /users/{id}`. - Throws: `ServerError` (404).
-    public func user(id: String) async throws -> ServerUser { try await call(ServerUser.self, .GET, "/users/" + Self.seg(id)) }
+    public func user(id: UserID) async throws -> ServerUser { try await call(ServerUser.self, .GET, "/users/" + Self.seg(id)) }
     /// `GET /users/search`. - Throws: `ServerError`.
     public func searchUsers(query: String) async throws -> [ServerUser] {
         try await call([ServerUser].self, .GET, "/users/search?q=" + HTTPRequester.queryEncoded(query))
@@ -64,28 +65,28 @@ extension HTTPChatServer {
     /// `POST /keys/upload`. - Throws: `ServerError` (404 not the caller's device; 500 for fields over 255 chars).
     public func uploadKeys(_ upload: KeyBundleUpload) async throws { _ = try await call(.POST, "/keys/upload", body: upload, repeatable: true) }
     /// `POST /keys/one-time`. - Throws: `ServerError` (404 without a bundle).
-    public func addOneTimePreKeys(deviceID: String, keys: [String]) async throws -> Int {
+    public func addOneTimePreKeys(deviceID: DeviceID, keys: [String]) async throws -> Int {
         struct Body: Encodable, Sendable { let device_id: String; let one_time_pre_keys: [String] }
         struct Answer: Decodable { let count: Int }
-        return try await call(Answer.self, .POST, "/keys/one-time", body: Body(device_id: deviceID, one_time_pre_keys: keys)).count
+        return try await call(Answer.self, .POST, "/keys/one-time", body: Body(device_id: deviceID.rawValue, one_time_pre_keys: keys)).count
     }
     /// `GET /keys/{user_id}/bundles`. - Throws: `ServerError`.
-    public func bundles(userID: String) async throws -> [DeviceBundle] {
+    public func bundles(userID: UserID) async throws -> [DeviceBundle] {
         try await call([DeviceBundle].self, .GET, "/keys/\(Self.seg(userID))/bundles")
     }
     /// `GET /keys/{device_id}/bundle`. - Throws: `ServerError` (404).
-    public func bundle(deviceID: String) async throws -> DeviceBundle {
+    public func bundle(deviceID: DeviceID) async throws -> DeviceBundle {
         try await call(DeviceBundle.self, .GET, "/keys/\(Self.seg(deviceID))/bundle")
     }
     /// `POST /keys/channels/{id}/sender-keys`. - Throws: `ServerError`.
-    public func uploadSenderKey(channelID: String, _ entry: SenderKeyEntry) async throws {
+    public func uploadSenderKey(channelID: ChannelID, _ entry: SenderKeyEntry) async throws {
         struct Body: Encodable, Sendable { let device_id: String; let sender_key_public: String; let chain_key: String }
         _ = try await call(.POST, "/keys/channels/\(Self.seg(channelID))/sender-keys",
-                           body: Body(device_id: entry.deviceID, sender_key_public: entry.senderKeyPublic, chain_key: entry.chainKey),
+                           body: Body(device_id: entry.deviceID.rawValue, sender_key_public: entry.senderKeyPublic, chain_key: entry.chainKey),
                            repeatable: true)
     }
     /// `GET /keys/channels/{id}/sender-keys`. - Throws: `ServerError`.
-    public func senderKeys(channelID: String) async throws -> [SenderKeyEntry] {
+    public func senderKeys(channelID: ChannelID) async throws -> [SenderKeyEntry] {
         try await call([SenderKeyEntry].self, .GET, "/keys/channels/\(Self.seg(channelID))/sender-keys")
     }
 
@@ -96,45 +97,45 @@ extension HTTPChatServer {
     /// `GET /channels`. - Throws: `ServerError`.
     public func channels() async throws -> [ServerChannel] { try await call([ServerChannel].self, .GET, "/channels") }
     /// `GET /channels/{id}`. - Throws: `ServerError` (403 non-member, 404).
-    public func channel(id: String) async throws -> ServerChannel { try await call(ServerChannel.self, .GET, "/channels/" + Self.seg(id)) }
+    public func channel(id: ChannelID) async throws -> ServerChannel { try await call(ServerChannel.self, .GET, "/channels/" + Self.seg(id)) }
     /// `PATCH /channels/{id}`. - Throws: `ServerError`.
-    public func renameChannel(id: String, name: String) async throws -> ServerChannel {
+    public func renameChannel(id: ChannelID, name: String) async throws -> ServerChannel {
         try await call(ServerChannel.self, .PATCH, "/channels/" + Self.seg(id), body: ["name": name])
     }
     /// `DELETE /channels/{id}`. - Throws: `ServerError` (403 not owner).
-    public func deleteChannel(id: String) async throws { _ = try await call(.DELETE, "/channels/" + Self.seg(id)) }
+    public func deleteChannel(id: ChannelID) async throws { _ = try await call(.DELETE, "/channels/" + Self.seg(id)) }
     /// `POST /channels/{id}/join`. - Throws: `ServerError`.
-    public func joinChannel(id: String) async throws { _ = try await call(.POST, "/channels/\(Self.seg(id))/join", repeatable: true) }
+    public func joinChannel(id: ChannelID) async throws { _ = try await call(.POST, "/channels/\(Self.seg(id))/join", repeatable: true) }
     /// `POST /channels/{id}/leave`. - Throws: `ServerError`.
-    public func leaveChannel(id: String) async throws { _ = try await call(.POST, "/channels/\(Self.seg(id))/leave", repeatable: true) }
+    public func leaveChannel(id: ChannelID) async throws { _ = try await call(.POST, "/channels/\(Self.seg(id))/leave", repeatable: true) }
     /// `GET /channels/{id}/members`. - Throws: `ServerError`.
-    public func members(channelID: String) async throws -> [ChannelMember] {
+    public func members(channelID: ChannelID) async throws -> [ChannelMember] {
         try await call([ChannelMember].self, .GET, "/channels/\(Self.seg(channelID))/members")
     }
     /// `POST /channels/{id}/members`. - Throws: `ServerError` (409 already member, 400 DM).
-    public func addMember(channelID: String, userID: String) async throws {
+    public func addMember(channelID: ChannelID, userID: UserID) async throws {
         _ = try await call(.POST, "/channels/\(Self.seg(channelID))/members", body: ["user_id": userID])
     }
     /// `POST /channels/dm`. - Throws: `ServerError` (500 for a DM with oneself).
-    public func openDirectMessage(userID: String) async throws -> ServerChannel {
+    public func openDirectMessage(userID: UserID) async throws -> ServerChannel {
         try await call(ServerChannel.self, .POST, "/channels/dm", body: ["user_id": userID], repeatable: true)
     }
 
     /// `GET /channels/{id}/messages`; `before` URL-encoded, `limit` clamped to 1…100 (never 0).
     /// - Throws: `ServerError` (403 non-member, 422).
-    public func messages(channelID: String, before: ServerTimestamp?, limit: Int) async throws -> MessagePage {
+    public func messages(channelID: ChannelID, before: ServerTimestamp?, limit: Int) async throws -> MessagePage {
         var path = "/channels/\(Self.seg(channelID))/messages?limit=\(min(max(limit, 1), 100))"
         if let before { path += "&before=" + HTTPRequester.queryEncoded(before.restText) }
         return try await call(MessagePage.self, .GET, path)
     }
     /// `POST /channels/{id}/messages`. - Throws: `ServerError`.
-    public func sendMessage(channelID: String, _ message: OutgoingMessage) async throws -> ServerMessage {
+    public func sendMessage(channelID: ChannelID, _ message: OutgoingMessage) async throws -> ServerMessage {
         try await call(ServerMessage.self, .POST, "/channels/\(Self.seg(channelID))/messages", body: message)
     }
     /// `PATCH /channels/messages/{id}`. - Throws: `ServerError` (403/404).
-    public func editMessage(id: String, content: String) async throws -> ServerMessage {
+    public func editMessage(id: MessageID, content: String) async throws -> ServerMessage {
         try await call(ServerMessage.self, .PATCH, "/channels/messages/" + Self.seg(id), body: ["content": content])
     }
     /// `DELETE /channels/messages/{id}`. - Throws: `ServerError`.
-    public func deleteMessage(id: String) async throws { _ = try await call(.DELETE, "/channels/messages/" + Self.seg(id)) }
+    public func deleteMessage(id: MessageID) async throws { _ = try await call(.DELETE, "/channels/messages/" + Self.seg(id)) }
 }

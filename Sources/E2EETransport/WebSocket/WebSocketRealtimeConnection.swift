@@ -41,14 +41,14 @@ public final class WebSocketRealtimeConnection: RealtimeConnection {
 
     /// Sends `{"type":"subscribe","channel_id"}`.
     /// - Throws: `ServerError.transport(_:)` when the connection is closed or closing.
-    public func subscribe(channelID: String) async throws {
-        try send(["type": "subscribe", "channel_id": channelID])
+    public func subscribe(channelID: ChannelID) async throws {
+        try send(["type": "subscribe", "channel_id": channelID.rawValue])
     }
 
     /// Sends `typing.start` or `typing.stop`.
     /// - Throws: `ServerError.transport(_:)` when the connection is closed or closing.
-    public func sendTyping(channelID: String, started: Bool) async throws {
-        try send(["type": started ? "typing.start" : "typing.stop", "channel_id": channelID])
+    public func sendTyping(channelID: ChannelID, started: Bool) async throws {
+        try send(["type": started ? "typing.start" : "typing.stop", "channel_id": channelID.rawValue])
     }
 
     /// Closes cleanly with a close frame (1000); ``updates`` ends with

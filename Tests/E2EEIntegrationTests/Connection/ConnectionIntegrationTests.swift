@@ -32,7 +32,7 @@ extension IntegrationTests {
 
                 await harness.server.faults.dropSockets(afterFrames: 1)
                 let first = try await alice.sendMessage(channelID: channel.id, OutgoingMessage(content: "1", senderDeviceID: tokens.deviceID))
-                #expect(await probe.log.wait { $0.socketMessages.contains(first.id) })
+                #expect(await probe.log.wait { $0.socketMessages.contains(first.id.rawValue) })
                 await harness.server.faults.dropSockets(afterFrames: nil)  // before the new socket sends a frame
 
                 #expect(await probe.log.wait { $0.catchUps.filter { $0 == .connected }.count == 2 })
@@ -40,9 +40,9 @@ extension IntegrationTests {
                 let tickets = connector.tickets
                 #expect(tickets.count == 2 && Set(tickets).count == 2)
 
-                #expect(await harness.waitForSubscription(userID: tokens.userID, channelID: channel.id))
+                #expect(await harness.waitForSubscription(userID: tokens.userID.rawValue, channelID: channel.id.rawValue))
                 let second = try await alice.sendMessage(channelID: channel.id, OutgoingMessage(content: "2", senderDeviceID: tokens.deviceID))
-                #expect(await probe.log.wait { $0.socketMessages.contains(second.id) })
+                #expect(await probe.log.wait { $0.socketMessages.contains(second.id.rawValue) })
                 await supervisor.stop()
                 recorder.cancel()
             }
@@ -92,7 +92,7 @@ extension IntegrationTests {
 
                 // Polling finds what is sent meanwhile, over REST.
                 let sent = try await alice.sendMessage(channelID: channel.id, OutgoingMessage(content: "while polling", senderDeviceID: tokens.deviceID))
-                #expect(await probe.log.wait { $0.polls >= 2 && $0.restMessages.contains(sent.id) })
+                #expect(await probe.log.wait { $0.polls >= 2 && $0.restMessages.contains(sent.id.rawValue) })
                 #expect(probe.log.value.catchUps.isEmpty)
 
                 await harness.server.faults.refuseUpgrades(status: nil)
@@ -117,9 +117,9 @@ extension IntegrationTests {
                 let (states, recorder) = recordStates(supervisor)
                 await supervisor.start()
                 #expect(await states.wait { $0.last == .connected })
-                #expect(await harness.waitForSubscription(userID: tokens.userID, channelID: channel.id))
+                #expect(await harness.waitForSubscription(userID: tokens.userID.rawValue, channelID: channel.id.rawValue))
                 let send: @Sendable (String) async throws -> String = { text in
-                    try await alice.sendMessage(channelID: channel.id, OutgoingMessage(content: text, senderDeviceID: tokens.deviceID)).id
+                    try await alice.sendMessage(channelID: channel.id, OutgoingMessage(content: text, senderDeviceID: tokens.deviceID)).id.rawValue
                 }
 
                 var before: [String] = []
@@ -140,7 +140,7 @@ extension IntegrationTests {
 
                 #expect(await states.wait { $0.last == .connected })
                 #expect(await probe.log.wait { $0.restMessages.isSuperset(of: outage) })
-                #expect(await harness.waitForSubscription(userID: tokens.userID, channelID: channel.id))
+                #expect(await harness.waitForSubscription(userID: tokens.userID.rawValue, channelID: channel.id.rawValue))
                 var sentAfter: [String] = []
                 for index in 0..<3 { sentAfter.append(try await send("after \(index)")) }
                 let after = sentAfter
@@ -162,13 +162,13 @@ extension IntegrationTests {
                 #expect(await probe.log.wait { $0.catchUps.contains(.connected) })
 
                 let later = try await alice.createChannel(name: "later")
-                #expect(!(await harness.server.subscriptions(ofUser: tokens.userID).contains(later.id)))
+                #expect(!(await harness.server.subscriptions(ofUser: tokens.userID.rawValue).contains(later.id.rawValue)))
                 probe.add(channelID: later.id)
                 await supervisor.subscribe(channelID: later.id)
-                #expect(await harness.waitForSubscription(userID: tokens.userID, channelID: later.id))
+                #expect(await harness.waitForSubscription(userID: tokens.userID.rawValue, channelID: later.id.rawValue))
                 #expect(await probe.log.wait { $0.catchUps.contains(.subscribed(channelID: later.id)) })
                 let message = try await alice.sendMessage(channelID: later.id, OutgoingMessage(content: "hi", senderDeviceID: tokens.deviceID))
-                #expect(await probe.log.wait { $0.socketMessages.contains(message.id) })
+                #expect(await probe.log.wait { $0.socketMessages.contains(message.id.rawValue) })
                 #expect(await probe.log.wait { $0.catchUps.contains(.subscribedFollowUp(channelID: later.id)) })
                 await supervisor.stop()
             }
@@ -182,14 +182,14 @@ extension IntegrationTests {
                 let supervisor = await harness.supervisor(alice, connector: harness.connector(), delegate: probe)
                 await supervisor.start()
                 #expect(await probe.log.wait { $0.catchUps.contains(.connected) })
-                #expect(await waitForSocketCount(harness, userID: tokens.userID, 1))
+                #expect(await waitForSocketCount(harness, userID: tokens.userID.rawValue, 1))
                 await supervisor.enterBackground()
                 #expect(probe.log.value.background == 1)
                 #expect(supervisor.state == .disconnected)
-                #expect(await waitForSocketCount(harness, userID: tokens.userID, 0))
+                #expect(await waitForSocketCount(harness, userID: tokens.userID.rawValue, 0))
                 await supervisor.enterForeground()
                 #expect(await probe.log.wait { $0.catchUps.filter { $0 == .connected }.count == 2 })
-                #expect(await waitForSocketCount(harness, userID: tokens.userID, 1))
+                #expect(await waitForSocketCount(harness, userID: tokens.userID.rawValue, 1))
                 await supervisor.stop()
             }
         }

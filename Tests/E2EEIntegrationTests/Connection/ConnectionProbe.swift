@@ -22,18 +22,18 @@ final class ConnectionProbe: ConnectionDelegate, @unchecked Sendable {
 
     private let api: any ChatServerAPI
     private let lock = NSLock()
-    private var channels: [String]
+    private var channels: [ChannelID]
     let log = Watched(Log())
 
-    init(api: any ChatServerAPI, channels: [String]) {
+    init(api: any ChatServerAPI, channels: [ChannelID]) {
         self.api = api
         self.channels = channels
     }
 
     /// Adds a channel to the ones listed and paged.
-    func add(channelID: String) { lock.withLock { channels.append(channelID) } }
+    func add(channelID: ChannelID) { lock.withLock { channels.append(channelID) } }
 
-    func channelsToSubscribe() async -> [String] { lock.withLock { channels } }
+    func channelsToSubscribe() async -> [ChannelID] { lock.withLock { channels } }
 
     func catchUp(reason: CatchUpReason) async throws {
         log.update { $0.catchUps.append(reason) }
@@ -46,7 +46,7 @@ final class ConnectionProbe: ConnectionDelegate, @unchecked Sendable {
     }
 
     func received(_ event: RealtimeEvent) async {
-        if case .messageNew(let message) = event { log.update { $0.socketMessages.append(message.id) } }
+        if case .messageNew(let message) = event { log.update { $0.socketMessages.append(message.id.rawValue) } }
     }
 
     func socketMissedMessages(connectedFor: Duration, grace: Duration) async throws -> Bool { false }
@@ -63,7 +63,7 @@ final class ConnectionProbe: ConnectionDelegate, @unchecked Sendable {
     private func pageNewest() async throws {
         for channelID in lock.withLock({ channels }) {
             let page = try await api.messages(channelID: channelID, before: nil, limit: 50)
-            log.update { $0.restMessages.formUnion(page.messages.map(\.id)) }
+            log.update { $0.restMessages.formUnion(page.messages.map(\.id.rawValue)) }
         }
     }
 }

@@ -35,11 +35,11 @@ extension IntegrationTests {
         }
 
         private func connect(_ account: Account, _ harness: MessagingHarness, _ policy: ConnectionPolicy,
-                             watching channelIDs: [String]) async throws -> AccountMonitor {
+                             watching channelIDs: [ChannelID]) async throws -> AccountMonitor {
             try await GuaranteeTests.connect(account, harness, watching: channelIDs, policy: policy)
         }
 
-        private func send(_ texts: [String], from account: Account, to channelID: String) async throws {
+        private func send(_ texts: [String], from account: Account, to channelID: ChannelID) async throws {
             try await GuaranteeTests.send(texts, from: account, to: channelID)
         }
 

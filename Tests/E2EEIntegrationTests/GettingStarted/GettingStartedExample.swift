@@ -111,7 +111,7 @@ struct HeldDeviceReview: Sendable {
 }
 
 /// The approval screen's content: every held device of `peer`, with the number to compare.
-func reviewHeldDevices(of peer: String, in session: ChatSession) async throws -> [HeldDeviceReview] {
+func reviewHeldDevices(of peer: UserID, in session: ChatSession) async throws -> [HeldDeviceReview] {
     let held = try await session.account.pendingRecipients().filter { $0.device.userID == peer }
     guard !held.isEmpty else { return [] }
     let number = try await session.account.safetyNumberIfApproved(with: peer)

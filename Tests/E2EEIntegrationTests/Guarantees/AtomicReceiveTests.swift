@@ -22,7 +22,7 @@ extension IntegrationTests.GuaranteeTests {
             let dm = try await harness.acceptedDM(alice, bob)
             try await harness.trust([alice, alice2])
             try await harness.accept(group, on: [alice2, bob, carol])
-            var sent: [String: [String]] = [group.id: [], dm.id: []]
+            var sent: [ChannelID: [String]] = [group.id: [], dm.id: []]
             for round in 0..<15 {
                 for (account, name) in [(alice, "alice"), (alice2, "alice-2"), (carol, "carol")] {
                     let text = "\(name) \(round)"

@@ -20,7 +20,7 @@ extension IntegrationTests {
 
         /// Connects `account` through the real WebSocket connector (with `policy`, by default
         /// these tests' own), watching `channelIDs`, and waits until it is connected.
-        static func connect(_ account: Account, _ harness: MessagingHarness, watching channelIDs: [String],
+        static func connect(_ account: Account, _ harness: MessagingHarness, watching channelIDs: [ChannelID],
                             policy: ConnectionPolicy = policy) async throws -> AccountMonitor {
             let monitor = AccountMonitor(account, channelIDs: channelIDs)
             await account.connect(using: WebSocketRealtimeConnector(webSocketURL: harness.server.webSocketURL), policy: policy)
@@ -29,7 +29,7 @@ extension IntegrationTests {
         }
 
         /// Sends `texts` from `account` to `channelID` one by one, each posted before the next.
-        static func send(_ texts: [String], from account: Account, to channelID: String) async throws {
+        static func send(_ texts: [String], from account: Account, to channelID: ChannelID) async throws {
             for text in texts {
                 _ = try await account.send(text: text, to: channelID)
                 await account.waitForOutbox()

@@ -22,7 +22,7 @@ extension IntegrationTests.GuaranteeTests {
             #expect(await monitor.waitForReadable([dm.id: 4], limit: .seconds(30)))
 
             await harness.server.faults.refuseUpgrades(status: 403)
-            await harness.server.faults.dropOpenSockets(ofUser: bob.userID)
+            await harness.server.faults.dropOpenSockets(ofUser: bob.userID.rawValue)
             #expect(await monitor.connection.wait { if case .reconnecting = $0 { true } else { false } })
             let outage = (0..<5).map { "outage \($0)" }
             try await Self.send(outage, from: alice, to: dm.id)
@@ -57,7 +57,7 @@ extension IntegrationTests.GuaranteeTests {
             let monitor = try await Self.connect(bob, harness, watching: [group.id])
 
             await harness.server.faults.refuseUpgrades(status: 403)
-            await harness.server.faults.dropOpenSockets(ofUser: bob.userID)
+            await harness.server.faults.dropOpenSockets(ofUser: bob.userID.rawValue)
             #expect(await monitor.connection.wait { if case .reconnecting = $0 { true } else { false } })
             let outage = (0..<60).map { "outage \($0)" }
             for text in outage { _ = try await carol.send(text: text, to: group.id) }

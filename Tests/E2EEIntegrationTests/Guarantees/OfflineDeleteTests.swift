@@ -29,7 +29,7 @@ extension IntegrationTests {
                     // Bob is away (no socket): each delete reaches him only through his next catch-up.
                     for round in ["two", "four"] {
                         let doomed = try #require(try await alice.timeline(channelID: channel).first { $0.text == round })
-                        doomedIDs.append(doomed.messageID)
+                        doomedIDs.append(doomed.messageID.rawValue)
                         try await alice.delete(doomed.messageID)
                         await alice.waitForOutbox()
                         #expect(try await alice.timeline(channelID: channel).first { $0.messageID == doomed.messageID }?.state == .deleted)
@@ -47,7 +47,7 @@ extension IntegrationTests {
                     #expect(try await readableTexts(bob, channel) == ["one", "three"])
                     #expect(try await bob.timeline(channelID: channel).count == 4)
                     let onServer = try await harness.serverMessages(channel, as: harness.reader(of: bob))
-                    #expect(!onServer.contains { doomedIDs.contains($0.id) })
+                    #expect(!onServer.contains { doomedIDs.contains($0.id.rawValue) })
                 }
                 await alice.shutdown()
                 await bob.shutdown()

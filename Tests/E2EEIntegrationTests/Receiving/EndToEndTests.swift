@@ -11,7 +11,7 @@ extension IntegrationTests {
     /// read — and who must not read, cannot.
     @Suite("End to end")
     struct EndToEndTests {
-        private func texts(_ account: Account, _ channelID: String) async throws -> [String?] {
+        private func texts(_ account: Account, _ channelID: ChannelID) async throws -> [String?] {
             try await account.timeline(channelID: channelID).map { $0.state == .decrypted ? $0.text : nil }
         }
 

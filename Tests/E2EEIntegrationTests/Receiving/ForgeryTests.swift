@@ -32,7 +32,7 @@ extension IntegrationTests {
                     + withUnsafeBytes(of: (genuine.iteration + 1).bigEndian, Array.init) + genuine.nonce + genuine.ciphertext
                 let forged = try GroupEnvelope(senderDevice: genuine.senderDevice, keyID: genuine.keyID, iteration: genuine.iteration + 1,
                                                nonce: genuine.nonce, ciphertext: genuine.ciphertext,
-                                               signature: forgedSigner.signature(for: Array("e2ee-group-sig-v2".utf8) + (try WireUUID(text: group.id)).bytes + unsigned))
+                                               signature: forgedSigner.signature(for: Array("e2ee-group-sig-v2".utf8) + (try WireUUID(text: group.id.rawValue)).bytes + unsigned))
                 let posted = try await malloryClient.sendMessage(channelID: group.id, OutgoingMessage(
                     content: Base64.encode(forged.encoded()), contentType: "e2ee.group", protocolVersion: 2, senderDeviceID: alice.deviceID))
 
@@ -47,7 +47,7 @@ extension IntegrationTests {
                 // A server that lies about the sender too (sender_id = Alice): the signature,
                 // checked before anything else (§4), refuses it.
                 var relabelled = posted
-                relabelled.id = UUID().uuidString.lowercased()
+                relabelled.id = MessageID(UUID().uuidString)
                 relabelled.senderID = alice.userID
                 let outcomes = try await bob.ingest([relabelled], channelID: group.id)
                 #expect(outcomes.count == 1)

@@ -79,7 +79,7 @@ extension IntegrationTests {
                 try await bob.send(text: "quick text", to: quick.id)
                 await bob.waitForOutbox()
                 let server = try #require(box.server)
-                server.holdHistory(of: slow.id)
+                server.holdHistory(of: slow.id.rawValue)
                 let sync = Task { try await alice.sync() }
                 var shown = false
                 for _ in 0..<250 {
@@ -91,7 +91,7 @@ extension IntegrationTests {
                 }
                 #expect(shown, "the quick channel waited for the held one")
                 #expect(try await alice.timeline(channelID: slow.id).isEmpty)
-                server.releaseHistory(of: slow.id)
+                server.releaseHistory(of: slow.id.rawValue)
                 try await sync.value
                 #expect(try await alice.timeline(channelID: slow.id).contains { $0.text == "slow text" })
             }
@@ -114,7 +114,7 @@ extension IntegrationTests {
                 try await bob.send(text: "dm text", to: other.id)
                 await bob.waitForOutbox()
                 let server = try #require(box.server)
-                server.breakHistory(of: broken.id)
+                server.breakHistory(of: broken.id.rawValue)
                 // Key maintenance must run too: consume Alice's local one-time prekeys below 10.
                 // (Consumed just now: still inside the grace window, so Bob's prekey messages read.)
                 let now = StoreTime.now().microseconds
@@ -137,7 +137,7 @@ extension IntegrationTests {
                 #expect(try await !alice.oneTimePrekeysAreLow())
 
                 // The channel reads again: its failure is cleared.
-                server.repairHistory(of: broken.id)
+                server.repairHistory(of: broken.id.rawValue)
                 try await alice.sync()
                 #expect(await alice.channelSyncFailures().isEmpty)
                 #expect(try await alice.timeline(channelID: broken.id).contains { $0.text == "unreadable for now" })

@@ -57,7 +57,7 @@ extension IntegrationTests {
                 #expect(changed == .identity(.identityChanged(userID: bob.userID, deviceID: bob.deviceID)))
                 let recorded = try await alice.identityChanges(of: bob.userID)
                 #expect(recorded.count == 1)
-                #expect(recorded.first?.newBlob == mallory.publicIdentity.bytes)
+                #expect(recorded.first?.presentedIdentity == mallory.publicIdentity.bytes)
 
                 try await alice.send(text: "after the swap", to: dm.id)
                 await alice.waitForOutbox()

@@ -14,7 +14,7 @@ extension IntegrationTests {
         /// the member list is cached and both sessions exist (device lists are read before
         /// every send: faults meant for the POST are injected with ``UnreliableServer/beforeNextPost(_:)``).
         private func dmSetUp(_ harness: MessagingHarness, store: KeyStore? = nil, wrap: @escaping (HTTPChatServer) -> any ChatServerAPI = { $0 })
-            async throws -> (alice: Account, bob: Account, channelID: String) {
+            async throws -> (alice: Account, bob: Account, channelID: ChannelID) {
             let alice = try await harness.register("alice", store: store, api: wrap)
             let bob = try await harness.register("bob")
             let dm = try await alice.openDirectMessage(with: bob.userID)
@@ -24,8 +24,8 @@ extension IntegrationTests {
         }
 
         /// How many copies of the entry's exact bytes (as `store` recorded them) the server holds.
-        private func copies(of entry: SendReport, from store: KeyStore, in channelID: String, harness: MessagingHarness, reader: Account) async throws -> Int {
-            let content = try #require(try await outboxRecord(store, entry.localID)).content
+        private func copies(of entry: SendReport, from store: KeyStore, in channelID: ChannelID, harness: MessagingHarness, reader: Account) async throws -> Int {
+            let content = try #require(try await outboxRecord(store, entry.localID.rawValue)).content
             return try await harness.serverMessages(channelID, as: try await harness.reader(of: reader)).filter { $0.content == content }.count
         }
 
@@ -55,7 +55,7 @@ extension IntegrationTests {
                 let entry = try await alice.send(text: "lost answer", to: channel)
                 await alice.waitForOutbox()
                 let sent = try #require(try await alice.outboxEntries(states: [.sent]).first { $0.localID == entry.localID })
-                let content = try #require(try await outboxRecord(alice.store, entry.localID)).content
+                let content = try #require(try await outboxRecord(alice.store, entry.localID.rawValue)).content
                 let onServer = try await harness.serverMessages(channel, as: try await harness.reader(of: bob)).filter { $0.content == content }
                 #expect(onServer.map(\.id) == [try #require(sent.serverMessageID)])
                 #expect(box.server?.postsStored == 2)
@@ -72,7 +72,7 @@ extension IntegrationTests {
                 let entry = try await alice.send(text: "stored twice", to: channel)
                 await alice.waitForOutbox()
                 let reader = try await harness.reader(of: bob)
-                let content = try #require(try await outboxRecord(alice.store, entry.localID)).content
+                let content = try #require(try await outboxRecord(alice.store, entry.localID.rawValue)).content
                 let both = try await harness.serverMessages(channel, as: reader).filter { $0.content == content }
                 #expect(both.count == 2)
                 // Our own message shows up (socket echo or REST page): the extra copy goes.
@@ -118,7 +118,7 @@ extension IntegrationTests {
                 while box.server?.postsStored != 2 { try await Task.sleep(nanoseconds: 10_000_000) }
                 // The "kill": sending stops with the entry mid-send; nothing more runs for it.
                 await alice.shutdown()
-                #expect(try await store.outbox(states: [.sending]).map(\.localID) == [entry.localID])
+                #expect(try await store.outbox(states: [.sending]).map(\.localID) == [entry.localID.rawValue])
 
                 let reopened = try await Account.open(server: try await harness.client(restoring: store), store: store,
                                                       configuration: MessagingHarness.testConfiguration)

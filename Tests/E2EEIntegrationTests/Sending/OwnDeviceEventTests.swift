@@ -42,7 +42,7 @@ extension IntegrationTests {
                     let events = account.events()
                     return Task {
                         for await event in events {
-                            if case .identity(.newDevice(_, let device)) = event { announced.update { $0[label, default: []].append(device) } }
+                            if case .identity(.newDevice(_, let device)) = event { announced.update { $0[label, default: []].append(device.rawValue) } }
                         }
                     }
                 }
@@ -68,10 +68,10 @@ extension IntegrationTests {
                 try await Task.sleep(for: .milliseconds(300))  // any late duplicate would be published by now
 
                 let seen = announced.value
-                #expect(seen["alice"] == [laptop.deviceID], "Alice: \(seen)")
+                #expect(seen["alice"] == [laptop.deviceID.rawValue], "Alice: \(seen)")
                 // Bob's phone meets Alice's phone (her first message) and the laptop, each through a prekey message.
-                #expect(seen["bob"]?.sorted() == [alice.deviceID, laptop.deviceID].sorted(), "Bob's phone: \(seen)")
-                #expect(!(seen["laptop"] ?? []).contains(laptop.deviceID), "the laptop heard about itself")
+                #expect(seen["bob"]?.sorted() == [alice.deviceID.rawValue, laptop.deviceID.rawValue].sorted(), "Bob's phone: \(seen)")
+                #expect(!(seen["laptop"] ?? []).contains(laptop.deviceID.rawValue), "the laptop heard about itself")
                 for (observer, devices) in seen {
                     #expect(Set(devices).count == devices.count, "\(observer) heard of a device twice: \(devices)")
                 }

@@ -40,8 +40,8 @@ extension IntegrationTests {
                 // her as a participant (hers would not: the DM is a request there): refused as not a participant.
                 _ = try await mallory.refreshChannels()
                 try await mallory.store.write { db in
-                    _ = try mallory.store.recipientStore.fixParticipants(channelID: dm.id, userIDs: [mallory.userID, alice.userID], db)
-                    try mallory.store.channelTrustStore.storeStanding(.accepted, channelID: dm.id, db)
+                    _ = try mallory.store.recipientStore.fixParticipants(channelID: dm.id.rawValue, userIDs: [mallory.userID.rawValue, alice.userID.rawValue], db)
+                    try mallory.store.channelTrustStore.storeStanding(.accepted, channelID: dm.id.rawValue, db)
                 }
                 let aliceEvents = alice.events()
                 try await mallory.send(text: "hi, it's bob", to: dm.id)
@@ -50,7 +50,7 @@ extension IntegrationTests {
                 let refused = await firstEvent(in: aliceEvents) { if case .inputRefused = $0 { true } else { false } }
                 #expect(refused != nil)
                 let rows = try await alice.store.read { db in
-                    try String.fetchAll(db, sql: "SELECT failure_reason FROM timeline WHERE channel_id = ? AND kind = 'control'", arguments: [dm.id])
+                    try String.fetchAll(db, sql: "SELECT failure_reason FROM timeline WHERE channel_id = ? AND kind = 'control'", arguments: [dm.id.rawValue])
                 }
                 #expect(rows == [UndecryptableReason.notAParticipant.rawValue])
             }
@@ -61,7 +61,7 @@ extension IntegrationTests {
             try await MessagingHarness.with { harness in
                 let (alice, bob, dm) = try await harness.dmAfterFirstContact()
 
-                let attacker = try await harness.injectDevice(into: bob.userID)
+                let attacker = try await harness.injectDevice(into: bob.userID.rawValue)
                 let events = alice.events()
                 let report = try await alice.send(text: "secret", to: dm.id)
                 await alice.waitForOutbox()
@@ -84,7 +84,7 @@ extension IntegrationTests {
             try await MessagingHarness.with { harness in
                 let (alice, bob, dm) = try await harness.dmAfterFirstContact()
 
-                let attacker = try await harness.injectDevice(into: bob.userID, replacing: bob.deviceID)
+                let attacker = try await harness.injectDevice(into: bob.userID.rawValue, replacing: bob.deviceID.rawValue)
                 let events = alice.events()
                 let report = try await alice.send(text: "secret", to: dm.id)
                 #expect(report.everyRecipientHeld)
@@ -289,7 +289,7 @@ extension IntegrationTests {
                 let group = try await alice.createGroup(name: "team", members: [carol.userID])
                 try await harness.accept(group, on: [carol])
                 // The server lists, for Bob, a bundle whose signed prekey signature does not verify.
-                let forged = try await harness.injectDevice(into: bob.userID)
+                let forged = try await harness.injectDevice(into: bob.userID.rawValue)
                 let identity = IdentityKeyPair()
                 let spk = try SignedPrekey(id: 3, identity: identity, createdAt: 0)
                 try await harness.reader(of: forged).uploadKeys(KeyBundleUpload(
@@ -315,7 +315,7 @@ extension IntegrationTests.RecipientAttackTests {
             let (alice, bob, dm) = try await harness.dmAfterFirstContact()
             let before = try await alice.safetyNumber(with: bob.userID)
             #expect(try await alice.safetyNumberIfApproved(with: bob.userID) == before, "nothing held: the two numbers agree")
-            let attacker = try await harness.injectDevice(into: bob.userID)
+            let attacker = try await harness.injectDevice(into: bob.userID.rawValue)
             try await alice.send(text: "secret", to: dm.id)
             await alice.waitForOutbox()
             #expect(try await alice.pendingRecipients().map(\.device.deviceID) == [attacker.deviceID])

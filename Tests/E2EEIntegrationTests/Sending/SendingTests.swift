@@ -48,11 +48,11 @@ extension IntegrationTests {
                 #expect(message.protocolVersion == 2)
                 #expect(message.senderDeviceID == alice.deviceID)
                 #expect(try recipientDevices(of: message) == [alice2.deviceID, bob.deviceID, bob2.deviceID])
-                #expect(try envelope(of: message).senderDevice.text == alice.deviceID)
+                #expect(try envelope(of: message).senderDevice.text == alice.deviceID.rawValue)
 
                 let sent = try await alice.outboxEntries(states: [.sent])
                 #expect(sent.map(\.serverMessageID) == [message.id])
-                let own = try #require(try await alice.store.message(id: message.id))
+                let own = try #require(try await alice.store.message(id: message.id.rawValue))
                 #expect(own.isOwn)
                 #expect(own.state == .decrypted)
                 #expect(try MessagePayload(json: try #require(own.plaintext)).text == "hello bob")
@@ -69,7 +69,7 @@ extension IntegrationTests {
                 await alice.waitForOutbox()
                 let message = try #require(try await harness.serverMessages(dm.id, as: try await harness.reader(of: bob)).first)
                 guard case .dm(let envelope) = try envelope(of: message) else { Issue.record("not a DM envelope"); return }
-                let entry = try envelope.pairwiseMessage(for: WireUUID(text: bob.deviceID))
+                let entry = try envelope.pairwiseMessage(for: WireUUID(text: bob.deviceID.rawValue))
                 guard case .prekey(let prekey) = try PairwiseMessage(bytes: entry) else { Issue.record("not a prekey message"); return }
                 #expect(prekey.oneTimePrekeyID != 0)
                 #expect(prekey.identity == alice.identity)

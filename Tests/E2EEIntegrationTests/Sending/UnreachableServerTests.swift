@@ -77,7 +77,7 @@ extension IntegrationTests {
             await server.shutdown()
 
             let texts = ["one", "two", "three"]
-            var localIDs: [String] = []
+            var localIDs: [OutboxEntryID] = []
             for text in texts {
                 let entry = try await alice.send(text: text, to: dm.id)
                 #expect(entry.state == .queued, "\(text) is queued, not failed")
@@ -87,7 +87,7 @@ extension IntegrationTests {
             let waiting = try await alice.outboxEntries()
             #expect(waiting.map(\.localID) == localIDs)
             #expect(waiting.allSatisfy { $0.state == .queued }, "\(waiting.map(\.state))")
-            for entry in waiting { #expect(try await outboxRecord(alice.store, entry.localID)?.answeredFailures == 0) }
+            for entry in waiting { #expect(try await outboxRecord(alice.store, entry.localID.rawValue)?.answeredFailures == 0) }
             #expect(waiting.first?.lastError?.contains("unreachable") == true)
             await alice.shutdown()  // the sender "restarts" while the server is still down
 
@@ -160,7 +160,7 @@ extension IntegrationTests {
                 await alice.waitForOutbox()
                 let failed = try await alice.outboxEntries(states: [.failed])
                 #expect(failed.map(\.localID) == [entry.localID])
-                #expect(try await outboxRecord(alice.store, entry.localID)?.answeredFailures == 3)
+                #expect(try await outboxRecord(alice.store, entry.localID.rawValue)?.answeredFailures == 3)
             }
         }
 
@@ -181,7 +181,7 @@ extension IntegrationTests {
             let dropped = try await alice.send(text: "dropped", to: dm.id)
             await alice.waitForOutbox()
             try await alice.cancelOutboxEntry(dropped.localID)
-            await #expect(throws: MessagingError.unknownOutboxEntry(dropped.localID)) { try await alice.cancelOutboxEntry(dropped.localID) }
+            await #expect(throws: MessagingError.unknownOutboxEntry(dropped.localID.rawValue)) { try await alice.cancelOutboxEntry(dropped.localID) }
             server = try await restartable.start()
             try await alice.resumeOutbox()
             await alice.waitForOutbox()

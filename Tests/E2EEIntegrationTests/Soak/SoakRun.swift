@@ -35,8 +35,8 @@ struct SoakRun: Sendable {
     let monitors: [AccountMonitor]
     /// alice, bob, carol.
     let userIDs: [String]
-    let dmID: String
-    let groupID: String
+    let dmID: ChannelID
+    let groupID: ChannelID
     /// Every fault injected, in order.
     let faultLog = Watched<[SoakFault]>([])
     /// Messages queued so far, by all devices.
@@ -59,7 +59,7 @@ struct SoakRun: Sendable {
         for account in accounts { try await account.sync() }
         let monitors = accounts.map { AccountMonitor($0, channelIDs: [dm.id, group.id]) }
         let run = SoakRun(harness: harness, plan: plan, accounts: accounts, monitors: monitors,
-                          userIDs: [alice1.userID, bob1.userID, carol.userID], dmID: dm.id, groupID: group.id)
+                          userIDs: [alice1.userID.rawValue, bob1.userID.rawValue, carol.userID.rawValue], dmID: dm.id, groupID: group.id)
         await harness.server.faults.seedRandomFaults(plan.seed)
         for account in accounts {
             await account.connect(using: WebSocketRealtimeConnector(webSocketURL: harness.server.webSocketURL), policy: policy)
@@ -69,10 +69,10 @@ struct SoakRun: Sendable {
     }
 
     /// The channel id of `target`.
-    func channelID(_ target: SoakPlan.Target) -> String { target == .dm ? dmID : groupID }
+    func channelID(_ target: SoakPlan.Target) -> ChannelID { target == .dm ? dmID : groupID }
 
     /// How many readable messages each device must end with, per channel.
-    func expectedCounts(device: Int) -> [String: Int] {
+    func expectedCounts(device: Int) -> [ChannelID: Int] {
         let dm = device == SoakPlan.groupOnlyDevice ? 0 : plan.texts(to: .dm).count
         return [dmID: dm, groupID: plan.texts(to: .group).count]
     }

@@ -41,13 +41,13 @@ struct SoakVerdict {
             if !TimelineChecks.isOrdered(items) {
                 problems.append("\(name): not in (created_at, id) order")
             }
-            let lines = items.map { Line(id: $0.messageID, createdAt: $0.createdAt, text: $0.text) }
+            let lines = items.map { Line(id: $0.messageID.rawValue, createdAt: $0.createdAt, text: $0.text) }
             if let reference, lines != reference {
                 problems.append("\(name): differs from \(SoakPlan.devices[members[0]]) (\(lines.count) vs \(reference.count) items)")
             }
             reference = reference ?? lines
         }
-        let onServer = try await serverMessageIDs(channelID)
+        let onServer = try await serverMessageIDs(channelID.rawValue)
         if let reference, reference.map(\.id) != onServer {
             problems.append("\(target.rawValue): the timeline (\(reference.count)) is not the server's messages (\(onServer.count)) in order")
         }
@@ -56,6 +56,6 @@ struct SoakVerdict {
 
     /// The server's messages of the channel that are not SKDs or alice's control rows, in order, read by alice.
     private func serverMessageIDs(_ channelID: String) async throws -> [String] {
-        try await TimelineChecks.serverTimeline(channelID, reader: try await run.harness.reader(of: run.accounts[0]), shownBy: run.accounts[0]).map(\.id)
+        try await TimelineChecks.serverTimeline(ChannelID(channelID), reader: try await run.harness.reader(of: run.accounts[0]), shownBy: run.accounts[0]).map(\.id.rawValue)
     }
 }

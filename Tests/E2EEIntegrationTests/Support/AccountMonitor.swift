@@ -9,18 +9,18 @@ final class AccountMonitor: Sendable {
     /// The account watched.
     let account: Account
     /// Readable messages per channel id, as last read.
-    let readable: Watched<[String: Int]>
+    let readable: Watched<[ChannelID: Int]>
     /// The latest connection state seen.
     let connection: Watched<ConnectionState>
     private let tasks: [Task<Void, Never>]
 
     /// Starts watching `account`'s `channelIDs` (subscribe before connecting, so no state is
     /// missed).
-    init(_ account: Account, channelIDs: [String]) {
+    init(_ account: Account, channelIDs: [ChannelID]) {
         self.account = account
         let events = account.events()
         let (nudges, nudge) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
-        let readable = Watched<[String: Int]>([:])
+        let readable = Watched<[ChannelID: Int]>([:])
         let connection = Watched<ConnectionState>(.disconnected)
         self.readable = readable
         self.connection = connection
@@ -36,7 +36,7 @@ final class AccountMonitor: Sendable {
         }
         let reader = Task {
             for await _ in nudges {
-                var counts: [String: Int] = [:]
+                var counts: [ChannelID: Int] = [:]
                 for channelID in channelIDs {
                     let items = (try? await account.timeline(channelID: channelID, limit: 100_000)) ?? []
                     counts[channelID] = items.filter { $0.state == .decrypted }.count
@@ -49,7 +49,7 @@ final class AccountMonitor: Sendable {
     }
 
     /// Waits until the account reads `expected[channel]` messages in every channel.
-    func waitForReadable(_ expected: [String: Int], limit: Duration) async -> Bool {
+    func waitForReadable(_ expected: [ChannelID: Int], limit: Duration) async -> Bool {
         await readable.wait(limit: limit) { counts in expected.allSatisfy { counts[$0.key] == $0.value } }
     }
 

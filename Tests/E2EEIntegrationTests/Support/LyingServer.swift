@@ -24,18 +24,18 @@ final class LyingServer: ForwardingChatServer, @unchecked Sendable {
     private func lie(_ channel: ServerChannel) -> ServerChannel {
         var channel = channel
         lock.withLock {
-            if flipped.contains(channel.id.lowercased()) {
+            if flipped.contains(channel.id.rawValue) {
                 channel.isDM.toggle()
                 channel.encryptionType = channel.isDM ? "x3dh" : "sender_keys"
             }
-            if let creator = creators[channel.id.lowercased()] { channel.createdBy = creator }
+            if let creator = creators[channel.id.rawValue] { channel.createdBy = UserID(creator) }
         }
         return channel
     }
 
     func channels() async throws -> [ServerChannel] { try await base.channels().map(lie) }
-    func channel(id: String) async throws -> ServerChannel { lie(try await base.channel(id: id)) }
-    func openDirectMessage(userID: String) async throws -> ServerChannel { lie(try await base.openDirectMessage(userID: userID)) }
+    func channel(id: ChannelID) async throws -> ServerChannel { lie(try await base.channel(id: id)) }
+    func openDirectMessage(userID: UserID) async throws -> ServerChannel { lie(try await base.openDirectMessage(userID: userID)) }
     func devices() async throws -> [ServerDevice] {
         let fail = lock.withLock { () -> Bool in
             defer { failedDeviceListings = max(0, failedDeviceListings - 1) }

@@ -84,7 +84,7 @@ struct MessagingHarness: Sendable {
     }
 
     /// Every message of a channel as the server holds it, oldest first (read by a member).
-    func serverMessages(_ channelID: String, as reader: HTTPChatServer) async throws -> [ServerMessage] {
+    func serverMessages(_ channelID: ChannelID, as reader: HTTPChatServer) async throws -> [ServerMessage] {
         try await reader.messages(channelID: channelID, before: nil, limit: 100).messages
     }
 }
@@ -95,10 +95,10 @@ func envelope(of message: ServerMessage) throws -> Envelope {
 }
 
 /// The recipient device ids of a DM or SKD envelope.
-func recipientDevices(of message: ServerMessage) throws -> Set<String> {
+func recipientDevices(of message: ServerMessage) throws -> Set<DeviceID> {
     switch try envelope(of: message) {
-    case .dm(let dm): Set(dm.recipients.map(\.recipientDevice.text))
-    case .senderKeyDistribution(let skd): Set(skd.recipients.map(\.recipientDevice.text))
+    case .dm(let dm): Set(dm.recipients.map { DeviceID($0.recipientDevice.text) })
+    case .senderKeyDistribution(let skd): Set(skd.recipients.map { DeviceID($0.recipientDevice.text) })
     case .group: []
     }
 }
@@ -111,7 +111,7 @@ extension MessagingHarness {
     /// time — as the app does when the user approves what it was shown.
     func trust(_ accounts: [Account]) async throws {
         for account in accounts {
-            let devices = accounts.filter { $0.deviceID != account.deviceID }.map { (userID: $0.userID, deviceID: $0.deviceID) }
+            let devices = accounts.filter { $0.deviceID != account.deviceID }.map { (userID: $0.userID.rawValue, deviceID: $0.deviceID.rawValue) }
             try await account.store.write { db in
                 try account.store.recipientStore.storeKnownDevices(devices, at: StoreTime(microseconds: 0), db)
             }
@@ -127,7 +127,7 @@ extension MessagingHarness {
 
     /// Each of `accounts` accepts `channel` as its user would: a DM by opening it with the other
     /// participant (`between` names both), a group by accepting the request.
-    func accept(_ channel: ChatChannel, on accounts: [Account], between users: (String, String)? = nil) async throws {
+    func accept(_ channel: ChatChannel, on accounts: [Account], between users: (UserID, UserID)? = nil) async throws {
         for account in accounts {
             if channel.isDM, let users {
                 _ = try await account.openDirectMessage(with: account.userID == users.0 ? users.1 : users.0)

@@ -59,7 +59,7 @@ extension MessagingHarness {
 }
 
 /// The decrypted texts `account` can read in `channelID`, after catching up.
-func readableTexts(_ account: Account, _ channelID: String) async throws -> [String] {
+func readableTexts(_ account: Account, _ channelID: ChannelID) async throws -> [String] {
     try await account.sync()
     return try await account.timeline(channelID: channelID).compactMap { $0.state == .decrypted ? $0.text : nil }
 }

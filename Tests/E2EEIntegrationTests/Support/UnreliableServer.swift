@@ -39,7 +39,7 @@ final class UnreliableServer: ForwardingChatServer, @unchecked Sendable {
         lock.withLock { postHook = hook }
     }
 
-    func sendMessage(channelID: String, _ message: OutgoingMessage) async throws -> ServerMessage {
+    func sendMessage(channelID: ChannelID, _ message: OutgoingMessage) async throws -> ServerMessage {
         let hook = lock.withLock { () -> (@Sendable () async -> Void)? in
             defer { postHook = nil }
             return postHook
@@ -70,9 +70,9 @@ final class UnreliableServer: ForwardingChatServer, @unchecked Sendable {
     /// History reads of `channelID` go on.
     func releaseHistory(of channelID: String) { lock.withLock { _ = heldChannels.remove(channelID.lowercased()) } }
 
-    func messages(channelID: String, before: ServerTimestamp?, limit: Int) async throws -> MessagePage {
-        while lock.withLock({ heldChannels.contains(channelID.lowercased()) }) { try await Task.sleep(for: .milliseconds(10)) }
-        if lock.withLock({ undecodableChannels.contains(channelID.lowercased()) }) { throw ServerError.decoding("undecodable page") }
+    func messages(channelID: ChannelID, before: ServerTimestamp?, limit: Int) async throws -> MessagePage {
+        while lock.withLock({ heldChannels.contains(channelID.rawValue) }) { try await Task.sleep(for: .milliseconds(10)) }
+        if lock.withLock({ undecodableChannels.contains(channelID.rawValue) }) { throw ServerError.decoding("undecodable page") }
         let hide = lock.withLock { () -> Bool in
             defer { if hideRecentReads > 0 { hideRecentReads -= 1 } }
             return hideRecentReads > 0

@@ -32,7 +32,7 @@ extension IntegrationTests {
             try await harness.accept(group, on: [alice2, bob])
             try await harness.reader(of: mallory).joinChannel(id: group.id)
             for account in [alice, alice2, bob] {
-                _ = try await account.send(text: "hello from \(account.deviceID.prefix(4))", to: group.id)
+                _ = try await account.send(text: "hello from \(account.deviceID.rawValue.prefix(4))", to: group.id)
                 await account.waitForOutbox()
                 #expect(try await account.pendingMembers() == [HeldMember(channelID: group.id, userID: mallory.userID)])
             }
@@ -54,10 +54,10 @@ extension IntegrationTests {
                 let applied = await firstEvent(in: phoneEvents, within: 5) { if case .announcement = $0 { true } else { false } }
                 #expect(applied == .announcement(ChannelAnnouncement(
                     channelID: s.group.id, messageID: (applied.flatMap { if case .announcement(let a) = $0 { a.messageID } else { nil } }) ?? "",
-                    senderUserID: s.alice.userID, senderDeviceID: s.alice.deviceID, kind: .approved, ids: [s.mallory.userID], appliedHere: true)))
+                    senderUserID: s.alice.userID, senderDeviceID: s.alice.deviceID, kind: .approved, ids: [s.mallory.userID.rawValue], appliedHere: true)))
                 let prompt = await firstEvent(in: bobEvents, within: 5) { if case .announcement = $0 { true } else { false } }
                 guard case .announcement(let seen)? = prompt else { Issue.record("bob was not prompted"); return }
-                #expect(seen.kind == .approved && seen.ids == [s.mallory.userID] && !seen.appliedHere)
+                #expect(seen.kind == .approved && seen.ids == [s.mallory.userID.rawValue] && !seen.appliedHere)
                 #expect(try await s.bob.pendingMembers() == [HeldMember(channelID: s.group.id, userID: s.mallory.userID)])
                 // Neither device shows the announcement as a message.
                 for account in [s.alice2, s.bob] {
@@ -82,7 +82,7 @@ extension IntegrationTests {
                 let id = UUID().uuidString.lowercased()
                 for bad in [
                     #"{"v":1,"id":"\#(id)","ts":1,"text":"","approved":["\#(s.mallory.userID)","\#(s.mallory.userID)"]}"#,
-                    #"{"v":1,"id":"\#(UUID().uuidString.lowercased())","ts":1,"text":"","approved":["\#(s.mallory.userID.uppercased())"]}"#,
+                    #"{"v":1,"id":"\#(UUID().uuidString.lowercased())","ts":1,"text":"","approved":["\#(s.mallory.userID.rawValue.uppercased())"]}"#,
                     #"{"v":1,"id":"\#(UUID().uuidString.lowercased())","ts":1,"text":"approve","approved":["\#(s.mallory.userID)"]}"#,
                     #"{"v":1,"id":"\#(UUID().uuidString.lowercased())","ts":1,"text":"","approved":["\#(s.mallory.userID)"],"declined":[]}"#,
                 ] {

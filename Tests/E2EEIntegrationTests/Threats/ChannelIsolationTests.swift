@@ -35,7 +35,7 @@ extension IntegrationTests {
         }
 
         private static func readable(_ account: Account, _ channelID: String) async throws -> [String] {
-            try await account.timeline(channelID: channelID).compactMap { $0.state == .decrypted ? $0.text : nil }
+            try await account.timeline(channelID: ChannelID(channelID)).compactMap { $0.state == .decrypted ? $0.text : nil }
         }
 
         /// Bob's sync with `fault` on team-bad's pages: it returns, team-ok's new message is
@@ -49,11 +49,11 @@ extension IntegrationTests {
                                                      configuration: MessagingHarness.testConfiguration)
                 _ = try await bob.bootstrapKeys()
                 let (alice, _, ok, bad) = try await twoTeams(harness, bob: bob)
-                await harness.server.faults.faultPages(ofChannel: bad.id, fault)
+                await harness.server.faults.faultPages(ofChannel: bad.id.rawValue, fault)
 
                 try await bob.sync()  // team-bad's failure stays with team-bad
 
-                #expect(try await readable(bob, ok.id) == ["ok one", "ok two"])
+                #expect(try await readable(bob, ok.id.rawValue) == ["ok one", "ok two"])
                 let failures = await bob.channelSyncFailures()
                 #expect(failures.map(\.channelID) == [bad.id])
                 #expect(failures.allSatisfy { ($0.retryAt?.microseconds ?? 0) > $0.at.microseconds }, "each failure has its backoff")
@@ -84,17 +84,17 @@ extension IntegrationTests {
         func failedChannelIsRetriedOnItsOwn() async throws {
             try await MessagingHarness.with { harness in
                 let (alice, bob, ok, bad) = try await Self.twoTeams(harness)
-                await harness.server.faults.faultPages(ofChannel: bad.id, .status(503))
+                await harness.server.faults.faultPages(ofChannel: bad.id.rawValue, .status(503))
                 try await alice.send(text: "bad two", to: bad.id)
                 await alice.waitForOutbox()
                 try await bob.sync()
                 #expect(await bob.channelSyncFailures().map(\.channelID) == [bad.id])
                 let monitor = AccountMonitor(bob, channelIDs: [ok.id, bad.id])
-                await harness.server.faults.faultPages(ofChannel: bad.id, nil)
+                await harness.server.faults.faultPages(ofChannel: bad.id.rawValue, nil)
 
                 // The first retry is due 5 s after the failure; nothing else reads team-bad.
                 #expect(await monitor.waitForReadable([ok.id: 2, bad.id: 2], limit: .seconds(30)))
-                #expect(try await Self.readable(bob, bad.id) == ["bad one", "bad two"])
+                #expect(try await Self.readable(bob, bad.id.rawValue) == ["bad one", "bad two"])
                 #expect(await bob.channelSyncFailures().isEmpty)
                 monitor.stop()
                 await alice.shutdown()
@@ -107,14 +107,14 @@ extension IntegrationTests {
             try await MessagingHarness.with { harness in
                 let (alice, bob, ok, bad) = try await Self.twoTeams(harness)
                 // 50 messages of 20,000 characters a page: about 1 MB a page.
-                await harness.server.faults.faultPages(ofChannel: bad.id, .endless(contentLength: 20_000))
+                await harness.server.faults.faultPages(ofChannel: bad.id.rawValue, .endless(contentLength: 20_000))
 
                 try await bob.sync()
 
-                #expect(try await Self.readable(bob, ok.id) == ["ok one", "ok two"])
+                #expect(try await Self.readable(bob, ok.id.rawValue) == ["ok one", "ok two"])
                 // 8 MiB of content is about 8.4 pages; without the bound the catch-up read
                 // 5,000 messages (100 pages, 100 MB) before it stored any.
-                let reads = await harness.server.faults.faultedPageReads(ofChannel: bad.id)
+                let reads = await harness.server.faults.faultedPageReads(ofChannel: bad.id.rawValue)
                 #expect(reads <= 10, "read \(reads) endless pages in one catch-up")
                 await alice.shutdown()
                 await bob.shutdown()
@@ -141,7 +141,7 @@ extension IntegrationTests {
                 await alice.waitForOutbox()
                 try await bob.sync()
                 let mallory = try await harness.register("mallory")
-                let flood = try await harness.server.addToNewChannels(userID: bob.userID, createdBy: mallory.userID, count: 1_500)
+                let flood = try await harness.server.addToNewChannels(userID: bob.userID.rawValue, createdBy: mallory.userID.rawValue, count: 1_500)
                 try await alice.send(text: "two", to: team.id)
                 await alice.waitForOutbox()
 

@@ -72,8 +72,8 @@ extension IntegrationTests {
                 try await alice.send(text: "hi bob", to: dm.id)
                 await alice.waitForOutbox()
                 let posted = try #require(try await alice.timeline(channelID: dm.id).first)
-                let own = try #require(try await alice.store.message(id: posted.messageID)?.plaintext)
-                #expect(try MessagePayload(json: own).with?.text == bob.userID)
+                let own = try #require(try await alice.store.message(id: posted.messageID.rawValue)?.plaintext)
+                #expect(try MessagePayload(json: own).with?.text == bob.userID.rawValue)
 
                 #expect(try await readableTexts(alice2, dm.id) == ["hi bob"])
                 #expect(try await alice2.directMessageParticipant(dm.id) == bob.userID)

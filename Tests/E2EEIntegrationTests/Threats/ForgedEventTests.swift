@@ -33,14 +33,14 @@ extension IntegrationTests {
         /// Connects `account` and waits until its socket's catch-up ran (a frame sent after it
         /// was handled). No follow-up catch-up or deaf-socket check runs later: the only
         /// requests are the ones the test causes.
-        private static func connect(_ account: Account, _ harness: MessagingHarness, channelID: String) async -> AccountMonitor {
+        private static func connect(_ account: Account, _ harness: MessagingHarness, channelID: ChannelID) async -> AccountMonitor {
             let monitor = AccountMonitor(account, channelIDs: [channelID])
             var policy = ConnectionPolicy.standard
             policy.followUpCatchUp = .seconds(600)
             policy.deafCheckInterval = nil
             await account.connect(using: WebSocketRealtimeConnector(webSocketURL: harness.server.webSocketURL), policy: policy)
             #expect(await monitor.waitForConnection(.connected))
-            #expect(await deliver(nil, to: account, channelID: channelID, harness))
+            #expect(await deliver(nil, to: account, channelID: channelID.rawValue, harness))
             return monitor
         }
 
@@ -51,14 +51,14 @@ extension IntegrationTests {
             let events = account.events()
             let watcher = Task {
                 for await event in events {
-                    if case .typing(_, let channel, _) = event, channel == channelID {
+                    if case .typing(_, let channel, _) = event, channel.rawValue == channelID {
                         typed.update { $0 = true }
                         return
                     }
                 }
             }
-            if let frame { await harness.server.faults.sendRawFrame(frame, toUser: account.userID) }
-            await harness.server.faults.sendRawFrame(typingFrame(userID: UUID().uuidString.lowercased(), channelID: channelID), toUser: account.userID)
+            if let frame { await harness.server.faults.sendRawFrame(frame, toUser: account.userID.rawValue) }
+            await harness.server.faults.sendRawFrame(typingFrame(userID: UUID().uuidString.lowercased(), channelID: channelID), toUser: account.userID.rawValue)
             let seen = await typed.wait(limit: .seconds(20)) { $0 }
             watcher.cancel()
             return seen
@@ -75,9 +75,9 @@ extension IntegrationTests {
                 try await bob.sync()
                 let monitor = await Self.connect(bob, harness, channelID: dm.id)
 
-                let forged = Self.frame(id: UUID().uuidString.lowercased(), channelID: dm.id, senderID: alice.userID, deviceID: alice.deviceID,
+                let forged = Self.frame(id: UUID().uuidString.lowercased(), channelID: dm.id.rawValue, senderID: alice.userID.rawValue, deviceID: alice.deviceID.rawValue,
                                         content: "AAAA", createdAt: "2099-01-01T00:00:00.000000Z")
-                #expect(await Self.deliver(forged, to: bob, channelID: dm.id, harness))
+                #expect(await Self.deliver(forged, to: bob, channelID: dm.id.rawValue, harness))
                 await bob.disconnect()
 
                 // More than one page (50) while Bob is away.
@@ -113,11 +113,11 @@ extension IntegrationTests {
                 let monitor = await Self.connect(alice, harness, channelID: dm.id)
 
                 // Bob's id, Alice's user and device, Alice's earlier bytes: a "second copy" of hers.
-                let forged = Self.frame(id: bobs.id, channelID: dm.id, senderID: alice.userID, deviceID: alice.deviceID,
+                let forged = Self.frame(id: bobs.id.rawValue, channelID: dm.id.rawValue, senderID: alice.userID.rawValue, deviceID: alice.deviceID.rawValue,
                                         content: alicesOwn.content, contentType: alicesOwn.contentType ?? "text",
                                         createdAt: "2026-01-01T00:00:00.000000Z")
                 await harness.server.faults.failNextRequests(1, status: 404)  // her DELETE of "the copy" answers 404
-                #expect(await Self.deliver(forged, to: alice, channelID: dm.id, harness))
+                #expect(await Self.deliver(forged, to: alice, channelID: dm.id.rawValue, harness))
 
                 let item = try await alice.timeline(channelID: dm.id).first { $0.messageID == bobs.id }
                 #expect(item?.text == "bob one", "Bob's message is still in Alice's timeline")

@@ -89,7 +89,7 @@ extension IntegrationTests {
                 try await alice.send(text: "one", to: group.id)
                 await alice.waitForOutbox()
 
-                let attacker = try await harness.injectDevice(into: bob.userID)
+                let attacker = try await harness.injectDevice(into: bob.userID.rawValue)
                 let report = try await alice.send(text: "two", to: group.id)
                 await alice.waitForOutbox()
                 let injected = RecipientDevice(userID: bob.userID, deviceID: attacker.deviceID)
@@ -117,7 +117,7 @@ extension IntegrationTests {
                 let group = try await alice.createGroup(name: "team", members: [bob.userID])
                 try await harness.accept(group, on: [bob])
 
-                let attacker = try await harness.injectDevice(into: alice.userID)
+                let attacker = try await harness.injectDevice(into: alice.userID.rawValue)
                 let report = try await alice.send(text: "secret", to: group.id)
                 await alice.waitForOutbox()
                 #expect(report.recipients.held == [RecipientDevice(userID: alice.userID, deviceID: attacker.deviceID)])
@@ -137,7 +137,7 @@ extension IntegrationTests {
                 try await alice.send(text: "one", to: group.id)
                 await alice.waitForOutbox()
 
-                let attacker = try await harness.injectDevice(into: alice.userID)
+                let attacker = try await harness.injectDevice(into: alice.userID.rawValue)
                 let report = try await alice.send(text: "two", to: group.id)
                 await alice.waitForOutbox()
                 #expect(report.recipients.held == [RecipientDevice(userID: alice.userID, deviceID: attacker.deviceID)])

@@ -28,7 +28,7 @@ extension IntegrationTests {
         /// copied, the later copy writes in each, and the copy is put back. Returns Bob, the
         /// channels and Alice's device id; Alice's files are closed.
         private func writeFromACopyThenRestore(_ files: Files, _ harness: MessagingHarness, withDM: Bool = true) async throws
-            -> (bob: Account, group: ChatChannel, dm: ChatChannel?, aliceDevice: String) {
+            -> (bob: Account, group: ChatChannel, dm: ChatChannel?, aliceDevice: DeviceID) {
             let bob = try await harness.register("bob")
             let firstStore = try KeyStore.open(at: files.url, key: files.key)
             let alice = try await harness.register("alice", store: firstStore)
@@ -54,7 +54,7 @@ extension IntegrationTests {
 
         /// Every message of `channelID` the server holds, oldest first, read as `reader`.
         private func allMessages(_ channelID: String, as reader: HTTPChatServer) async throws -> [ServerMessage] {
-            var pager = MessageHistoryPager(server: reader, channelID: channelID, pageSize: 100)
+            var pager = MessageHistoryPager(server: reader, channelID: ChannelID(channelID), pageSize: 100)
             var pages: [[ServerMessage]] = []
             while true {
                 let page = try await pager.nextPage()
@@ -65,7 +65,7 @@ extension IntegrationTests {
         }
 
         /// Alice's device's group positions and the positions of its pairwise messages to `bobDevice`.
-        private func onTheWire(_ messages: [ServerMessage], aliceDevice: String, bobDevice: String) throws -> AliceOnTheWire {
+        private func onTheWire(_ messages: [ServerMessage], aliceDevice: DeviceID, bobDevice: String) throws -> AliceOnTheWire {
             var wire = AliceOnTheWire()
             for message in messages where message.senderDeviceID == aliceDevice {
                 switch try envelope(of: message) {
@@ -107,7 +107,7 @@ extension IntegrationTests {
             try await MessagingHarness.with { harness in
                 let (bob, group, optionalDM, aliceDevice) = try await writeFromACopyThenRestore(files, harness)
                 let dm = try #require(optionalDM)
-                await harness.server.faults.hideRows(postedBy: aliceDevice)
+                await harness.server.faults.hideRows(postedBy: aliceDevice.rawValue)
                 try await StoreRollbackTests.withAlice(files, harness) { alice in
                     try await alice.send(text: "group: lunch at noon, usual place", to: group.id)
                     try await alice.send(text: "dm: lunch at noon, usual place", to: dm.id)
@@ -118,8 +118,8 @@ extension IntegrationTests {
                 await harness.server.faults.reset()
 
                 let reader = try await harness.reader(of: bob)
-                let groupWire = try onTheWire(try await allMessages(group.id, as: reader), aliceDevice: aliceDevice, bobDevice: bob.deviceID)
-                let dmWire = try onTheWire(try await allMessages(dm.id, as: reader), aliceDevice: aliceDevice, bobDevice: bob.deviceID)
+                let groupWire = try onTheWire(try await allMessages(group.id.rawValue, as: reader), aliceDevice: aliceDevice, bobDevice: bob.deviceID.rawValue)
+                let dmWire = try onTheWire(try await allMessages(dm.id.rawValue, as: reader), aliceDevice: aliceDevice, bobDevice: bob.deviceID.rawValue)
                 // The attack took place: the restored state reused chain positions...
                 #expect(Set(groupWire.group.map(\.position)).count < groupWire.group.count, "a group position was used twice")
                 #expect(Set(dmWire.pairwise.map(\.position)).count < dmWire.pairwise.count, "a pairwise position was used twice")
@@ -165,8 +165,8 @@ extension IntegrationTests {
                     #expect(try await alice.store.rollbackDetectedAt() == nil, "keys renewed, mark cleared")
                 }
 
-                let messages = try await allMessages(group.id, as: try await harness.reader(of: bob))
-                let wire = try onTheWire(messages, aliceDevice: aliceDevice, bobDevice: bob.deviceID)
+                let messages = try await allMessages(group.id.rawValue, as: try await harness.reader(of: bob))
+                let wire = try onTheWire(messages, aliceDevice: aliceDevice, bobDevice: bob.deviceID.rawValue)
                 #expect(wire.group.count == 3)
                 Self.expectNoKeyAndNonceTwice(wire.group, "group")
                 #expect(Set(wire.group.map(\.position)).count == wire.group.count, "renewed keys: no position twice either")
@@ -194,8 +194,8 @@ extension IntegrationTests {
                     #expect(await firstEvent(in: events) { if case .rollbackDetected = $0 { true } else { false } } == nil, "nothing was seen")
                     #expect(try await alice.store.rollbackDetectedAt() == nil, "keys renewed, mark cleared")
                 }
-                let wire = try onTheWire(try await allMessages(group.id, as: try await harness.reader(of: bob)), aliceDevice: aliceDevice,
-                                         bobDevice: bob.deviceID)
+                let wire = try onTheWire(try await allMessages(group.id.rawValue, as: try await harness.reader(of: bob)), aliceDevice: aliceDevice,
+                                         bobDevice: bob.deviceID.rawValue)
                 #expect(wire.group.count == 3)
                 #expect(Set(wire.group.map(\.position)).count == wire.group.count, "renewed keys: no position twice")
                 Self.expectNoKeyAndNonceTwice(wire.group, "group")

@@ -16,7 +16,7 @@ extension IntegrationTests {
         /// second read must come at least that long after the first.
         private static let confirmationWait: UInt64 = 2_200_000_000
 
-        private static func items(_ account: Account, _ channelID: String) async throws -> [TimelineItem] {
+        private static func items(_ account: Account, _ channelID: ChannelID) async throws -> [TimelineItem] {
             try await account.timeline(channelID: channelID, limit: 500)
         }
 
@@ -40,7 +40,7 @@ extension IntegrationTests {
                 let stored = try await Self.items(bob, dm.id)
                 #expect(stored.map(\.text) == texts)
                 let omitted = Set(stored.dropFirst().dropLast().map(\.messageID))
-                await harness.server.faults.omitRows(ofChannel: dm.id, omitted)
+                await harness.server.faults.omitRows(ofChannel: dm.id.rawValue, Set(omitted.map(\.rawValue)))
 
                 try await Self.twoReads(bob)
 
@@ -49,7 +49,7 @@ extension IntegrationTests {
                 #expect(after.allSatisfy { $0.state == .decrypted })
                 #expect(Set(after.filter(\.removedFromServer).map(\.messageID)) == omitted)
 
-                await harness.server.faults.omitRows(ofChannel: dm.id, nil)
+                await harness.server.faults.omitRows(ofChannel: dm.id.rawValue, nil)
                 try await bob.sync()
                 #expect(try await Self.items(bob, dm.id).filter(\.removedFromServer).isEmpty, "the rows came back: no mark")
                 await alice.shutdown()
@@ -76,7 +76,7 @@ extension IntegrationTests {
                 try await alice.send(text: "after", to: dm.id)
                 await alice.waitForOutbox()
                 let live = try #require(try await Self.items(bob, dm.id).first { $0.text == "live" })
-                await harness.server.faults.omitRows(ofChannel: dm.id, [live.messageID])
+                await harness.server.faults.omitRows(ofChannel: dm.id.rawValue, [live.messageID.rawValue])
 
                 try await Self.twoReads(bob)
 
@@ -113,7 +113,7 @@ extension IntegrationTests {
                 await bob.connect(using: WebSocketRealtimeConnector(webSocketURL: harness.server.webSocketURL))
                 #expect(await monitor.waitForConnection(.connected))
                 let frame = #"{"type":"message.delete","message_id":"\#(message.messageID)","channel_id":"\#(dm.id)"}"#
-                await harness.server.faults.sendRawFrame(frame, toUser: bob.userID)
+                await harness.server.faults.sendRawFrame(frame, toUser: bob.userID.rawValue)
                 #expect(await removed.wait(limit: .seconds(20)) { $0 })
                 watcher.cancel()
                 let after = try #require(try await Self.items(bob, dm.id).first)

@@ -26,7 +26,7 @@ extension IntegrationTests {
                 await alice.waitForOutbox()
 
                 try await harness.reader(of: mallory).joinChannel(id: dm.id)
-                lying.flipKind(of: dm.id)
+                lying.flipKind(of: dm.id.rawValue)
                 let events = alice.events()
                 _ = try await alice.refreshChannels()
                 let flagged = await firstEvent(in: events) { if case .identity(.channelKindContradicted) = $0 { true } else { false } }
@@ -41,7 +41,7 @@ extension IntegrationTests {
                 #expect(try posted.allSatisfy { try !recipientDevices(of: $0).contains(mallory.deviceID) }, "no key, no SKD for the joiner")
                 for message in posted {
                     guard case .dm(let envelope) = try envelope(of: message) else { Issue.record("not a DM envelope"); continue }
-                    #expect(Set(envelope.recipients.map(\.recipientDevice.text)) == [bob.deviceID])
+                    #expect(Set(envelope.recipients.map(\.recipientDevice.text)) == [bob.deviceID.rawValue])
                 }
                 #expect(try await readableTexts(mallory, dm.id).isEmpty)
                 #expect(try await readableTexts(bob, dm.id) == ["one", "two"])
@@ -63,7 +63,7 @@ extension IntegrationTests {
                 let malloryID = mallory.userID
                 let bob3 = try await harness.login("bob", deviceName: "tablet", configuration: MessagingHarness.recipientConfiguration) { http in
                     let lying = LyingServer(http)
-                    lying.claimCreator(of: dmID, is: malloryID)
+                    lying.claimCreator(of: dmID.rawValue, is: malloryID.rawValue)
                     return lying
                 }
                 _ = try await bob3.refreshChannels()
@@ -96,8 +96,8 @@ extension IntegrationTests {
                 // Mallory's own client counts her as a participant and writes to Bob's devices.
                 _ = try await mallory.refreshChannels()
                 try await mallory.store.write { db in
-                    _ = try mallory.store.recipientStore.fixParticipants(channelID: dm.id, userIDs: [mallory.userID, bob.userID], db)
-                    try mallory.store.channelTrustStore.storeStanding(.accepted, channelID: dm.id, db)
+                    _ = try mallory.store.recipientStore.fixParticipants(channelID: dm.id.rawValue, userIDs: [mallory.userID.rawValue, bob.userID.rawValue], db)
+                    try mallory.store.channelTrustStore.storeStanding(.accepted, channelID: dm.id.rawValue, db)
                 }
                 try await mallory.send(text: "it's alice, new number", to: dm.id)
                 await mallory.waitForOutbox()
@@ -111,7 +111,7 @@ extension IntegrationTests {
                 #expect(try await readableTexts(bob2, dm.id) == ["hi bob"])
                 let refused = try await bob2.store.read { db in
                     try String.fetchAll(db, sql: "SELECT failure_reason FROM timeline WHERE channel_id = ? AND sender_user_id = ?",
-                                        arguments: [dm.id, mallory.userID])
+                                        arguments: [dm.id.rawValue, mallory.userID.rawValue])
                 }
                 #expect(refused == [UndecryptableReason.notAParticipant.rawValue])
                 // On the device that created the DM, the same message is refused too.

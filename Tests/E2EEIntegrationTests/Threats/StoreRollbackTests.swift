@@ -62,7 +62,7 @@ extension IntegrationTests {
         /// Alice (file store) and Bob share a group; Alice sends, her store is copied, the copy's
         /// later self sends, and the copy is put back: the state a restore from backup leaves.
         /// Returns Bob, the group and Alice's device id; Alice's files are closed.
-        private func sendFromACopyThenRestore(_ files: AliceFiles, _ harness: MessagingHarness) async throws -> (Account, ChatChannel, String) {
+        private func sendFromACopyThenRestore(_ files: AliceFiles, _ harness: MessagingHarness) async throws -> (Account, ChatChannel, DeviceID) {
             let bob = try await harness.register("bob")
             let firstStore = try KeyStore.open(at: files.url, key: files.key)
             let alice = try await harness.register("alice", store: firstStore)
@@ -84,7 +84,7 @@ extension IntegrationTests {
         }
 
         /// The group envelopes `device` posted among `messages`, in order.
-        static func groupEnvelopes(in messages: [ServerMessage], from device: String) throws -> [GroupEnvelope] {
+        static func groupEnvelopes(in messages: [ServerMessage], from device: DeviceID) throws -> [GroupEnvelope] {
             try messages.filter { $0.senderDeviceID == device && $0.contentType == "e2ee.group" }.map { message -> GroupEnvelope in
                 guard case .group(let envelope) = try envelope(of: message) else { throw ProtocolError.malformed(.groupEnvelope, reason: "not a group envelope") }
                 return envelope
@@ -93,7 +93,7 @@ extension IntegrationTests {
 
         /// Expects `device`'s three group envelopes among `messages` each at its own
         /// (key_id, iteration), the last under a new sender key; returns them in order.
-        static func expectThreeGroupSendsWithoutReuse(in messages: [ServerMessage], from device: String) throws -> [GroupEnvelope] {
+        static func expectThreeGroupSendsWithoutReuse(in messages: [ServerMessage], from device: DeviceID) throws -> [GroupEnvelope] {
             let groups = try groupEnvelopes(in: messages, from: device)
             #expect(groups.count == 3)
             let positions = groups.map { "\($0.keyID)/\($0.iteration)" }
@@ -128,7 +128,7 @@ extension IntegrationTests {
                     guard case .senderKeyDistribution(let envelope) = try envelope(of: message) else { throw ProtocolError.malformed(.skdEnvelope, reason: "not an SKD") }
                     return envelope
                 }
-                let toBob = skds.flatMap { $0.recipients.filter { $0.recipientDevice.text == bob.deviceID }.map(\.pairwiseMessage) }
+                let toBob = skds.flatMap { $0.recipients.filter { $0.recipientDevice.text == bob.deviceID.rawValue }.map(\.pairwiseMessage) }
                 #expect(toBob.count == 2)
                 let headers = toBob.map(Self.ratchetPosition)
                 #expect(Set(headers).count == headers.count, "pairwise ratchet position reused")

@@ -7,7 +7,7 @@ import Testing
 
 /// Posts `payload` (raw JSON, as a hostile or buggy client would write it) through `account`'s
 /// own encryption, as a posted message (`target` nil) or as an edit of `target`.
-func postRawPayload(_ json: String, from account: Account, in channelID: String, editing target: String? = nil) async throws {
+func postRawPayload(_ json: String, from account: Account, in channelID: ChannelID, editing target: String? = nil) async throws {
     _ = try await account.queueReporting(payload: SecretBytes(copying: Array(json.utf8)), channelID: channelID,
                                          kind: target == nil ? .message : .edit, target: target)
     await account.waitForOutbox()
@@ -36,7 +36,7 @@ extension IntegrationTests {
                 await alice.waitForOutbox()
                 try await mallory.sync()
                 let target = try #require(try await mallory.timeline(channelID: group.id).first { $0.text == "keep me" })
-                let id = try await payloadID(of: target.messageID, on: mallory)
+                let id = try await payloadID(of: target.messageID.rawValue, on: mallory)
                 let forged = #"{"v":1,"id":"\#(UUID().uuidString.lowercased())","ts":1,"text":"","delete_of":"\#(id)"}"#
                 try await postRawPayload(forged, from: mallory, in: group.id)
                 try await bob.sync()
@@ -76,9 +76,9 @@ extension IntegrationTests {
                 await alice.waitForOutbox()
                 try await bob.sync()
                 let rows = try await alice.timeline(channelID: dm.id)
-                let first = try await payloadID(of: rows[0].messageID, on: alice)
+                let first = try await payloadID(of: rows[0].messageID.rawValue, on: alice)
                 let edit = #"{"v":1,"id":"\#(first)","ts":1,"text":"","edit_of":"\#(rows[1].messageID)","delete_of":"\#(first)"}"#
-                try await postRawPayload(edit, from: alice, in: dm.id, editing: rows[1].messageID)
+                try await postRawPayload(edit, from: alice, in: dm.id, editing: rows[1].messageID.rawValue)
                 try await bob.sync()
                 #expect(try await readableTexts(bob, dm.id) == ["stay", "also stay"])
             }
@@ -100,7 +100,7 @@ extension IntegrationTests {
                 #expect(try await bob.pendingRecipients().map(\.device.deviceID) == [alice2.deviceID])
                 try await harness.accept(dm, on: [alice2], between: (alice.userID, bob.userID))
                 let mine = try #require(try await alice.timeline(channelID: dm.id).first { $0.text == "mine" })
-                let id = try await payloadID(of: mine.messageID, on: alice)
+                let id = try await payloadID(of: mine.messageID.rawValue, on: alice)
                 let tombstone = #"{"v":1,"id":"\#(UUID().uuidString.lowercased())","ts":1,"text":"","delete_of":"\#(id)","with":"\#(bob.userID)"}"#
                 try await postRawPayload(tombstone, from: alice2, in: dm.id)
                 let events = bob.events()

@@ -5,7 +5,7 @@ import Testing
 @Suite("Connection supervisor lifecycle")
 struct ConnectionSupervisorLifecycleTests {
     private func typing(_ index: Int) -> RealtimeEvent {
-        .typing(userID: "user-\(index)", channelID: "channel", started: index.isMultiple(of: 2))
+        .typing(userID: UserID("user-\(index)"), channelID: "channel", started: index.isMultiple(of: 2))
     }
 
     @Test("background: clean close, last events handed over, then the delegate persists; foreground reconnects")

@@ -6,7 +6,7 @@ import Testing
 @Suite("Connection supervisor")
 struct ConnectionSupervisorTests {
     private func typing(_ index: Int) -> RealtimeEvent {
-        .typing(userID: "user-\(index)", channelID: "channel", started: index.isMultiple(of: 2))
+        .typing(userID: UserID("user-\(index)"), channelID: "channel", started: index.isMultiple(of: 2))
     }
 
     @Test("open: channels subscribed, catch-up first, events held until it returns, follow-up later")

@@ -5,7 +5,7 @@ import Testing
 @Suite("Connection supervisor: deaf sockets")
 struct DeafSocketSupervisorTests {
     private func message(_ id: String) -> RealtimeEvent {
-        .messageNew(ServerMessage(id: id, channelID: "c", senderID: "u", senderDeviceID: "d", content: "x", contentType: "text",
+        .messageNew(ServerMessage(id: MessageID(id), channelID: "c", senderID: "u", senderDeviceID: "d", content: "x", contentType: "text",
                                   protocolVersion: 1, replyToID: nil, editedAt: nil, createdAt: ServerTimestamp(microseconds: 1)))
     }
 

@@ -40,12 +40,12 @@ final class FakeConnection: RealtimeConnection, @unchecked Sendable {
         if first { closeReason.update { $0 = reason } }
     }
 
-    func subscribe(channelID: String) async throws {
+    func subscribe(channelID: ChannelID) async throws {
         guard !lock.withLock({ ended }) else { throw ServerError.transport("closed") }
-        subscribed.update { $0.append(channelID) }
+        subscribed.update { $0.append(channelID.rawValue) }
     }
 
-    func sendTyping(channelID: String, started: Bool) async throws {
+    func sendTyping(channelID: ChannelID, started: Bool) async throws {
         guard !lock.withLock({ ended }) else { throw ServerError.transport("closed") }
         typing.update { $0.append("\(started ? "start" : "stop") \(channelID)") }
     }

@@ -48,29 +48,29 @@ final class FakeTicketServer: ChatServerAPI, @unchecked Sendable {
     func logout() async throws { throw unused }
     func logoutAll() async throws { throw unused }
     func currentUser() async throws -> ServerUser { throw unused }
-    func user(id: String) async throws -> ServerUser { throw unused }
+    func user(id: UserID) async throws -> ServerUser { throw unused }
     func searchUsers(query: String) async throws -> [ServerUser] { throw unused }
     func lookupUser(identity: String) async throws -> ServerUser { throw unused }
     func uploadKeys(_ upload: KeyBundleUpload) async throws { throw unused }
-    func addOneTimePreKeys(deviceID: String, keys: [String]) async throws -> Int { throw unused }
-    func bundles(userID: String) async throws -> [DeviceBundle] { throw unused }
-    func bundle(deviceID: String) async throws -> DeviceBundle { throw unused }
-    func uploadSenderKey(channelID: String, _ entry: SenderKeyEntry) async throws { throw unused }
-    func senderKeys(channelID: String) async throws -> [SenderKeyEntry] { throw unused }
+    func addOneTimePreKeys(deviceID: DeviceID, keys: [String]) async throws -> Int { throw unused }
+    func bundles(userID: UserID) async throws -> [DeviceBundle] { throw unused }
+    func bundle(deviceID: DeviceID) async throws -> DeviceBundle { throw unused }
+    func uploadSenderKey(channelID: ChannelID, _ entry: SenderKeyEntry) async throws { throw unused }
+    func senderKeys(channelID: ChannelID) async throws -> [SenderKeyEntry] { throw unused }
     func createChannel(name: String) async throws -> ServerChannel { throw unused }
     func channels() async throws -> [ServerChannel] { throw unused }
-    func channel(id: String) async throws -> ServerChannel { throw unused }
-    func renameChannel(id: String, name: String) async throws -> ServerChannel { throw unused }
-    func deleteChannel(id: String) async throws { throw unused }
-    func joinChannel(id: String) async throws { throw unused }
-    func leaveChannel(id: String) async throws { throw unused }
-    func members(channelID: String) async throws -> [ChannelMember] { throw unused }
-    func addMember(channelID: String, userID: String) async throws { throw unused }
-    func openDirectMessage(userID: String) async throws -> ServerChannel { throw unused }
-    func messages(channelID: String, before: ServerTimestamp?, limit: Int) async throws -> MessagePage { throw unused }
-    func sendMessage(channelID: String, _ message: OutgoingMessage) async throws -> ServerMessage { throw unused }
-    func editMessage(id: String, content: String) async throws -> ServerMessage { throw unused }
-    func deleteMessage(id: String) async throws { throw unused }
+    func channel(id: ChannelID) async throws -> ServerChannel { throw unused }
+    func renameChannel(id: ChannelID, name: String) async throws -> ServerChannel { throw unused }
+    func deleteChannel(id: ChannelID) async throws { throw unused }
+    func joinChannel(id: ChannelID) async throws { throw unused }
+    func leaveChannel(id: ChannelID) async throws { throw unused }
+    func members(channelID: ChannelID) async throws -> [ChannelMember] { throw unused }
+    func addMember(channelID: ChannelID, userID: UserID) async throws { throw unused }
+    func openDirectMessage(userID: UserID) async throws -> ServerChannel { throw unused }
+    func messages(channelID: ChannelID, before: ServerTimestamp?, limit: Int) async throws -> MessagePage { throw unused }
+    func sendMessage(channelID: ChannelID, _ message: OutgoingMessage) async throws -> ServerMessage { throw unused }
+    func editMessage(id: MessageID, content: String) async throws -> ServerMessage { throw unused }
+    func deleteMessage(id: MessageID) async throws { throw unused }
     func devices() async throws -> [ServerDevice] { throw unused }
-    func deleteDevice(id: String) async throws { throw unused }
+    func deleteDevice(id: DeviceID) async throws { throw unused }
 }

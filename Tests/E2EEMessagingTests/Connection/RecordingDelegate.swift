@@ -17,7 +17,7 @@ final class RecordingDelegate: ConnectionDelegate, @unchecked Sendable {
     }
 
     private let lock = NSLock()
-    private var listed: [String]
+    private var listed: [ChannelID]
     private var catchUpError: ServerError?
     private var socketMissed = false
     /// Every call, in order (a catch-up is recorded when it starts).
@@ -25,10 +25,10 @@ final class RecordingDelegate: ConnectionDelegate, @unchecked Sendable {
     /// Catch-ups wait here until it opens (open unless the test closes it).
     let catchUpGate = Gate(open: true)
 
-    init(channels: [String] = []) { listed = channels }
+    init(channels: [ChannelID] = []) { listed = channels }
 
     /// The channels answered from now on.
-    func setChannels(_ channels: [String]) { lock.withLock { listed = channels } }
+    func setChannels(_ channels: [ChannelID]) { lock.withLock { listed = channels } }
 
     /// Makes every catch-up from now on throw `error` (nil: succeed).
     func failCatchUps(with error: ServerError?) { lock.withLock { catchUpError = error } }
@@ -41,7 +41,7 @@ final class RecordingDelegate: ConnectionDelegate, @unchecked Sendable {
         return lock.withLock { socketMissed }
     }
 
-    func channelsToSubscribe() async -> [String] { lock.withLock { listed } }
+    func channelsToSubscribe() async -> [ChannelID] { lock.withLock { listed } }
 
     func catchUp(reason: CatchUpReason) async throws {
         calls.update { $0.append(.catchUp(reason)) }

@@ -33,7 +33,7 @@ final class SupervisorRig: Sendable {
     let states = Watched<[ConnectionState]>([])
     private let recorder: Task<Void, Never>
 
-    init(channels: [String] = [], policy: ConnectionPolicy = SupervisorRig.policy) async {
+    init(channels: [ChannelID] = [], policy: ConnectionPolicy = SupervisorRig.policy) async {
         let clock = self.clock
         delegate = RecordingDelegate(channels: channels)
         supervisor = ConnectionSupervisor(

@@ -15,9 +15,9 @@ struct KeyRetentionTests {
         let retention = KeyRetention(store: h.store, now: h.clock.closure)
         let peer = try h.connectedPeer()
         let channel = ReceivingChannel.group()
-        let first = try peer.skd(channel: channel.id, to: [h.deviceID], at: t(0))
+        let first = try peer.skd(channel: channel.id.rawValue, to: [h.deviceID], at: t(0))
         #expect(try await h.ingest([first], channel)[first.id] == .keyDistribution)
-        let oldKey = SenderKeyAddress(channelID: channel.id, senderDeviceID: peer.deviceID, keyID: try #require(peer.senderKeys[channel.id]?.keyID))
+        let oldKey = SenderKeyAddress(channelID: channel.id.rawValue, senderDeviceID: peer.deviceID, keyID: try #require(peer.senderKeys[channel.id.rawValue]?.keyID))
 
         // Alone, the state is kept however old it gets.
         h.clock.advance(seconds: 30 * Self.day)
@@ -25,13 +25,13 @@ struct KeyRetentionTests {
         #expect(try await h.store.receiverSenderKey(oldKey) != nil)
 
         // It decrypts a message now (its last use), then the sender rotates.
-        let message = try peer.group("last use", channel: channel.id, at: t(1))
+        let message = try peer.group("last use", channel: channel.id.rawValue, at: t(1))
         #expect(try await h.ingest([message], channel)[message.id] == .decrypted)
-        let rotated = SenderKeySendingState.generate(channel: try WireUUID(text: channel.id), retainedKeyIDs: [oldKey.keyID], using: SystemRandom())
-        peer.setSenderKey(rotated, channel: channel.id)
-        let second = try peer.skd(channel: channel.id, to: [h.deviceID], at: t(2))
+        let rotated = SenderKeySendingState.generate(channel: try WireUUID(text: channel.id.rawValue), retainedKeyIDs: [oldKey.keyID], using: SystemRandom())
+        peer.setSenderKey(rotated, channel: channel.id.rawValue)
+        let second = try peer.skd(channel: channel.id.rawValue, to: [h.deviceID], at: t(2))
         #expect(try await h.ingest([second], channel)[second.id] == .keyDistribution)
-        let newKey = SenderKeyAddress(channelID: channel.id, senderDeviceID: peer.deviceID, keyID: rotated.keyID)
+        let newKey = SenderKeyAddress(channelID: channel.id.rawValue, senderDeviceID: peer.deviceID, keyID: rotated.keyID)
 
         h.clock.advance(seconds: 7 * Self.day)
         #expect(try await retention.run().senderKeyStates == 0, "exactly 7 days after its last use: kept")
@@ -96,7 +96,7 @@ struct KeyRetentionTests {
         let clock = TestClock()
         let store = try KeyStore.inMemory()
         let local = try await LocalAccount.make(store: store, oneTimePrekeys: 2, now: clock.now)
-        try await store.storeAccount(AccountRecord(serverURL: "http://127.0.0.1:1", userID: local.device.userID, deviceID: local.device.deviceID,
+        try await store.storeAccount(AccountRecord(serverURL: "http://127.0.0.1:1", userID: local.device.userID.rawValue, deviceID: local.device.deviceID.rawValue,
                                                    accessToken: nil, refreshToken: nil, updatedAt: clock.now))
         try await store.consumeOneTimePrekey(id: local.oneTimePrekeys[0].id, at: clock.now)
         clock.advance(seconds: 7 * Self.day + 1)

@@ -10,7 +10,7 @@ import Testing
 struct OneTimePrekeyBoundTests {
     private func account() async throws -> (Account, CountingServer) {
         let server = CountingServer()
-        let device = LocalDevice(userID: newID(), deviceID: newID(), identity: E2EECrypto.IdentityKeyPair())
+        let device = LocalDevice(userID: UserID(newID()), deviceID: DeviceID(newID()), identity: E2EECrypto.IdentityKeyPair())
         let account = Account(device: device, server: server, store: try KeyStore.inMemory(), configuration: AccountConfiguration())
         _ = try await account.bootstrapKeys()
         return (account, server)

@@ -20,8 +20,8 @@ struct DedupeAndOrderTests {
         let h = try await ReceiveHarness.make(store: firstStore, listed: listed, clock: clock)
         let peer = try h.connectedPeer()
         let channel = ReceivingChannel.group()
-        let skd = try peer.skd(channel: channel.id, to: [h.deviceID], at: t(0))
-        let m = try (0..<5).map { try peer.group("m\($0)", channel: channel.id, at: t(Int64($0 + 1))) }
+        let skd = try peer.skd(channel: channel.id.rawValue, to: [h.deviceID], at: t(0))
+        let m = try (0..<5).map { try peer.group("m\($0)", channel: channel.id.rawValue, at: t(Int64($0 + 1))) }
         _ = try await h.ingest([skd, m[0], m[1], m[2]], channel)
         let second = try await h.pipeline.ingest([m[1], m[2], m[3], m[3]], channel: channel)
         #expect(second.count == 4)
@@ -43,13 +43,13 @@ struct DedupeAndOrderTests {
         let h = try await ReceiveHarness.make()
         let peer = try h.connectedPeer()
         let channel = ReceivingChannel.dm()
-        let first = try peer.dm("only once", channel: channel.id, to: [h.deviceID], at: t(1))
-        let copy = peer.posted(first.content, kind: .dm, channel: channel.id, at: t(2))
+        let first = try peer.dm("only once", channel: channel.id.rawValue, to: [h.deviceID], at: t(1))
+        let copy = peer.posted(first.content, kind: .dm, channel: channel.id.rawValue, at: t(2))
         let outcomes = try await h.ingest([copy, first], channel)
         #expect(outcomes[first.id] == .decrypted)
-        #expect(outcomes[copy.id] == .duplicate(of: first.id))
+        #expect(outcomes[copy.id] == .duplicate(of: first.id.rawValue))
         #expect(try await h.timeline(channel).map(\.messageID) == [first.id])
-        #expect(try await h.store.receivedMessage(id: copy.id)?.facts == ReceivedFacts(kind: .duplicate, duplicateOf: first.id))
+        #expect(try await h.store.receivedMessage(id: copy.id.rawValue)?.facts == ReceivedFacts(kind: .duplicate, duplicateOf: first.id.rawValue))
     }
 
     @Test("§6: a reused (sender user, payload id) with other bytes is a duplicate of the first, whose content stays")
@@ -57,16 +57,16 @@ struct DedupeAndOrderTests {
         let h = try await ReceiveHarness.make()
         let peer = try h.connectedPeer()
         let channel = ReceivingChannel.group()
-        _ = try await h.ingest([try peer.skd(channel: channel.id, to: [h.deviceID], at: t(0))], channel)
+        _ = try await h.ingest([try peer.skd(channel: channel.id.rawValue, to: [h.deviceID], at: t(0))], channel)
         let payloadID = try WireUUID(text: newID())
-        let original = peer.posted(Envelope.group(try peer.groupEnvelope(try peer.payload("original", id: payloadID), channel: channel.id)).content(),
-                                   kind: .group, channel: channel.id, at: t(1))
-        let reuse = peer.posted(Envelope.group(try peer.groupEnvelope(try peer.payload("imposter text", id: payloadID), channel: channel.id)).content(),
-                                kind: .group, channel: channel.id, at: t(2))
+        let original = peer.posted(Envelope.group(try peer.groupEnvelope(try peer.payload("original", id: payloadID), channel: channel.id.rawValue)).content(),
+                                   kind: .group, channel: channel.id.rawValue, at: t(1))
+        let reuse = peer.posted(Envelope.group(try peer.groupEnvelope(try peer.payload("imposter text", id: payloadID), channel: channel.id.rawValue)).content(),
+                                kind: .group, channel: channel.id.rawValue, at: t(2))
         #expect(try await h.ingest([original], channel)[original.id] == .decrypted)
-        #expect(try await h.ingest([reuse], channel)[reuse.id] == .duplicate(of: original.id))
+        #expect(try await h.ingest([reuse], channel)[reuse.id] == .duplicate(of: original.id.rawValue))
         #expect(try await h.timeline(channel).map(\.text) == ["original"])
-        #expect(try await h.store.receivedMessage(id: reuse.id)?.message.plaintext == nil)
+        #expect(try await h.store.receivedMessage(id: reuse.id.rawValue)?.message.plaintext == nil)
     }
 
     @Test("guarantee 2: the timeline is ordered by (created_at, id), ties included; a late arrival lands in place")
@@ -74,17 +74,17 @@ struct DedupeAndOrderTests {
         let h = try await ReceiveHarness.make()
         let peer = try h.connectedPeer()
         let channel = ReceivingChannel.group()
-        _ = try await h.ingest([try peer.skd(channel: channel.id, to: [h.deviceID], at: t(0))], channel)
+        _ = try await h.ingest([try peer.skd(channel: channel.id.rawValue, to: [h.deviceID], at: t(0))], channel)
         let ids = (0..<3).map { _ in newID() }.sorted()
-        let a = try peer.group("a", channel: channel.id, at: t(1))
-        let tieLow = try peer.group("tie-low", channel: channel.id, at: t(2), id: ids[0])
-        let tieHigh = try peer.group("tie-high", channel: channel.id, at: t(2), id: ids[2])
-        let c = try peer.group("c", channel: channel.id, at: t(3))
+        let a = try peer.group("a", channel: channel.id.rawValue, at: t(1))
+        let tieLow = try peer.group("tie-low", channel: channel.id.rawValue, at: t(2), id: ids[0])
+        let tieHigh = try peer.group("tie-high", channel: channel.id.rawValue, at: t(2), id: ids[2])
+        let c = try peer.group("c", channel: channel.id.rawValue, at: t(3))
         _ = try await h.ingest([c, tieHigh], channel)
         #expect(try await h.timeline(channel).map(\.text) == ["tie-high", "c"])
         _ = try await h.ingest([tieLow, a], channel)
         #expect(try await h.timeline(channel).map(\.text) == ["a", "tie-low", "tie-high", "c"])
-        let page = try await h.reader.page(channelID: channel.id, before: TimelinePosition(createdAt: ServerTimestamp(microseconds: t(2)), messageID: ids[2]), limit: 10)
+        let page = try await h.reader.page(channelID: channel.id, before: TimelinePosition(createdAt: ServerTimestamp(microseconds: t(2)), messageID: MessageID(ids[2])), limit: 10)
         #expect(page.map(\.text) == ["a", "tie-low"])
     }
 
@@ -93,15 +93,15 @@ struct DedupeAndOrderTests {
         let h = try await ReceiveHarness.make()
         let peer = try h.connectedPeer()
         let channel = ReceivingChannel.group()
-        _ = try await h.ingest([try peer.skd(channel: channel.id, to: [h.deviceID], at: t(0))], channel)
-        let genuine = try peer.group("real", channel: channel.id, at: t(2))
-        let copy = peer.posted(genuine.content, kind: .group, channel: channel.id, at: t(3))
-        let forged = peer.posted(genuine.content, kind: .group, channel: channel.id, at: t(1), senderDeviceID: newID())
+        _ = try await h.ingest([try peer.skd(channel: channel.id.rawValue, to: [h.deviceID], at: t(0))], channel)
+        let genuine = try peer.group("real", channel: channel.id.rawValue, at: t(2))
+        let copy = peer.posted(genuine.content, kind: .group, channel: channel.id.rawValue, at: t(3))
+        let forged = peer.posted(genuine.content, kind: .group, channel: channel.id.rawValue, at: t(1), senderDeviceID: newID())
         let outcomes = try await h.ingest([copy, genuine, forged], channel)
         #expect(outcomes[forged.id] == .undecryptable(.senderMismatch))
         #expect(outcomes[genuine.id] == .decrypted)
-        #expect(outcomes[copy.id] == .duplicate(of: genuine.id))
+        #expect(outcomes[copy.id] == .duplicate(of: genuine.id.rawValue))
         #expect(try await h.timeline(channel).map(\.text) == [nil, "real"])
-        #expect(try await h.store.receivedMessage(id: copy.id)?.facts == ReceivedFacts(kind: .duplicate, duplicateOf: genuine.id))
+        #expect(try await h.store.receivedMessage(id: copy.id.rawValue)?.facts == ReceivedFacts(kind: .duplicate, duplicateOf: genuine.id.rawValue))
     }
 }

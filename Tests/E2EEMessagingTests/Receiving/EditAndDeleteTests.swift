@@ -11,20 +11,20 @@ struct EditAndDeleteTests {
         let author = try h.connectedPeer()
         let other = try h.connectedPeer(oneTimePrekey: 1)
         let channel = ReceivingChannel.group()
-        let keys = [try author.skd(channel: channel.id, to: [h.deviceID], at: t(0)), try other.skd(channel: channel.id, to: [h.deviceID], at: t(0))]
-        let original = try author.group("first text", channel: channel.id, at: t(1))
+        let keys = [try author.skd(channel: channel.id.rawValue, to: [h.deviceID], at: t(0)), try other.skd(channel: channel.id.rawValue, to: [h.deviceID], at: t(0))]
+        let original = try author.group("first text", channel: channel.id.rawValue, at: t(1))
         _ = try await h.ingest(keys + [original], channel)
         return (h, author, other, channel, original)
     }
 
     private func editContent(by peer: RemotePeer, of messageID: String, text: String, channel: ReceivingChannel, editOf: String? = nil) throws -> String {
-        Envelope.group(try peer.groupEnvelope(try peer.payload(text, editOf: editOf ?? messageID), channel: channel.id)).content()
+        Envelope.group(try peer.groupEnvelope(try peer.payload(text, editOf: editOf ?? messageID), channel: channel.id.rawValue)).content()
     }
 
     @Test("an edit from the original sender replaces the text and records edited_at (event and REST row alike)")
     func editAccepted() async throws {
         let (h, author, _, channel, original) = try await groupWithMessage()
-        let edit = MessageEdit(id: original.id, channelID: channel.id, content: try editContent(by: author, of: original.id, text: "second text", channel: channel),
+        let edit = MessageEdit(id: original.id, channelID: channel.id, content: try editContent(by: author, of: original.id.rawValue, text: "second text", channel: channel),
                                editedAt: ServerTimestamp(microseconds: t(5)))
         #expect(try await h.pipeline.ingestEdit(edit, channel: channel) == ReceiveOutcome(messageID: original.id, result: .edited))
         var item = try #require(try await h.reader.item(messageID: original.id))
@@ -33,8 +33,8 @@ struct EditAndDeleteTests {
         #expect(item.createdAt == original.createdAt)
         // The same edit again (the REST row of it) is a duplicate; a newer REST row is another edit.
         #expect(try await h.pipeline.ingestEdit(edit, channel: channel).result == .duplicate(of: nil))
-        let restRow = author.posted(try editContent(by: author, of: original.id, text: "third text", channel: channel), kind: .group,
-                                    channel: channel.id, at: t(1), id: original.id, editedAt: t(6))
+        let restRow = author.posted(try editContent(by: author, of: original.id.rawValue, text: "third text", channel: channel), kind: .group,
+                                    channel: channel.id.rawValue, at: t(1), id: original.id.rawValue, editedAt: t(6))
         #expect(try await h.ingest([restRow], channel)[original.id] == .edited)
         item = try #require(try await h.reader.item(messageID: original.id))
         #expect(item.text == "third text")
@@ -48,15 +48,15 @@ struct EditAndDeleteTests {
     func editRefused() async throws {
         let (h, author, other, channel, original) = try await groupWithMessage()
         let byOther = MessageEdit(id: original.id, channelID: channel.id,
-                                  content: try editContent(by: other, of: original.id, text: "hijacked", channel: channel), editedAt: nil)
+                                  content: try editContent(by: other, of: original.id.rawValue, text: "hijacked", channel: channel), editedAt: nil)
         #expect(try await h.pipeline.ingestEdit(byOther, channel: channel).result == .editRefused(.senderMismatch))
         let wrongTarget = MessageEdit(id: original.id, channelID: channel.id,
-                                      content: try editContent(by: author, of: original.id, text: "moved", channel: channel, editOf: newID()), editedAt: nil)
+                                      content: try editContent(by: author, of: original.id.rawValue, text: "moved", channel: channel, editOf: newID()), editedAt: nil)
         #expect(try await h.pipeline.ingestEdit(wrongTarget, channel: channel).result == .editRefused(.editMismatch))
         let item = try #require(try await h.reader.item(messageID: original.id))
         #expect(item.text == "first text")
         #expect(item.editedAt == nil)
-        let refused = try await h.store.refusedInputs(messageID: original.id)
+        let refused = try await h.store.refusedInputs(messageID: original.id.rawValue)
         #expect(refused.map(\.kind) == [.edit, .edit])
         #expect(refused.map(\.reason) == [UndecryptableReason.senderMismatch.rawValue, UndecryptableReason.editMismatch.rawValue])
         let events = await h.publishedEvents()
@@ -66,7 +66,7 @@ struct EditAndDeleteTests {
     @Test("a posted message carrying edit_of of another id is refused")
     func postedEditOfRefused() async throws {
         let (h, author, _, channel, original) = try await groupWithMessage()
-        let sneaky = author.posted(try editContent(by: author, of: original.id, text: "sneaky", channel: channel), kind: .group, channel: channel.id, at: t(2))
+        let sneaky = author.posted(try editContent(by: author, of: original.id.rawValue, text: "sneaky", channel: channel), kind: .group, channel: channel.id.rawValue, at: t(2))
         #expect(try await h.ingest([sneaky], channel)[sneaky.id] == .undecryptable(.editMismatch))
     }
 
@@ -79,7 +79,7 @@ struct EditAndDeleteTests {
         #expect(try await h.ingest([original], channel)[original.id] == .duplicate(of: nil))
         #expect(try await h.pipeline.ingestDelete(messageID: original.id, channelID: channel.id).result == .ignored)
 
-        let early = try author.group("deleted before seen", channel: channel.id, at: t(3))
+        let early = try author.group("deleted before seen", channel: channel.id.rawValue, at: t(3))
         #expect(try await h.pipeline.ingestDelete(messageID: early.id, channelID: channel.id).result == .deleted)
         #expect(try await h.ingest([early], channel)[early.id] == .ignored)
         item = try #require(try await h.reader.item(messageID: original.id))
@@ -87,7 +87,7 @@ struct EditAndDeleteTests {
         #expect(try await h.timeline(channel).map(\.messageID) == [original.id])
 
         let otherChannel = ReceivingChannel.group()
-        let kept = try author.group("kept", channel: channel.id, at: t(4))
+        let kept = try author.group("kept", channel: channel.id.rawValue, at: t(4))
         _ = try await h.ingest([kept], channel)
         #expect(try await h.pipeline.ingestDelete(messageID: kept.id, channelID: otherChannel.id).result == .refused(.wrongChannel))
         #expect(try await h.reader.item(messageID: kept.id)?.text == "kept")
@@ -100,9 +100,9 @@ struct EditAndDeleteTests {
         let h = try await ReceiveHarness.make()
         let author = try h.connectedPeer()
         let channel = ReceivingChannel.dm()
-        let original = try author.dm("draft", channel: channel.id, to: [h.deviceID], at: t(1))
+        let original = try author.dm("draft", channel: channel.id.rawValue, to: [h.deviceID], at: t(1))
         _ = try await h.ingest([original], channel)
-        let content = Envelope.dm(try author.dmEnvelope(try author.payload("final", editOf: original.id), channel: channel.id, to: [h.deviceID])).content()
+        let content = Envelope.dm(try author.dmEnvelope(try author.payload("final", editOf: original.id.rawValue), channel: channel.id.rawValue, to: [h.deviceID])).content()
         let edit = MessageEdit(id: original.id, channelID: channel.id, content: content, editedAt: ServerTimestamp(microseconds: t(2)))
         #expect(try await h.pipeline.ingestEdit(edit, channel: channel).result == .edited)
         #expect(try await h.reader.item(messageID: original.id)?.text == "final")
@@ -112,8 +112,8 @@ struct EditAndDeleteTests {
         let elsewhere = try await LocalAccount.make(store: try KeyStore.inMemory(), now: h.clock.now)
         try ours.connect(to: elsewhere.bundle())
         let own = MessageEdit(id: original.id, channelID: channel.id,
-                              content: Envelope.dm(try ours.dmEnvelope(try ours.payload("x", editOf: original.id), channel: channel.id,
-                                                                       to: [elsewhere.device.deviceID])).content(), editedAt: nil)
+                              content: Envelope.dm(try ours.dmEnvelope(try ours.payload("x", editOf: original.id.rawValue), channel: channel.id.rawValue,
+                                                                       to: [elsewhere.device.deviceID.rawValue])).content(), editedAt: nil)
         #expect(try await h.pipeline.ingestEdit(own, channel: channel).result == .ignored)
         #expect(try await h.reader.item(messageID: original.id)?.text == "final")
     }
@@ -123,10 +123,10 @@ struct EditAndDeleteTests {
         let h = try await ReceiveHarness.make()
         let author = try h.connectedPeer()
         let channel = ReceivingChannel.group()
-        let skd = try author.skd(channel: channel.id, to: [h.deviceID], at: t(0))
-        let original = try author.group("before the edit", channel: channel.id, at: t(1))
+        let skd = try author.skd(channel: channel.id.rawValue, to: [h.deviceID], at: t(0))
+        let original = try author.group("before the edit", channel: channel.id.rawValue, at: t(1))
         if case .pending = try await h.ingest([original], channel)[original.id] {} else { Issue.record("expected pending") }
-        let edit = MessageEdit(id: original.id, channelID: channel.id, content: try editContent(by: author, of: original.id, text: "after the edit", channel: channel),
+        let edit = MessageEdit(id: original.id, channelID: channel.id, content: try editContent(by: author, of: original.id.rawValue, text: "after the edit", channel: channel),
                                editedAt: ServerTimestamp(microseconds: t(4)))
         if case .pending = try await h.pipeline.ingestEdit(edit, channel: channel).result {} else { Issue.record("expected pending") }
         let outcomes = try await h.pipeline.ingest([skd], channel: channel)
@@ -139,9 +139,9 @@ struct EditAndDeleteTests {
     @Test("one batch holding a message and its edited copy shows the edited text once")
     func messageAndEditInOneBatch() async throws {
         let (h, author, _, channel, _) = try await groupWithMessage()
-        let fresh = try author.group("v1", channel: channel.id, at: t(2))
-        let edited = author.posted(try editContent(by: author, of: fresh.id, text: "v2", channel: channel), kind: .group, channel: channel.id,
-                                   at: t(2), id: fresh.id, editedAt: t(3))
+        let fresh = try author.group("v1", channel: channel.id.rawValue, at: t(2))
+        let edited = author.posted(try editContent(by: author, of: fresh.id.rawValue, text: "v2", channel: channel), kind: .group, channel: channel.id.rawValue,
+                                   at: t(2), id: fresh.id.rawValue, editedAt: t(3))
         let outcomes = try await h.pipeline.ingest([edited, fresh], channel: channel)
         #expect(outcomes.map(\.result) == [.decrypted, .edited])
         #expect(try await h.timeline(channel).map(\.text) == ["first text", "v2"])
@@ -154,11 +154,11 @@ struct EditAndDeleteTests {
         let phone = try h.connectedPeer(userID: laptop.userID, oneTimePrekey: 1)
         let channel = ReceivingChannel.group()
         // Only the phone's sender key is here: the laptop's message waits for its key.
-        _ = try await h.ingest([try phone.skd(channel: channel.id, to: [h.deviceID], at: t(0))], channel)
-        let original = try laptop.group("typed on the laptop", channel: channel.id, at: t(1))
+        _ = try await h.ingest([try phone.skd(channel: channel.id.rawValue, to: [h.deviceID], at: t(0))], channel)
+        let original = try laptop.group("typed on the laptop", channel: channel.id.rawValue, at: t(1))
         if case .pending = try await h.ingest([original], channel)[original.id] {} else { Issue.record("expected pending") }
         // PATCH keeps the laptop's sender_device_id; the envelope is the phone's.
-        let edit = MessageEdit(id: original.id, channelID: channel.id, content: try editContent(by: phone, of: original.id, text: "fixed on the phone", channel: channel),
+        let edit = MessageEdit(id: original.id, channelID: channel.id, content: try editContent(by: phone, of: original.id.rawValue, text: "fixed on the phone", channel: channel),
                                editedAt: ServerTimestamp(microseconds: t(4)))
         #expect(try await h.pipeline.ingestEdit(edit, channel: channel).result == .decrypted)
         var item = try #require(try await h.reader.item(messageID: original.id))
@@ -169,9 +169,9 @@ struct EditAndDeleteTests {
         // A message edited on the phone before this device saw it: the REST row names the laptop.
         let id = newID()
         let restRow = laptop.posted(try editContent(by: phone, of: id, text: "edited before we looked", channel: channel), kind: .group,
-                                    channel: channel.id, at: t(5), id: id, editedAt: t(6))
-        #expect(try await h.ingest([restRow], channel)[id] == .decrypted)
-        item = try #require(try await h.reader.item(messageID: id))
+                                    channel: channel.id.rawValue, at: t(5), id: id, editedAt: t(6))
+        #expect(try await h.ingest([restRow], channel)[MessageID(id)] == .decrypted)
+        item = try #require(try await h.reader.item(messageID: MessageID(id)))
         #expect(item.text == "edited before we looked")
         #expect(item.editedAt == ServerTimestamp(microseconds: t(6)))
     }
@@ -182,12 +182,12 @@ struct EditAndDeleteTests {
         let laptop = try h.connectedPeer()
         let phone = try h.connectedPeer(userID: laptop.userID, oneTimePrekey: 1)
         let channel = ReceivingChannel.group()
-        _ = try await h.ingest([try laptop.skd(channel: channel.id, to: [h.deviceID], at: t(0)), try phone.skd(channel: channel.id, to: [h.deviceID], at: t(0))], channel)
-        let posted = try phone.group("a plain post", channel: channel.id, at: t(1))
+        _ = try await h.ingest([try laptop.skd(channel: channel.id.rawValue, to: [h.deviceID], at: t(0)), try phone.skd(channel: channel.id.rawValue, to: [h.deviceID], at: t(0))], channel)
+        let posted = try phone.group("a plain post", channel: channel.id.rawValue, at: t(1))
         // The phone's post claimed for the laptop: refused as before, marked edited or not.
-        let claimed = laptop.posted(posted.content, kind: .group, channel: channel.id, at: t(1))
+        let claimed = laptop.posted(posted.content, kind: .group, channel: channel.id.rawValue, at: t(1))
         #expect(try await h.ingest([claimed], channel)[claimed.id] == .undecryptable(.senderMismatch))
-        let markedEdited = laptop.posted(posted.content, kind: .group, channel: channel.id, at: t(2), editedAt: t(3))
+        let markedEdited = laptop.posted(posted.content, kind: .group, channel: channel.id.rawValue, at: t(2), editedAt: t(3))
         #expect(try await h.ingest([markedEdited], channel)[markedEdited.id] == .undecryptable(.editMismatch))
         // The refusals advanced no key: the genuine row still opens.
         #expect(try await h.ingest([posted], channel)[posted.id] == .decrypted)

@@ -10,10 +10,10 @@ struct HostileInputTests {
         let h = try await ReceiveHarness.make()
         let peer = RemotePeer()
         let channel = ReceivingChannel.group()
-        let plaintext = peer.posted("hello from the web client", kind: nil, channel: channel.id, at: t(1), protocolVersion: 1)
-        let foreignType = peer.posted(Base64.encode([0x03, 0x02, 0x00]), kind: nil, channel: channel.id, at: t(2))
-        let foreignBytes = peer.posted(Base64.encode([0x42] + [UInt8](repeating: 1, count: 120)), kind: .group, channel: channel.id, at: t(3))
-        let futureVersion = peer.posted("whatever", kind: .group, channel: channel.id, at: t(4), protocolVersion: 3)
+        let plaintext = peer.posted("hello from the web client", kind: nil, channel: channel.id.rawValue, at: t(1), protocolVersion: 1)
+        let foreignType = peer.posted(Base64.encode([0x03, 0x02, 0x00]), kind: nil, channel: channel.id.rawValue, at: t(2))
+        let foreignBytes = peer.posted(Base64.encode([0x42] + [UInt8](repeating: 1, count: 120)), kind: .group, channel: channel.id.rawValue, at: t(3))
+        let futureVersion = peer.posted("whatever", kind: .group, channel: channel.id.rawValue, at: t(4), protocolVersion: 3)
         let outcomes = try await h.ingest([plaintext, foreignType, foreignBytes, futureVersion], channel)
         #expect(outcomes[plaintext.id] == .unencrypted)
         #expect(outcomes[foreignType.id] == .unsupportedFormat)
@@ -30,18 +30,18 @@ struct HostileInputTests {
         let channel = ReceivingChannel.dm()
         let peer = try h.connectedPeer()
         let other = try h.connectedPeer(oneTimePrekey: 1)
-        _ = try await h.ingest([try peer.dm("pin me", channel: channel.id, to: [h.deviceID], at: t(1)),
-                                try other.dm("pin me too", channel: channel.id, to: [h.deviceID], at: t(1))], channel)
-        let content = Envelope.dm(try peer.dmEnvelope(try peer.payload("claimed"), channel: channel.id, to: [h.deviceID])).content()
-        let wrongDevice = peer.posted(content, kind: .dm, channel: channel.id, at: t(2), senderDeviceID: other.deviceID)
-        let content2 = Envelope.dm(try peer.dmEnvelope(try peer.payload("claimed 2"), channel: channel.id, to: [h.deviceID])).content()
-        let wrongUser = peer.posted(content2, kind: .dm, channel: channel.id, at: t(3), senderID: other.userID)
+        _ = try await h.ingest([try peer.dm("pin me", channel: channel.id.rawValue, to: [h.deviceID], at: t(1)),
+                                try other.dm("pin me too", channel: channel.id.rawValue, to: [h.deviceID], at: t(1))], channel)
+        let content = Envelope.dm(try peer.dmEnvelope(try peer.payload("claimed"), channel: channel.id.rawValue, to: [h.deviceID])).content()
+        let wrongDevice = peer.posted(content, kind: .dm, channel: channel.id.rawValue, at: t(2), senderDeviceID: other.deviceID)
+        let content2 = Envelope.dm(try peer.dmEnvelope(try peer.payload("claimed 2"), channel: channel.id.rawValue, to: [h.deviceID])).content()
+        let wrongUser = peer.posted(content2, kind: .dm, channel: channel.id.rawValue, at: t(3), senderID: other.userID)
         let outcomes = try await h.ingest([wrongDevice, wrongUser], channel)
         #expect(outcomes[wrongDevice.id] == .undecryptable(.senderMismatch))
         #expect(outcomes[wrongUser.id] == .undecryptable(.senderMismatch))
         // Nothing moved: the genuine rows of the same envelopes still decrypt.
-        let genuine = peer.posted(content, kind: .dm, channel: channel.id, at: t(4))
-        let genuine2 = peer.posted(content2, kind: .dm, channel: channel.id, at: t(5))
+        let genuine = peer.posted(content, kind: .dm, channel: channel.id.rawValue, at: t(4))
+        let genuine2 = peer.posted(content2, kind: .dm, channel: channel.id.rawValue, at: t(5))
         let later = try await h.ingest([genuine, genuine2], channel)
         #expect(later[genuine.id] == .decrypted && later[genuine2.id] == .decrypted)
     }
@@ -52,16 +52,16 @@ struct HostileInputTests {
         let peer = try h.connectedPeer()
         let dmChannel = ReceivingChannel.dm()
         let group = ReceivingChannel.group()
-        let groupInDM = peer.posted(try peer.group("x", channel: dmChannel.id, at: t(1)).content, kind: .group, channel: dmChannel.id, at: t(1))
+        let groupInDM = peer.posted(try peer.group("x", channel: dmChannel.id.rawValue, at: t(1)).content, kind: .group, channel: dmChannel.id.rawValue, at: t(1))
         let other = try await LocalAccount.make(store: try KeyStore.inMemory(), now: h.clock.now)
         try peer.connect(to: other.bundle())
-        let notForUs = try peer.dm("not for you", channel: dmChannel.id, to: [other.device.deviceID], at: t(2))
-        let misrouted = try peer.dm("wrong channel", channel: group.id, to: [h.deviceID], at: t(3))
+        let notForUs = try peer.dm("not for you", channel: dmChannel.id.rawValue, to: [other.device.deviceID.rawValue], at: t(2))
+        let misrouted = try peer.dm("wrong channel", channel: group.id.rawValue, to: [h.deviceID], at: t(3))
         let outcomes = try await h.ingest([groupInDM, notForUs, misrouted], dmChannel)
         #expect(outcomes[groupInDM.id] == .undecryptable(.wrongEnvelopeType))
         #expect(outcomes[notForUs.id] == .undecryptable(.notARecipient))
         #expect(outcomes[misrouted.id] == .refused(.wrongChannel))
-        #expect(try await h.store.receivedMessage(id: misrouted.id) == nil)
+        #expect(try await h.store.receivedMessage(id: misrouted.id.rawValue) == nil)
     }
 
     @Test("T17: a flood of malformed and oversized contents gives one typed outcome each; the stream goes on")
@@ -69,8 +69,8 @@ struct HostileInputTests {
         let h = try await ReceiveHarness.make(chunkSize: 64)
         let peer = try h.connectedPeer()
         let channel = ReceivingChannel.group()
-        _ = try await h.ingest([try peer.skd(channel: channel.id, to: [h.deviceID], at: t(0))], channel)
-        let valid = try peer.groupEnvelope(try peer.payload("survivor"), channel: channel.id).encoded()
+        _ = try await h.ingest([try peer.skd(channel: channel.id.rawValue, to: [h.deviceID], at: t(0))], channel)
+        let valid = try peer.groupEnvelope(try peer.payload("survivor"), channel: channel.id.rawValue).encoded()
         var random = SystemRandomNumberGenerator()
         var flood: [ServerMessage] = []
         for index in 0..<1_500 {
@@ -84,13 +84,13 @@ struct HostileInputTests {
             default: bytes = (0..<Int.random(in: 1..<200, using: &random)).map { _ in UInt8.random(in: 0...255, using: &random) }
             }
             let kind: EnvelopeKind = index % 4 == 0 ? .senderKeyDistribution : .group
-            flood.append(peer.posted(Base64.encode(bytes), kind: kind, channel: channel.id, at: t(1, Int64(index))))
+            flood.append(peer.posted(Base64.encode(bytes), kind: kind, channel: channel.id.rawValue, at: t(1, Int64(index))))
         }
-        flood.append(peer.posted(String(repeating: "A", count: ProtocolLimits.maxContentBase64Length + 4), kind: .group, channel: channel.id, at: t(2)))
-        flood.append(peer.posted("not base64 at all!", kind: .group, channel: channel.id, at: t(2, 1)))
-        let survivor = peer.posted(Base64.encode(valid), kind: .group, channel: channel.id, at: t(3))
+        flood.append(peer.posted(String(repeating: "A", count: ProtocolLimits.maxContentBase64Length + 4), kind: .group, channel: channel.id.rawValue, at: t(2)))
+        flood.append(peer.posted("not base64 at all!", kind: .group, channel: channel.id.rawValue, at: t(2, 1)))
+        let survivor = peer.posted(Base64.encode(valid), kind: .group, channel: channel.id.rawValue, at: t(3))
         let outcomes = try await h.pipeline.ingest(flood + [survivor], channel: channel)
-        var byID: [String: [ReceiveOutcome.Result]] = [:]
+        var byID: [MessageID: [ReceiveOutcome.Result]] = [:]
         for outcome in outcomes { byID[outcome.messageID, default: []].append(outcome.result) }
         #expect(byID[survivor.id] == [.decrypted])
         // Each flooded message has exactly one outcome, and none of them is readable.

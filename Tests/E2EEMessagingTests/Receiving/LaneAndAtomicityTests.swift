@@ -11,9 +11,9 @@ struct LaneAndAtomicityTests {
         let h = try await ReceiveHarness.make(chunkSize: 7)
         let peer = try h.connectedPeer()
         let channel = ReceivingChannel.group()
-        let skd = try peer.skd(channel: channel.id, to: [h.deviceID], at: t(0))
+        let skd = try peer.skd(channel: channel.id.rawValue, to: [h.deviceID], at: t(0))
         var messages = [skd]
-        for index in 0..<40 { messages.append(try peer.group("m\(index)", channel: channel.id, at: t(Int64(index + 1)))) }
+        for index in 0..<40 { messages.append(try peer.group("m\(index)", channel: channel.id.rawValue, at: t(Int64(index + 1)))) }
         let outcomes = try await h.pipeline.ingest(messages.shuffled(), channel: channel)
         #expect(outcomes.map(\.messageID) == messages.map(\.id))
         #expect(outcomes.dropFirst().allSatisfy { $0.result == .decrypted })
@@ -27,11 +27,11 @@ struct LaneAndAtomicityTests {
         let blocked = try h.connectedPeer()
         let free = try h.connectedPeer(oneTimePrekey: 1)
         let channel = ReceivingChannel.group()
-        let freeKey = try free.skd(channel: channel.id, to: [h.deviceID], at: t(0))
-        let freeMessage = try free.group("free", channel: channel.id, at: t(2))
+        let freeKey = try free.skd(channel: channel.id.rawValue, to: [h.deviceID], at: t(0))
+        let freeMessage = try free.group("free", channel: channel.id.rawValue, at: t(2))
         let messages = [
-            try blocked.skd(channel: channel.id, to: [h.deviceID], at: t(0)),
-            try blocked.group("blocked", channel: channel.id, at: t(1)),
+            try blocked.skd(channel: channel.id.rawValue, to: [h.deviceID], at: t(0)),
+            try blocked.group("blocked", channel: channel.id.rawValue, at: t(1)),
             freeKey,
             freeMessage,
         ]
@@ -58,10 +58,10 @@ struct LaneAndAtomicityTests {
         let h = try await ReceiveHarness.make(chunkSize: 4)
         let peer = try h.connectedPeer()
         let channel = ReceivingChannel.group()
-        _ = try await h.ingest([try peer.skd(channel: channel.id, to: [h.deviceID], at: t(0))], channel)
-        let messages = try (0..<10).map { try peer.group("m\($0)", channel: channel.id, at: t(Int64($0 + 1))) }
-        let keyID = try #require(peer.senderKeys[channel.id]?.keyID)
-        let address = SenderKeyAddress(channelID: channel.id, senderDeviceID: peer.deviceID, keyID: keyID)
+        _ = try await h.ingest([try peer.skd(channel: channel.id.rawValue, to: [h.deviceID], at: t(0))], channel)
+        let messages = try (0..<10).map { try peer.group("m\($0)", channel: channel.id.rawValue, at: t(Int64($0 + 1))) }
+        let keyID = try #require(peer.senderKeys[channel.id.rawValue]?.keyID)
+        let address = SenderKeyAddress(channelID: channel.id.rawValue, senderDeviceID: peer.deviceID, keyID: keyID)
         // The sixth row's insert fails inside the second chunk's transaction (rows 5–8).
         try await h.store.write { db in
             try db.execute(sql: """
@@ -73,10 +73,10 @@ struct LaneAndAtomicityTests {
         // The first chunk is stored whole when its commit ran before the second was handed in,
         // or not at all when both shared the failing transaction; never a part of one, and
         // nothing after the failure. The stored key state matches exactly what is stored.
-        let stored = try await h.store.receivedMessages(ids: messages.map(\.id))
+        let stored = try await h.store.receivedMessages(ids: messages.map(\.id.rawValue))
         let committed = stored.count
         #expect(committed == 0 || committed == 4)
-        #expect(Set(stored.keys) == Set(messages[0..<committed].map(\.id)))
+        #expect(Set(stored.keys) == Set(messages[0..<committed].map(\.id.rawValue)))
         let stateAfterFailure = try #require(try await h.store.receiverSenderKey(address)).state
         let state = try SenderKeyReceivingState(serialized: stateAfterFailure)
         #expect(state.nextIteration == UInt32(committed))
@@ -95,14 +95,14 @@ struct LaneAndAtomicityTests {
         let h = try await ReceiveHarness.make(locks: locks)
         let peer = try h.connectedPeer()
         let channel = ReceivingChannel.dm()
-        let message = try peer.dm("hello", channel: channel.id, to: [h.deviceID], at: t(1))
+        let message = try peer.dm("hello", channel: channel.id.rawValue, to: [h.deviceID], at: t(1))
         let store = h.store
-        let key = LockKeys.session(peer.deviceID)
+        let key = LockKeys.session(DeviceID(peer.deviceID))
         let sender = SenderTaskBox()
         // While the lane waits in its listed-identity fetch, a "send" asks for the same lock: it
         // must get it only once the lane's message is committed.
         h.listed.setHold { _ in
-            sender.task = Task { try await locks.withLock(key) { try await store.receivedMessage(id: message.id) != nil } }
+            sender.task = Task { try await locks.withLock(key) { try await store.receivedMessage(id: message.id.rawValue) != nil } }
         }
         #expect(try await h.ingest([message], channel)[message.id] == .decrypted)
         let sawCommitted = try await sender.task?.value

@@ -13,10 +13,10 @@ struct ListedIdentityLimitTests {
         let peer = RemotePeer()
         listed.list(peer)
         let prompt = TimeLimitedListedIdentities(base: listed, limit: .seconds(5))
-        #expect(try await prompt.listedIdentities(userID: peer.userID, refresh: false) == [peer.deviceID: peer.identity.publicIdentity])
+        #expect(try await prompt.listedIdentities(userID: UserID(peer.userID), refresh: false) == [peer.deviceID: peer.identity.publicIdentity])
         listed.setFailing(true)
         await #expect(throws: ServerError.transport("unreachable (test)")) {
-            try await prompt.listedIdentities(userID: peer.userID, refresh: true)
+            try await prompt.listedIdentities(userID: UserID(peer.userID), refresh: true)
         }
 
         // A directory that ignores cancellation still cannot hold the caller past the limit.
@@ -24,7 +24,7 @@ struct ListedIdentityLimitTests {
         let limited = TimeLimitedListedIdentities(base: stuck, limit: .milliseconds(100))
         let start = ContinuousClock.now
         do {
-            _ = try await limited.listedIdentities(userID: peer.userID, refresh: false)
+            _ = try await limited.listedIdentities(userID: UserID(peer.userID), refresh: false)
             Issue.record("a stuck directory answered")
         } catch let error as ServerError {
             guard case .transport = error else { throw error }
@@ -40,11 +40,11 @@ struct ListedIdentityLimitTests {
         let h = try await ReceiveHarness.make(listedIdentityLimit: .milliseconds(100))
         let peer = try h.connectedPeer()
         let channel = ReceivingChannel.dm()
-        let message = try peer.dm("hello", channel: channel.id, to: [h.deviceID], at: t(1))
+        let message = try peer.dm("hello", channel: channel.id.rawValue, to: [h.deviceID], at: t(1))
         let answer = Signal()
         h.listed.setHold { _ in await answer.wait() }
         let outcomes = try await h.ingest([message], channel)
-        #expect(outcomes[message.id] == .pending(waitingFor: WaitingKey.identity(userID: peer.userID, deviceID: peer.deviceID)))
+        #expect(outcomes[message.id] == .pending(waitingFor: WaitingKey.identity(userID: UserID(peer.userID), deviceID: DeviceID(peer.deviceID))))
         #expect(try await h.store.pendingCount() == 1)
 
         answer.fire()
@@ -60,7 +60,7 @@ private final class StuckDirectory: ListedIdentityProviding, @unchecked Sendable
     private let lock = NSLock()
     private var cancelled = false
 
-    func listedIdentities(userID: String, refresh: Bool) async throws -> [String: IdentityBlob] {
+    func listedIdentities(userID: UserID, refresh: Bool) async throws -> [String: IdentityBlob] {
         // A task of its own: the caller's cancellation does not reach the wait.
         let released = released
         await Task { await released.wait() }.value

@@ -13,8 +13,8 @@ struct OverlappingBatchesTests {
         let quickPeer = try h.connectedPeer(oneTimePrekey: 1)
         let slowChannel = ReceivingChannel.dm()
         let quickChannel = ReceivingChannel.dm()
-        let held = try slowPeer.dm("held", channel: slowChannel.id, to: [h.deviceID], at: t(1))
-        let quick = try quickPeer.dm("quick", channel: quickChannel.id, to: [h.deviceID], at: t(2))
+        let held = try slowPeer.dm("held", channel: slowChannel.id.rawValue, to: [h.deviceID], at: t(1))
+        let quick = try quickPeer.dm("quick", channel: quickChannel.id.rawValue, to: [h.deviceID], at: t(2))
         let entered = Signal()
         let answer = Signal()
         let slowUser = slowPeer.userID
@@ -51,7 +51,7 @@ struct OverlappingBatchesTests {
             let channel = ReceivingChannel.group()
             let other = ReceivingChannel.group()
             // No sender key yet: the message waits in the pending queue.
-            let message = try peer.group("early", channel: channel.id, at: t(1))
+            let message = try peer.group("early", channel: channel.id.rawValue, at: t(1))
             var copy = message
             copy.channelID = other.id
             async let first = h.ingest([message], channel)
@@ -69,7 +69,7 @@ struct OverlappingBatchesTests {
         #expect(await h.pipeline.phaseTimes() == ReceivePhaseTimes())
         let peer = try h.connectedPeer()
         let channel = ReceivingChannel.dm()
-        let messages = try (1...3).map { try peer.dm("m\($0)", channel: channel.id, to: [h.deviceID], at: t(Int64($0))) }
+        let messages = try (1...3).map { try peer.dm("m\($0)", channel: channel.id.rawValue, to: [h.deviceID], at: t(Int64($0))) }
         _ = try await h.ingest(messages, channel)
         _ = try await h.ingest([messages[0]], channel)
         let times = await h.pipeline.phaseTimes()

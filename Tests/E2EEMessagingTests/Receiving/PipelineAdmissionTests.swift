@@ -4,7 +4,7 @@ import Testing
 @Suite("Receive: which pipeline calls overlap")
 struct PipelineAdmissionTests {
     private func batch(_ channel: String, _ ids: Set<String>) -> PipelineAdmission.Claim {
-        .batch(channelID: channel, messageIDs: ids)
+        .batch(channelID: ChannelID(channel), messageIDs: Set(ids.map { MessageID($0) }))
     }
 
     @Test("batches of different channels start together; a second batch of one channel waits for the first")

@@ -13,7 +13,7 @@ struct MemberDecisionTests {
     }
 
     private func decide(_ listed: [String], _ standings: [(String, MemberStanding)]) -> MemberDecision.Outcome {
-        MemberDecision.decide(channelID: "g", listed: listed, ownUserID: me, standings: Dictionary(uniqueKeysWithValues: standings), now: now)
+        MemberDecision.decide(channelID: "g", listed: listed, ownUserID: UserID(me), standings: Dictionary(uniqueKeysWithValues: standings), now: now)
     }
 
     @Test("approved members and our own user may receive keys; nothing to store")

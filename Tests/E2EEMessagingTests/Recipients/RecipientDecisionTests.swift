@@ -11,14 +11,14 @@ struct RecipientDecisionTests {
     private func input(dm: Bool, members: [String], devices: [String: [String]], records: [(String, String, RecipientState)] = [],
                        known: [String: Set<String>] = [:], anomalies: Set<String> = []) -> RecipientDecision.Input {
         RecipientDecision.Input(
-            channelID: "c", isDM: dm, ownUserID: me, ownDeviceID: "d-me", participants: dm ? [me, peer] : [], members: members, devices: devices,
+            channelID: "c", isDM: dm, ownUserID: UserID(me), ownDeviceID: "d-me", participants: dm ? [me, peer] : [], members: members, devices: devices,
             records: Dictionary(uniqueKeysWithValues: records.map {
                 ($0.1, ChannelRecipient(channelID: "c", userID: $0.0, deviceID: $0.1, state: $0.2, updatedAt: StoreTime(microseconds: 0)))
             }),
             known: known, recordedAnomalies: anomalies)
     }
 
-    private func device(_ user: String, _ id: String) -> RecipientDevice { RecipientDevice(userID: user, deviceID: id) }
+    private func device(_ user: String, _ id: String) -> RecipientDevice { RecipientDevice(userID: UserID(user), deviceID: DeviceID(id)) }
 
     @Test("first contact: every listed device is trusted on first use — surfaced, sent, known, never held (DM default hold)")
     func firstContactIsTrustedOnFirstUse() {
@@ -74,7 +74,7 @@ struct RecipientDecisionTests {
         let first = RecipientDecision.decide(input(dm: true, members: [me, peer, third], devices: [peer: ["p1"], third: ["t1"]],
                                                    records: [(peer, "p1", .recipient)], known: [peer: ["p1"]]))
         #expect(first.recipients == [device(peer, "p1")])
-        #expect(first.changes.unexpectedMembers == [third])
+        #expect(first.changes.unexpectedMembers == [UserID(third)])
         #expect(first.changes.surfaced.isEmpty)
         let again = RecipientDecision.decide(input(dm: true, members: [me, peer, third], devices: [peer: ["p1"], third: ["t1"]],
                                                    records: [(peer, "p1", .recipient)], known: [peer: ["p1"]], anomalies: [third]))

@@ -24,15 +24,15 @@ final class FakeListedIdentities: ListedIdentityProviding, @unchecked Sendable {
 
     var callCount: Int { lock.withLock { calls } }
 
-    func listedIdentities(userID: String, refresh: Bool) async throws -> [String: IdentityBlob] {
+    func listedIdentities(userID: UserID, refresh: Bool) async throws -> [String: IdentityBlob] {
         let waiting = lock.withLock { () -> (@Sendable (String) async -> Void)? in
             calls += 1
             return hold
         }
-        if let waiting { await waiting(userID) }
+        if let waiting { await waiting(userID.rawValue) }
         return try lock.withLock {
             if failing { throw ServerError.transport("unreachable (test)") }
-            return listed[userID] ?? [:]
+            return listed[userID.rawValue] ?? [:]
         }
     }
 }
@@ -49,8 +49,8 @@ final class FakeOwnMessages: OwnMessageObserving, @unchecked Sendable {
 
     func ownMessageSeen(_ message: ServerMessage) async throws -> Bool {
         lock.withLock {
-            seen.append(message.id)
-            return sent.contains(message.id)
+            seen.append(message.id.rawValue)
+            return sent.contains(message.id.rawValue)
         }
     }
 }

@@ -25,7 +25,7 @@ struct LocalAccount: Sendable {
             return OneTimePrekeyMaterial(publicKey: key.keyPair.publicKey.rawRepresentation, privateKey: key.keyPair.rawRepresentation)
         }
         try await store.markOneTimePrekeysPublished(ids: opks.map(\.id))
-        return LocalAccount(device: LocalDevice(userID: userID, deviceID: deviceID, identity: identity), signedPrekey: spk, oneTimePrekeys: opks)
+        return LocalAccount(device: LocalDevice(userID: UserID(userID), deviceID: DeviceID(deviceID), identity: identity), signedPrekey: spk, oneTimePrekeys: opks)
     }
 
     /// The bundle the server hands out for this device, with the one-time prekey at `index`
@@ -38,7 +38,7 @@ struct LocalAccount: Sendable {
             let bytes: [UInt8] = [0x01, UInt8(id >> 24 & 0xff), UInt8(id >> 16 & 0xff), UInt8(id >> 8 & 0xff), UInt8(id & 0xff)] + key.publicKey
             return Base64.encode(bytes)
         }
-        return try PrekeyBundle(deviceID: device.deviceID, identityKey: device.identity.publicIdentity.base64,
+        return try PrekeyBundle(deviceID: device.deviceID.rawValue, identityKey: device.identity.publicIdentity.base64,
                                 signedPreKey: signedPrekey.published.base64, signedPreKeySignature: signedPrekey.signatureBase64, oneTimePreKey: opk)
     }
 

@@ -34,7 +34,7 @@ struct ReceiveHarness {
                               listed: listed, own: own, consumed: consumed, clock: clock, reader: TimelineReader(store: store))
     }
 
-    var deviceID: String { account.device.deviceID }
+    var deviceID: String { account.device.deviceID.rawValue }
 
     /// A peer that has started a session with our device (and is listed by the server).
     func connectedPeer(userID: String = newID(), oneTimePrekey index: Int? = 0) throws -> RemotePeer {
@@ -45,8 +45,8 @@ struct ReceiveHarness {
     }
 
     /// Ingests and returns the outcomes by message id (each id must have one outcome).
-    func ingest(_ messages: [ServerMessage], _ channel: ReceivingChannel) async throws -> [String: ReceiveOutcome.Result] {
-        var byID: [String: ReceiveOutcome.Result] = [:]
+    func ingest(_ messages: [ServerMessage], _ channel: ReceivingChannel) async throws -> [MessageID: ReceiveOutcome.Result] {
+        var byID: [MessageID: ReceiveOutcome.Result] = [:]
         for outcome in try await pipeline.ingest(messages, channel: channel) { byID[outcome.messageID] = outcome.result }
         return byID
     }
@@ -66,8 +66,8 @@ struct ReceiveHarness {
 }
 
 extension ReceivingChannel {
-    static func dm() -> ReceivingChannel { ReceivingChannel(id: newID(), encryption: .x3dh) }
-    static func group() -> ReceivingChannel { ReceivingChannel(id: newID(), encryption: .senderKeys) }
+    static func dm() -> ReceivingChannel { ReceivingChannel(id: ChannelID(newID()), encryption: .x3dh) }
+    static func group() -> ReceivingChannel { ReceivingChannel(id: ChannelID(newID()), encryption: .senderKeys) }
 }
 
 /// Microseconds for test timestamps: `t(5)` is five seconds after a fixed origin.

@@ -71,7 +71,7 @@ final class RemotePeer: @unchecked Sendable {
     /// The server's row for `content`, as this device posts it (fields overridable for attacks).
     func posted(_ content: String, kind: EnvelopeKind?, channel: String, at micros: Int64, id: String = newID(), senderID: String? = nil,
                 senderDeviceID: String? = nil, protocolVersion: Int = 2, editedAt: Int64? = nil) -> ServerMessage {
-        ServerMessage(id: id, channelID: channel, senderID: senderID ?? userID, senderDeviceID: senderDeviceID ?? deviceID, content: content,
+        ServerMessage(id: MessageID(id), channelID: ChannelID(channel), senderID: UserID(senderID ?? userID), senderDeviceID: DeviceID(senderDeviceID ?? deviceID), content: content,
                       contentType: kind?.contentType ?? "text", protocolVersion: protocolVersion, replyToID: nil,
                       editedAt: editedAt.map { ServerTimestamp(microseconds: $0) }, createdAt: ServerTimestamp(microseconds: micros))
     }

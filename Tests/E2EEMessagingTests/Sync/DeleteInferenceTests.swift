@@ -18,7 +18,7 @@ struct DeleteInferenceTests {
     }
 
     private func message(_ id: String, at micros: Int64) -> ServerMessage {
-        ServerMessage(id: id, channelID: channel, senderID: "user-b", senderDeviceID: "device-b", content: "x", contentType: "text",
+        ServerMessage(id: MessageID(id), channelID: ChannelID(channel), senderID: "user-b", senderDeviceID: "device-b", content: "x", contentType: "text",
                       protocolVersion: 1, replyToID: nil, editedAt: nil, createdAt: ServerTimestamp(microseconds: micros))
     }
 
@@ -41,11 +41,11 @@ struct DeleteInferenceTests {
         let (clock, store) = (Clock(), try await store())
         let inference = DeleteInference(now: { clock.now })
         let read = [message("m1", at: 10), message("m3", at: 30), message("m4", at: 40)]
-        #expect(try await inference.confirmedDeletes(channelID: channel, read: read, store: store).isEmpty)
+        #expect(try await inference.confirmedDeletes(channelID: ChannelID(channel), read: read, store: store).isEmpty)
         clock.advance(1_000_000)
-        #expect(try await inference.confirmedDeletes(channelID: channel, read: read, store: store).isEmpty, "too soon")
+        #expect(try await inference.confirmedDeletes(channelID: ChannelID(channel), read: read, store: store).isEmpty, "too soon")
         clock.advance(1_000_000)
-        #expect(try await inference.confirmedDeletes(channelID: channel, read: read, store: store) == ["m2"])
+        #expect(try await inference.confirmedDeletes(channelID: ChannelID(channel), read: read, store: store) == ["m2"])
     }
 
     @Test("a row briefly missing that shows up again is never deleted; a new absence waits again")
@@ -54,11 +54,11 @@ struct DeleteInferenceTests {
         let inference = DeleteInference(now: { clock.now })
         let without = [message("m1", at: 10), message("m3", at: 30), message("m4", at: 40)]
         let with = [message("m1", at: 10), message("m2", at: 20), message("m3", at: 30), message("m4", at: 40)]
-        #expect(try await inference.confirmedDeletes(channelID: channel, read: without, store: store).isEmpty)
+        #expect(try await inference.confirmedDeletes(channelID: ChannelID(channel), read: without, store: store).isEmpty)
         clock.advance(3_000_000)
-        #expect(try await inference.confirmedDeletes(channelID: channel, read: with, store: store).isEmpty)
+        #expect(try await inference.confirmedDeletes(channelID: ChannelID(channel), read: with, store: store).isEmpty)
         clock.advance(3_000_000)
-        #expect(try await inference.confirmedDeletes(channelID: channel, read: without, store: store).isEmpty)
+        #expect(try await inference.confirmedDeletes(channelID: ChannelID(channel), read: without, store: store).isEmpty)
     }
 
     @Test("only the range read contiguously counts: older, tied-with-oldest and newer rows are not judged")
@@ -67,7 +67,7 @@ struct DeleteInferenceTests {
         let inference = DeleteInference(now: { clock.now })
         let partial = [message("m2", at: 20), message("m3", at: 30)]  // m1 older, m4 newer than the read
         for _ in 0..<3 {
-            #expect(try await inference.confirmedDeletes(channelID: channel, read: partial, store: store).isEmpty)
+            #expect(try await inference.confirmedDeletes(channelID: ChannelID(channel), read: partial, store: store).isEmpty)
             clock.advance(3_000_000)
         }
     }

@@ -10,7 +10,7 @@ struct HistoryCursorTests {
     private let channel = "c0ffee00-0000-4000-8000-000000000001"
 
     private func message(at micros: Int64, id: String = UUID().uuidString.lowercased()) -> ServerMessage {
-        ServerMessage(id: id, channelID: channel, senderID: "user-b", senderDeviceID: "device-b", content: "x", contentType: "text",
+        ServerMessage(id: MessageID(id), channelID: ChannelID(channel), senderID: "user-b", senderDeviceID: "device-b", content: "x", contentType: "text",
                       protocolVersion: 1, replyToID: nil, editedAt: nil, createdAt: ServerTimestamp(microseconds: micros))
     }
 
@@ -24,7 +24,7 @@ struct HistoryCursorTests {
         let history = cursor(store)
         history.socketDelivered(message(at: 5_000))
         try await history.saveSocketMarks()
-        #expect(try await history.verifiedThrough(channelID: channel) == nil)
+        #expect(try await history.verifiedThrough(channelID: ChannelID(channel)) == nil)
         #expect(try await store.syncCursor(channelID: channel)?.newest == nil)
     }
 
@@ -32,11 +32,11 @@ struct HistoryCursorTests {
     func socketEventsAfterCatchUpMoveTheMark() async throws {
         let store = try KeyStore.inMemory()
         let history = cursor(store)
-        try await history.recordCatchUp(channelID: channel, HistoryCatchUp.Result(messages: [message(at: 1_000), message(at: 2_000)]))
-        #expect(try await history.verifiedThrough(channelID: channel) == 1_990)
+        try await history.recordCatchUp(channelID: ChannelID(channel), HistoryCatchUp.Result(messages: [message(at: 1_000), message(at: 2_000)]))
+        #expect(try await history.verifiedThrough(channelID: ChannelID(channel)) == 1_990)
         history.socketDelivered(message(at: 3_000))
         history.socketDelivered(message(at: 2_500))
-        #expect(try await history.verifiedThrough(channelID: channel) == 2_990)
+        #expect(try await history.verifiedThrough(channelID: ChannelID(channel)) == 2_990)
         try await history.saveSocketMarks()
         #expect(try await store.syncCursor(channelID: channel)?.newest?.createdAt.microseconds == 2_990)
     }
@@ -45,9 +45,9 @@ struct HistoryCursorTests {
     func emptyChannelCaughtUpFromTheStart() async throws {
         let store = try KeyStore.inMemory()
         let history = cursor(store)
-        try await history.recordCatchUp(channelID: channel, HistoryCatchUp.Result(messages: [], reachedStart: true))
+        try await history.recordCatchUp(channelID: ChannelID(channel), HistoryCatchUp.Result(messages: [], reachedStart: true))
         history.socketDelivered(message(at: 7_000))
-        #expect(try await history.verifiedThrough(channelID: channel) == 6_990)
+        #expect(try await history.verifiedThrough(channelID: ChannelID(channel)) == 6_990)
     }
 
     @Test("a server timestamp in the future moves the mark no further than this device's clock (plus the allowed skew)")
@@ -56,10 +56,10 @@ struct HistoryCursorTests {
         let now: Int64 = 1_000_000_000
         let history = HistoryCursor(store: store, locks: KeyedAsyncLock(), now: { StoreTime(microseconds: now) }, marks: VerifiedMarks(),
                                     overlap: 10, maxSkew: 500)
-        try await history.recordCatchUp(channelID: channel, HistoryCatchUp.Result(messages: [message(at: 1_000)]))
+        try await history.recordCatchUp(channelID: ChannelID(channel), HistoryCatchUp.Result(messages: [message(at: 1_000)]))
         history.socketDelivered(message(at: 4_102_444_800_000_000))  // 2100-01-01
-        #expect(try await history.verifiedThrough(channelID: channel) == now + 500)
-        try await history.recordCatchUp(channelID: channel, HistoryCatchUp.Result(messages: [message(at: 4_102_444_800_000_000)]))
+        #expect(try await history.verifiedThrough(channelID: ChannelID(channel)) == now + 500)
+        try await history.recordCatchUp(channelID: ChannelID(channel), HistoryCatchUp.Result(messages: [message(at: 4_102_444_800_000_000)]))
         try await history.saveSocketMarks()
         #expect(try await store.syncCursor(channelID: channel)?.newest?.createdAt.microseconds == now + 500)
     }

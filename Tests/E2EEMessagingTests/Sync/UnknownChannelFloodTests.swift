@@ -12,7 +12,7 @@ struct UnknownChannelFloodTests {
     func floodIsCoalescedAndRateLimited() async throws {
         let server = CountingServer()
         let store = try KeyStore.inMemory()
-        let device = LocalDevice(userID: newID(), deviceID: newID(), identity: E2EECrypto.IdentityKeyPair())
+        let device = LocalDevice(userID: UserID(newID()), deviceID: DeviceID(newID()), identity: E2EECrypto.IdentityKeyPair())
         let account = Account(device: device, server: server, store: store, configuration: AccountConfiguration())
         let engine = await account.syncEngine
         let peer = RemotePeer(userID: newID())

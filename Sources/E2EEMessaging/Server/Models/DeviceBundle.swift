@@ -1,7 +1,7 @@
 /// A device's published prekey bundle (opaque strings: the server never checks them).
 public struct DeviceBundle: Sendable, Equatable, Codable {
     /// The device id.
-    public var deviceID: String
+    public var deviceID: DeviceID
     /// The identity key.
     public var identityKey: String
     /// The signed prekey.
@@ -23,7 +23,7 @@ public struct DeviceBundle: Sendable, Equatable, Codable {
 /// The body of `POST /keys/upload` (replaces the whole bundle and one-time list).
 public struct KeyBundleUpload: Sendable, Equatable, Codable {
     /// The caller's device.
-    public var deviceID: String
+    public var deviceID: DeviceID
     /// The identity key.
     public var identityKey: String
     /// The signed prekey.
@@ -39,7 +39,7 @@ public struct KeyBundleUpload: Sendable, Equatable, Codable {
     }
 
     /// An upload from its parts.
-    public init(deviceID: String, identityKey: String, signedPreKey: String, signedPreKeySignature: String, oneTimePreKeys: [String]) {
+    public init(deviceID: DeviceID, identityKey: String, signedPreKey: String, signedPreKeySignature: String, oneTimePreKeys: [String]) {
         self.deviceID = deviceID
         self.identityKey = identityKey
         self.signedPreKey = signedPreKey

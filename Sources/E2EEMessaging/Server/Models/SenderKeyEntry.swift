@@ -1,7 +1,7 @@
 /// One row of `GET /keys/channels/{id}/sender-keys` (public data only: readable by anyone).
 public struct SenderKeyEntry: Sendable, Equatable, Codable {
     /// The device the key belongs to.
-    public var deviceID: String
+    public var deviceID: DeviceID
     /// The public sender key.
     public var senderKeyPublic: String
     /// The `chain_key` field (docs/spec/protocol.md §4: never a secret).
@@ -14,7 +14,7 @@ public struct SenderKeyEntry: Sendable, Equatable, Codable {
     }
 
     /// An entry from its parts.
-    public init(deviceID: String, senderKeyPublic: String, chainKey: String, messageNumber: Int? = nil) {
+    public init(deviceID: DeviceID, senderKeyPublic: String, chainKey: String, messageNumber: Int? = nil) {
         self.deviceID = deviceID
         self.senderKeyPublic = senderKeyPublic
         self.chainKey = chainKey

@@ -1,7 +1,7 @@
 /// A channel as the server describes it.
 public struct ServerChannel: Sendable, Equatable, Codable {
     /// The channel id.
-    public var id: String
+    public var id: ChannelID
     /// The name (nil for DMs).
     public var name: String?
     /// Whether it is a direct message.
@@ -11,7 +11,7 @@ public struct ServerChannel: Sendable, Equatable, Codable {
     /// `sender_keys` for groups, `x3dh` for DMs.
     public var encryptionType: String
     /// The creator, if known.
-    public var createdBy: String?
+    public var createdBy: UserID?
     /// Creation time.
     public var createdAt: ServerTimestamp
 
@@ -24,7 +24,7 @@ public struct ServerChannel: Sendable, Equatable, Codable {
 /// A channel member.
 public struct ChannelMember: Sendable, Equatable, Codable {
     /// The user id.
-    public var userID: String
+    public var userID: UserID
     /// The username.
     public var username: String
     /// `owner` or `member`.

@@ -2,7 +2,7 @@
 /// until deleted (docs/spec/server-api.md §10).
 public struct ServerDevice: Sendable, Equatable, Codable {
     /// The device id (the `device_id` of the login that created it).
-    public var id: String
+    public var id: DeviceID
     /// The `device_name` given at register or login.
     public var name: String
     /// Whether it is the device of the token that asked, when the server says so.
@@ -15,7 +15,7 @@ public struct ServerDevice: Sendable, Equatable, Codable {
     }
 
     /// A device from its parts.
-    public init(id: String, name: String, isCurrent: Bool?, createdAt: ServerTimestamp?) {
+    public init(id: DeviceID, name: String, isCurrent: Bool?, createdAt: ServerTimestamp?) {
         self.id = id
         self.name = name
         self.isCurrent = isCurrent

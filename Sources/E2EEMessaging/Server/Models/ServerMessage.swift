@@ -2,13 +2,13 @@
 /// decoded: our protocol carries neither in clear.
 public struct ServerMessage: Sendable, Equatable, Codable {
     /// The server-made id.
-    public var id: String
+    public var id: MessageID
     /// The channel.
-    public var channelID: String
+    public var channelID: ChannelID
     /// The sender, if known.
-    public var senderID: String?
+    public var senderID: UserID?
     /// The claimed sender device (not checked by the server).
-    public var senderDeviceID: String?
+    public var senderDeviceID: DeviceID?
     /// The opaque content.
     public var content: String
     /// The content type.
@@ -16,7 +16,7 @@ public struct ServerMessage: Sendable, Equatable, Codable {
     /// The protocol version field.
     public var protocolVersion: Int?
     /// The message replied to, if any.
-    public var replyToID: String?
+    public var replyToID: MessageID?
     /// When it was last edited.
     public var editedAt: ServerTimestamp?
     /// The start of the server transaction that wrote it.
@@ -59,9 +59,9 @@ public struct OutgoingMessage: Sendable, Equatable, Codable {
     /// The protocol version field.
     public var protocolVersion: Int?
     /// The sender device.
-    public var senderDeviceID: String?
+    public var senderDeviceID: DeviceID?
     /// The message replied to.
-    public var replyToID: String?
+    public var replyToID: MessageID?
 
     enum CodingKeys: String, CodingKey {
         case content, contentType = "content_type", protocolVersion = "protocol_version"
@@ -69,7 +69,7 @@ public struct OutgoingMessage: Sendable, Equatable, Codable {
     }
 
     /// A message body from its parts.
-    public init(content: String, contentType: String? = nil, protocolVersion: Int? = nil, senderDeviceID: String? = nil, replyToID: String? = nil) {
+    public init(content: String, contentType: String? = nil, protocolVersion: Int? = nil, senderDeviceID: DeviceID? = nil, replyToID: MessageID? = nil) {
         self.content = content
         self.contentType = contentType
         self.protocolVersion = protocolVersion

@@ -1,7 +1,7 @@
 /// A user as the server describes it (unknown fields are ignored).
 public struct ServerUser: Sendable, Equatable, Codable {
     /// The user id.
-    public var id: String
+    public var id: UserID
     /// The username.
     public var username: String
     /// The display name, if set.
@@ -13,7 +13,7 @@ public struct ServerUser: Sendable, Equatable, Codable {
     enum CodingKeys: String, CodingKey { case id, username, displayName = "display_name", serverDomain = "server_domain" }
 
     /// A user from its parts.
-    public init(id: String, username: String, displayName: String?, serverDomain: String? = nil) {
+    public init(id: UserID, username: String, displayName: String?, serverDomain: String? = nil) {
         self.id = id
         self.username = username
         self.displayName = displayName

@@ -7,9 +7,9 @@ public struct TokenResponse: Sendable, Equatable, Codable, CustomStringConvertib
     /// Always `bearer`.
     public var tokenType: String
     /// The account's user id.
-    public var userID: String
+    public var userID: UserID
     /// The device this login created.
-    public var deviceID: String
+    public var deviceID: DeviceID
 
     enum CodingKeys: String, CodingKey {
         case accessToken = "access_token", refreshToken = "refresh_token", tokenType = "token_type"
@@ -17,7 +17,7 @@ public struct TokenResponse: Sendable, Equatable, Codable, CustomStringConvertib
     }
 
     /// A token response from its parts.
-    public init(accessToken: String, refreshToken: String, tokenType: String = "bearer", userID: String, deviceID: String) {
+    public init(accessToken: String, refreshToken: String, tokenType: String = "bearer", userID: UserID, deviceID: DeviceID) {
         self.accessToken = accessToken
         self.refreshToken = refreshToken
         self.tokenType = tokenType
