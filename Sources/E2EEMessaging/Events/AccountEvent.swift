@@ -4,8 +4,9 @@ import E2EEKeyStore
 /// (docs/spec/sync.md "Events to the app"). Only public data: ids, states and reasons, never plaintexts
 /// or keys (the app reads plaintexts from the timeline API).
 public enum AccountEvent: Sendable, Equatable {
-    /// A channel's timeline changed.
-    case timeline(TimelineChange)
+    /// The timeline changes of one committed batch, in the order they were made (never empty):
+    /// one event per commit, however many messages it stored (``timelineChanges``).
+    case timeline([TimelineChange])
     /// An outgoing message moved to a new delivery state.
     case delivery(DeliveryChange)
     /// Someone started or stopped typing.
@@ -39,6 +40,15 @@ public enum AccountEvent: Sendable, Equatable {
     /// shows — timelines, delivery states, pending lists — from the account. Comes once per
     /// gap, after it; what follows is live again.
     case reloadNeeded
+}
+
+extension AccountEvent {
+    /// The timeline changes this event carries: those of a ``timeline(_:)`` event, none for any
+    /// other.
+    public var timelineChanges: [TimelineChange] {
+        if case .timeline(let changes) = self { return changes }
+        return []
+    }
 }
 
 /// A change in a channel's timeline.

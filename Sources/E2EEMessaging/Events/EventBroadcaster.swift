@@ -39,18 +39,27 @@ import Foundation
     /// it to one whose buffer just lost an event).
     public func publish(_ event: AccountEvent) {
         state.forEach { $0.deliver(event) }
-        if case .timeline(let change) = event { timelineObservers.forEach { $0.deliver(.changes([change])) } }
+        if case .timeline(let changes) = event, !changes.isEmpty { timelineObservers.forEach { $0.deliver(.changes(changes)) } }
     }
 
-    /// Delivers the events of one commit, in order; timeline observers get its timeline
-    /// changes as one batch.
+    /// Delivers the events of one commit, in order, its timeline changes gathered into one
+    /// ``AccountEvent/timeline(_:)`` event where the first of them was; timeline observers get
+    /// them as one batch too.
     func publish(committed events: [AccountEvent]) {
-        guard !events.isEmpty else { return }
-        state.forEach { subscriber in for event in events { subscriber.deliver(event) } }
-        let changes = events.compactMap { event -> TimelineChange? in
-            if case .timeline(let change) = event { return change }
-            return nil
+        let changes = events.flatMap(\.timelineChanges)
+        var merged: [AccountEvent] = []
+        merged.reserveCapacity(events.count)
+        var timelinePlaced = false
+        for event in events {
+            guard case .timeline = event else {
+                merged.append(event)
+                continue
+            }
+            if !timelinePlaced, !changes.isEmpty { merged.append(.timeline(changes)) }
+            timelinePlaced = true
         }
+        guard !merged.isEmpty else { return }
+        state.forEach { subscriber in for event in merged { subscriber.deliver(event) } }
         if !changes.isEmpty { timelineObservers.forEach { $0.deliver(.changes(changes)) } }
     }
 

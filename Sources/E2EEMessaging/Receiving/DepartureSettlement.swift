@@ -14,7 +14,7 @@ struct DepartureSettlement: Sendable {
     func settle() async throws {
         let reason = UndecryptableReason.sentAfterLeaving
         for row in try await store.settleDepartedPending(reason: reason.rawValue) {
-            events.publish(.timeline(TimelineChange(channelID: ChannelID(stored: row.channelID), messageID: MessageID(stored: row.messageID), kind: .undecryptable(reason: reason))))
+            events.publish(.timeline([TimelineChange(channelID: ChannelID(stored: row.channelID), messageID: MessageID(stored: row.messageID), kind: .undecryptable(reason: reason))]))
         }
     }
 }

@@ -19,12 +19,12 @@ enum ReceiveEvents {
         }
         if case .duplicateOfPayload = result { return events }
         let id = step.outcome.messageID
-        func timeline(_ kind: TimelineChange.Kind) -> AccountEvent { .timeline(TimelineChange(channelID: step.channelID, messageID: id, kind: kind)) }
+        func timeline(_ kind: TimelineChange.Kind) -> AccountEvent { .timeline([TimelineChange(channelID: step.channelID, messageID: id, kind: kind)]) }
         switch result {
         case .storedErasing(let erased):
-            return events + [.timeline(TimelineChange(channelID: step.channelID, messageID: MessageID(stored: erased), kind: .deleted))]
+            return events + [.timeline([TimelineChange(channelID: step.channelID, messageID: MessageID(stored: erased), kind: .deleted)])]
         case .storedMarkingRemoved(let marked):
-            return events + [.timeline(TimelineChange(channelID: step.channelID, messageID: MessageID(stored: marked), kind: .removedFromServer))]
+            return events + [.timeline([TimelineChange(channelID: step.channelID, messageID: MessageID(stored: marked), kind: .removedFromServer)])]
         case .storedApplyingAnnouncement, .storedAnnouncementFromOther:
             guard let announcement = announcement(of: step, appliedHere: result == .storedApplyingAnnouncement) else { return events }
             return events + [.announcement(announcement)]

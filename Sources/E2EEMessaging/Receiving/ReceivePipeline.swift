@@ -119,7 +119,7 @@ import E2EECrypto
         let now = processor.clock()
         switch try await processor.store.markReceivedDeleted(messageID: messageID.rawValue, channelID: channelID.rawValue, at: now) {
         case .deleted:
-            events.publish(.timeline(TimelineChange(channelID: channelID, messageID: messageID, kind: .deleted)))
+            events.publish(.timeline([TimelineChange(channelID: channelID, messageID: messageID, kind: .deleted)]))
             return ReceiveOutcome(messageID: messageID, result: .deleted)
         case .tombstoned:
             return ReceiveOutcome(messageID: messageID, result: .deleted)

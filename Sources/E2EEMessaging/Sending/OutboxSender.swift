@@ -168,7 +168,7 @@ actor OutboxSender: OwnMessageObserving {
             _ = try await api.editMessage(id: MessageID(stored: entry.targetMessageID ?? ""), content: entry.content)
             try await store.completeEditOrDelete(localID: entry.localID, at: now())
             publish(entry, .delivered, serverID: entry.targetMessageID)
-            events.publish(.timeline(TimelineChange(channelID: ChannelID(stored: entry.channelID), messageID: entry.targetMessageID.map { MessageID(stored: $0) } ?? "", kind: .edited)))
+            events.publish(.timeline([TimelineChange(channelID: ChannelID(stored: entry.channelID), messageID: entry.targetMessageID.map { MessageID(stored: $0) } ?? "", kind: .edited)]))
         case .delete:
             do {
                 try await api.deleteMessage(id: MessageID(stored: entry.targetMessageID ?? ""))
@@ -177,7 +177,7 @@ actor OutboxSender: OwnMessageObserving {
             }
             try await store.completeEditOrDelete(localID: entry.localID, at: now())
             publish(entry, .delivered, serverID: entry.targetMessageID)
-            events.publish(.timeline(TimelineChange(channelID: ChannelID(stored: entry.channelID), messageID: entry.targetMessageID.map { MessageID(stored: $0) } ?? "", kind: .deleted)))
+            events.publish(.timeline([TimelineChange(channelID: ChannelID(stored: entry.channelID), messageID: entry.targetMessageID.map { MessageID(stored: $0) } ?? "", kind: .deleted)]))
         }
     }
 
@@ -244,11 +244,11 @@ actor OutboxSender: OwnMessageObserving {
         await sentObserver?(serverID)
         switch row {
         case .message:
-            events.publish(.timeline(TimelineChange(channelID: ChannelID(stored: entry.channelID), messageID: MessageID(stored: serverID), kind: .inserted)))
+            events.publish(.timeline([TimelineChange(channelID: ChannelID(stored: entry.channelID), messageID: MessageID(stored: serverID), kind: .inserted)]))
         case .control(let erased?):
             // A tombstone: its message is erased here, and the `DELETE` of the server's copy
             // was queued behind it (docs/spec/protocol.md §6.7).
-            events.publish(.timeline(TimelineChange(channelID: ChannelID(stored: entry.channelID), messageID: MessageID(stored: erased), kind: .deleted)))
+            events.publish(.timeline([TimelineChange(channelID: ChannelID(stored: entry.channelID), messageID: MessageID(stored: erased), kind: .deleted)]))
             kick(channelID: ChannelID(stored: entry.channelID))
         case .control(nil), .none:
             break

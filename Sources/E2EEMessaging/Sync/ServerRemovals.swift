@@ -18,7 +18,7 @@ struct ServerRemovals: Sendable {
         let id = messageID
         switch try await store.markRemovedFromServer(messageID: id.rawValue, channelID: channelID.rawValue, at: now()) {
         case .marked:
-            events.publish(.timeline(TimelineChange(channelID: channelID, messageID: id, kind: .removedFromServer)))
+            events.publish(.timeline([TimelineChange(channelID: channelID, messageID: id, kind: .removedFromServer)]))
         case .alreadyMarked, .notShown:
             return
         case .channelMismatch:
@@ -29,10 +29,13 @@ struct ServerRemovals: Sendable {
     /// The server returned `messages`: any of them marked removed is unmarked (and published).
     /// - Throws: key store errors.
     func serverReturned(_ messages: [ServerMessage]) async throws {
-        for stored in try await store.clearRemovedFromServer(messageIDs: messages.map(\.id.rawValue)) {
+        let cleared = try await store.clearRemovedFromServer(messageIDs: messages.map(\.id.rawValue))
+        guard !cleared.isEmpty else { return }
+        let channels = Dictionary(messages.map { ($0.id, $0.channelID) }) { first, _ in first }
+        let changes = cleared.compactMap { stored -> TimelineChange? in
             let id = MessageID(stored: stored)
-            guard let channelID = messages.first(where: { $0.id == id })?.channelID else { continue }
-            events.publish(.timeline(TimelineChange(channelID: channelID, messageID: id, kind: .backOnServer)))
+            return channels[id].map { TimelineChange(channelID: $0, messageID: id, kind: .backOnServer) }
         }
+        if !changes.isEmpty { events.publish(.timeline(changes)) }
     }
 }

@@ -90,7 +90,14 @@ actor ListenPrinter: AccountEventHandling {
             }
             return true
         }
-        guard case .timeline(let change) = event, channelID == nil || change.channelID == channelID else { return true }
+        for change in event.timelineChanges where channelID == nil || change.channelID == channelID {
+            guard try await print(change) else { return false }
+        }
+        return true
+    }
+
+    /// Prints the row `change` names; false once `count` messages were printed.
+    private func print(_ change: TimelineChange) async throws -> Bool {
         let kind: String
         switch change.kind {
         case .inserted, .decrypted: kind = "message"
@@ -103,7 +110,7 @@ actor ListenPrinter: AccountEventHandling {
         }
         guard let item = try await reader.item(messageID: change.messageID) else { return true }
         let output = MessageOutput(item, event: kind)
-        // A new row that cannot be read yet is followed by its `pending` or `undecryptable` event.
+        // A new row that cannot be read yet is followed by its `pending` or `undecryptable` change.
         if kind == "message" && !output.isReadable { return true }
         try console.record(output) { output.line(showingChannel: channelID == nil) }
         guard kind == "message" else { return true }

@@ -62,10 +62,12 @@ func present(_ events: AsyncStream<AccountEvent>, of session: ChatSession,
     let timeline = TimelineReader(store: session.store)
     for await event in events {
         switch event {
-        case .timeline(let change):
-            // Events carry ids only; the text is read from the store.
-            guard let item = try await timeline.item(messageID: change.messageID) else { continue }
-            if item.state == .decrypted { await show(item) }
+        case .timeline(let changes):
+            // One event per commit; events carry ids only, the text is read from the store.
+            for change in changes {
+                guard let item = try await timeline.item(messageID: change.messageID) else { continue }
+                if item.state == .decrypted { await show(item) }
+            }
             // Our own messages carry their delivery state (`item.delivery`: sent, delivered);
             // a new device's older history is `.sentBeforeThisDevice`, not an error.
         case .delivery(let change):

@@ -57,8 +57,7 @@ extension IntegrationTests {
                 #expect(try await carol.store.pendingCount() == 0)
                 #expect(try await carol.store.pendingReceives().isEmpty)
                 let settled = await firstEvent(in: events) {
-                    if case .timeline(let change) = $0 { return change.kind == .undecryptable(reason: .sentAfterLeaving) }
-                    return false
+                    $0.timelineChanges.contains { $0.kind == .undecryptable(reason: .sentAfterLeaving) }
                 }
                 #expect(settled != nil)
 

@@ -98,7 +98,7 @@ extension IntegrationTests {
                 try await alice.send(text: "live", to: dm.id)
                 await alice.waitForOutbox()
                 let arrived = await firstEvent(in: events, within: 10) {
-                    if case .timeline(let change) = $0 { change.channelID == dm.id && change.kind == .inserted } else { false }
+                    $0.timelineChanges.contains { $0.channelID == dm.id && $0.kind == .inserted }
                 }
                 #expect(arrived != nil)
                 #expect(try await texts(bob, dm.id) == ["live"])

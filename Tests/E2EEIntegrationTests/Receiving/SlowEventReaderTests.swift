@@ -12,22 +12,26 @@ extension IntegrationTests {
         func slowReaderIsToldToReload() async throws {
             try await MessagingHarness.with { harness in
                 var configuration = MessagingHarness.testConfiguration
-                configuration.eventBufferLimit = 16
+                configuration.eventBufferLimit = 8
                 let alice = try await harness.register("alice")
                 let bob = try await harness.register("bob", configuration: configuration)
                 let dm = try await harness.acceptedDM(alice, bob)
                 let slow = bob.events()  // subscribed, and not read while 40 messages arrive
                 let sent = (1...40).map { "message \($0)" }
-                for text in sent { try await alice.send(text: text, to: dm.id) }
-                await alice.waitForOutbox()
-                try await bob.sync()
+                // One catch-up per message: one commit, so one timeline event, each (a commit's
+                // changes come as one event, so a single catch-up of all 40 would not overflow).
+                for text in sent {
+                    try await alice.send(text: text, to: dm.id)
+                    await alice.waitForOutbox()
+                    try await bob.sync()
+                }
 
                 var seenInserted = 0
                 var reloaded = false
                 var iterator = slow.makeAsyncIterator()
-                for _ in 0..<16 {
+                for _ in 0..<configuration.eventBufferLimit {  // the buffer is full: that many are there
                     guard let event = await iterator.next() else { break }
-                    if case .timeline(let change) = event, change.kind == .inserted { seenInserted += 1 }
+                    seenInserted += event.timelineChanges.filter { $0.kind == .inserted }.count
                     if event == .reloadNeeded { reloaded = true }
                 }
                 #expect(reloaded, "the loss is announced")

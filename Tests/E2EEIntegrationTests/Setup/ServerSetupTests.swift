@@ -43,7 +43,7 @@ extension IntegrationTests {
                 await alice.waitForOutbox()
                 try await bob.sync()
                 #expect(try await bob.timeline(channelID: dm.id).compactMap(\.text) == ["hello from one URL"])
-                let onLaptop = await firstEvent(in: received) { if case .timeline(let change) = $0 { change.kind == .inserted } else { false } }
+                let onLaptop = await firstEvent(in: received) { $0.timelineChanges.contains { $0.kind == .inserted } }
                 #expect(onLaptop != nil)
                 #expect(try await bobLaptop.timeline(channelID: dm.id).compactMap(\.text) == ["hello from one URL"])
                 await bobLaptop.shutdown()

@@ -103,7 +103,7 @@ extension IntegrationTests {
                 let events = bob.events()
                 let watcher = Task {
                     for await event in events {
-                        if case .timeline(let change) = event, change.messageID == message.messageID, change.kind == .removedFromServer {
+                        if event.timelineChanges.contains(where: { $0.messageID == message.messageID && $0.kind == .removedFromServer }) {
                             removed.update { $0 = true }
                             return
                         }

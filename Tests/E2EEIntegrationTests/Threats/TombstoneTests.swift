@@ -110,7 +110,7 @@ extension IntegrationTests {
                 // A hint like the server's: the app hears of it (the server, which still lists the
                 // message, then clears the mark again).
                 let hint = await firstEvent(in: events, within: 5) {
-                    $0 == .timeline(TimelineChange(channelID: dm.id, messageID: mine.messageID, kind: .removedFromServer))
+                    $0.timelineChanges.contains(TimelineChange(channelID: dm.id, messageID: mine.messageID, kind: .removedFromServer))
                 }
                 #expect(hint != nil)
             }

@@ -25,7 +25,20 @@ struct DirectMessageReceiveTests {
         #expect(h.consumed.all == [h.account.oneTimePrekeys[0].id])
         let events = await h.publishedEvents()
         #expect(events.filter { $0 == .identity(.newDevice(userID: UserID(peer.userID), deviceID: DeviceID(peer.deviceID))) }.count == 1)
-        #expect(events.contains(.timeline(TimelineChange(channelID: channel.id, messageID: first.id, kind: .inserted))))
+        #expect(events.flatMap(\.timelineChanges).contains(TimelineChange(channelID: channel.id, messageID: first.id, kind: .inserted)))
+    }
+
+    @Test("one committed batch is one timeline event listing its changes, not one event per message")
+    func oneEventPerCommittedBatch() async throws {
+        let h = try await ReceiveHarness.make()
+        let peer = try h.connectedPeer()
+        let channel = ReceivingChannel.dm()
+        let messages = try (1...5).map { try peer.dm("m\($0)", channel: channel.id.rawValue, to: [h.deviceID], at: t($0)) }
+        _ = try await h.ingest(messages, channel)
+        let timelineEvents = await h.publishedEvents().filter { !$0.timelineChanges.isEmpty }
+        #expect(timelineEvents.count == 1, "\(timelineEvents)")
+        #expect(timelineEvents.first?.timelineChanges.map(\.messageID) == messages.map(\.id))
+        #expect(timelineEvents.first?.timelineChanges.allSatisfy { $0.kind == .inserted } == true)
     }
 
     @Test("after our reply the peer sends normal messages, which decrypt in the stored session")
@@ -69,8 +82,8 @@ struct DirectMessageReceiveTests {
         #expect(try await b.timeline(channel).map(\.text) == ["first", "second"])
         #expect(try await b.store.pendingCount() == 0)
         let events = await b.publishedEvents()
-        #expect(events.contains(.timeline(TimelineChange(channelID: channel.id, messageID: normal.id, kind: .pending))))
-        #expect(events.contains(.timeline(TimelineChange(channelID: channel.id, messageID: normal.id, kind: .decrypted))))
+        #expect(events.flatMap(\.timelineChanges).contains(TimelineChange(channelID: channel.id, messageID: normal.id, kind: .pending)))
+        #expect(events.flatMap(\.timelineChanges).contains(TimelineChange(channelID: channel.id, messageID: normal.id, kind: .decrypted)))
     }
 
     @Test("T15: a replayed prekey message whose EK_A was accepted is refused; the same bytes again are a duplicate")

@@ -42,7 +42,7 @@ struct LaneAndAtomicityTests {
         let blockedUser = blocked.userID
         h.listed.setHold { user in if user == blockedUser { await freeDone.wait() } }
         let watcher = Task {
-            for await event in h.events where event == .timeline(TimelineChange(channelID: channel.id, messageID: freeMessage.id, kind: .inserted)) {
+            for await event in h.events where event.timelineChanges.contains(TimelineChange(channelID: channel.id, messageID: freeMessage.id, kind: .inserted)) {
                 freeDone.fire()
                 return
             }
