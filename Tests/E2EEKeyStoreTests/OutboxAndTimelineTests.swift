@@ -87,9 +87,9 @@ import Testing
         for index in (0..<23).reversed() {
             let message = Fixtures.message(String(format: "id-%02d", (index * 7) % 23), at: Int64(index / 4))
             expected.append(message.cursor)
-            try await store.storeMessageOutcome(message)
+            _ = try await store.storeReceiveBatch([ReceiveWrites.decrypted(message)])
         }
-        try await store.storeMessageOutcome(Fixtures.message("other", channel: "channel-2", at: 1, plaintext: "x"))
+        _ = try await store.storeReceiveBatch([ReceiveWrites.decrypted(Fixtures.message("other", channel: "channel-2", at: 1, plaintext: "x"))])
         expected.sort { ($0.createdAt, $0.messageID) < ($1.createdAt, $1.messageID) }
 
         var seen: [TimelineCursor] = []
@@ -110,7 +110,7 @@ import Testing
     @Test func pageOpensPlaintexts() async throws {
         let store = try KeyStore.inMemory()
         for index in 0..<60 {
-            try await store.storeMessageOutcome(Fixtures.message("m\(index)", at: Int64(index), plaintext: "text \(index)"))
+            _ = try await store.storeReceiveBatch([ReceiveWrites.decrypted(Fixtures.message("m\(index)", at: Int64(index), plaintext: "text \(index)"))])
         }
         let page = try await store.timelinePage(channelID: "channel-1", limit: 50)
         #expect(page.count == 50)

@@ -8,7 +8,8 @@ extension KeyStore {
     /// sender-key state of each address and the last session record of each device, then each
     /// write in order — decryptions with their prekey, ephemeral-key and identity effects,
     /// pending rows with their queued ciphertexts, final outcomes, refused inputs — with the
-    /// receive-side columns of every row.
+    /// receive-side columns of every row. It is the store's one receive write: whatever
+    /// arrives, from a socket frame to a catch-up page or a re-drive, is stored through it.
     ///
     /// A decrypted message whose (sender user, payload id) is already used by another message
     /// is stored as a duplicate of that one (no plaintext; its key effects still commit). A
@@ -17,9 +18,10 @@ extension KeyStore {
     /// an announcement from a trusted device of this account is applied (docs/spec/protocol.md
     /// §5.15, §6.7) — all in the same transaction.
     /// - Returns: what happened to each write, in order.
-    /// - Throws: as ``storeDecryption(_:)`` (a replayed ephemeral key, an identity that differs
-    ///   from its pin, an unknown prekey), GRDB's `DatabaseError`; on failure nothing is stored.
-    package func storeReceiveBatch(_ writes: [ReceiveWrite]) async throws -> [ReceiveWriteResult] {
+    /// - Throws: ``KeyStoreError/invalidTransition(_:id:from:to:)`` for a replayed ephemeral key
+    ///   or an identity that differs from its pin, ``KeyStoreError/missingRecord(_:id:)`` for an
+    ///   unknown prekey or signed prekey, GRDB's `DatabaseError`; on failure nothing is stored.
+    @_spi(StoreInternals) public func storeReceiveBatch(_ writes: [ReceiveWrite]) async throws -> [ReceiveWriteResult] {
         try await writer.write { [self] db in
             var finalKeys: [SenderKeyAddress: ReceiverSenderKey] = [:]
             var finalSessions: [String: SessionRecordWrite] = [:]
@@ -37,29 +39,6 @@ extension KeyStore {
                 if write.facts.deleteOf != nil { batch.anyTombstone = true }
                 return result
             }
-        }
-    }
-
-    /// Applies a `message.delete`: an existing message is marked deleted (plaintext wiped,
-    /// pending row removed); an unknown id gets a deleted `control` tombstone so that a late
-    /// copy stays deleted; a message of another channel is left alone.
-    /// - Throws: GRDB's `DatabaseError`.
-    package func markReceivedDeleted(messageID: String, channelID: String, at time: StoreTime) async throws -> ReceivedDeleteResult {
-        try await writer.write { [self] db in
-            guard let row = try db.row("SELECT channel_id, state FROM timeline WHERE message_id = ?", [messageID]) else {
-                try db.run(
-                    """
-                    INSERT INTO timeline (message_id, channel_id, created_at, content_hash, state, kind)
-                    VALUES (?, ?, ?, zeroblob(32), 'deleted', 'control')
-                    """, [messageID, channelID, time.microseconds])
-                return .tombstoned
-            }
-            let storedChannel: String = try row.decode("channel_id", table: TimelineStore.table)
-            guard storedChannel == channelID else { return .channelMismatch }
-            let state: String = try row.decode("state", table: TimelineStore.table)
-            guard state != "deleted" else { return .alreadyDeleted }
-            try erase(messageID: messageID, db)
-            return .deleted
         }
     }
 
@@ -87,7 +66,7 @@ extension KeyStore {
         let removePending = batch.anyPending
         switch write.action {
         case .decrypted(var commit):
-            // The commit's `session` and `senderKey` are not used: the batch wrote the final ones.
+            // Its session and sender-key states are the write's: the batch wrote the final ones.
             messageID = commit.message.messageID
             pinnedNow = try applyKeyEffects(commit, db)
             let control = try controlEffect(of: &facts, &commit.message, anyTombstone: batch.anyTombstone, db)
@@ -138,6 +117,30 @@ extension KeyStore {
         // the first contact needed (§2.9) announced the device already.
         if pinnedNow, result == .stored { result = .storedWithNewPin }
         return result
+    }
+
+    /// The key effects of a decryption (a prekey message's): the identity pinned (a different
+    /// pin refuses the batch), the `EK_A` accepted (a replay refuses it), the one-time prekey
+    /// consumed. Returns whether the identity was pinned by this write (`false` when it already
+    /// was, by a device-list read for instance).
+    private func applyKeyEffects(_ commit: DecryptionCommit, _ db: Database) throws -> Bool {
+        let now = commit.processedAt
+        var pinnedNow = false
+        if let claim = commit.identity {
+            let result = try remoteIdentityStore.recordIdentity(userID: claim.userID, deviceID: claim.deviceID, identityBlob: claim.identityBlob,
+                                                                at: now, db)
+            if case .changed = result {
+                throw KeyStoreError.invalidTransition(.remoteIdentity, id: "\(claim.userID)/\(claim.deviceID)", from: "pinned", to: "different identity")
+            }
+            if case .pinned = result { pinnedNow = true }
+        }
+        if let ephemeral = commit.acceptedEphemeralKey {
+            try signedPrekeyStore.acceptEphemeralKey(ephemeral.publicKey, signedPrekeyID: ephemeral.signedPrekeyID, at: now, db)
+        }
+        if let opk = commit.consumedOneTimePrekeyID {
+            try oneTimePrekeyStore.consume(id: opk, at: now, db)
+        }
+        return pinnedNow
     }
 
     /// Inserts the row with its receive-side columns in one statement, or replaces the row

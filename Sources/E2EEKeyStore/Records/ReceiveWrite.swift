@@ -2,12 +2,12 @@ import E2EECrypto
 
 /// One change of the receive pipeline, stored with others of its lane by
 /// ``KeyStore/storeReceiveBatch(_:)`` in one transaction.
-package struct ReceiveWrite: Sendable {
+@_spi(StoreInternals) public struct ReceiveWrite: Sendable {
     /// What happens to the message's timeline row.
     public enum Action: Sendable {
         /// A decryption: the row (normally `.decrypted` with the payload JSON as plaintext) with
-        /// its prekey, ephemeral-key and identity effects (the commit's `session` and
-        /// `senderKey` are not used here: see ``ReceiveWrite/session`` and ``ReceiveWrite/senderKey``).
+        /// its prekey, ephemeral-key and identity effects (the states it advanced are
+        /// ``ReceiveWrite/session`` and ``ReceiveWrite/senderKey``).
         case decrypted(DecryptionCommit)
         /// The message waits for a key: a `.pendingKey` row and its queued ciphertext (an
         /// existing pending row is updated; any other existing row is left as it is).
@@ -46,7 +46,7 @@ package struct ReceiveWrite: Sendable {
 /// A remote device's sessions after a decryption, one row per ratchet state (the store's
 /// convention, shared with the sending side): exactly one current state, then archived ones
 /// most recently used first. Rows not named keep their state.
-package struct SessionRecordWrite: Sendable {
+@_spi(StoreInternals) public struct SessionRecordWrite: Sendable {
     /// The remote user.
     public var userID: String
     /// The remote device.
@@ -63,7 +63,7 @@ package struct SessionRecordWrite: Sendable {
 }
 
 /// One ratchet state of a ``SessionRecordWrite``.
-package struct SessionStateWrite: Sendable {
+@_spi(StoreInternals) public struct SessionStateWrite: Sendable {
     /// The session row's id: an existing row is updated, a new id inserted.
     public var sessionID: String
     /// The serialised state (sealed at rest).
@@ -80,7 +80,7 @@ package struct SessionStateWrite: Sendable {
 }
 
 /// What ``KeyStore/storeReceiveBatch(_:)`` did with one write.
-package enum ReceiveWriteResult: Sendable, Equatable {
+@_spi(StoreInternals) public enum ReceiveWriteResult: Sendable, Equatable {
     /// Stored as given.
     case stored
     /// The decrypted message reused a (sender user, payload id): stored as a duplicate of
