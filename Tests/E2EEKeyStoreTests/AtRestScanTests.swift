@@ -78,12 +78,13 @@ import Testing
                             contentHash: Fixtures.hash("m1"), state: .decrypted, plaintext: SecretBytes(copying: plaintext)),
             payloadID: "p1",
             senderKey: ReceiverSenderKey(address: address, senderUserID: "u2", state: receiver, createdAt: Fixtures.time(1), updatedAt: Fixtures.time(2)),
-            session: SessionRecordWrite(userID: "u2", deviceID: "d", states: [SessionStateWrite(sessionID: "s-d", state: received, isCurrent: true)]))])
+            session: SessionUpdate(userID: "u2", deviceID: "d", states: [SessionUpdate.State(sessionID: "s-d", state: received, isCurrent: true)]))])
         try await store.write { [address] db in
             try store.receiverSenderKeyStore.storeSkippedKeys([SkippedSenderKey(address: address, iteration: 9, messageKey: skipped)], at: Fixtures.time(2), db)
         }
         try await store.queueOutgoingMessage(OutgoingCommit(localID: "l1", channelID: "c", content: publicMarker, plaintext: SecretBytes(copying: ownPlaintext),
-                                                            sessions: [SessionStateUpdate(sessionID: sessionID, state: session)], queuedAt: Fixtures.time(3)))
+                                                            sessions: [SessionUpdate(userID: "u2", deviceID: "d2", states: [SessionUpdate.State(sessionID: sessionID, state: session, isCurrent: true)])],
+                                                            queuedAt: Fixtures.time(3)))
         try await store.markSending(localID: "l1", at: Fixtures.time(3))
         try await store.markSent(localID: "l1", serverMessageID: "srv-1", createdAt: Fixtures.time(3), senderUserID: "u", senderDeviceID: "d")
 

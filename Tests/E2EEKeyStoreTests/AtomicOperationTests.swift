@@ -113,8 +113,8 @@ import Testing
         func prekeyMessage(_ id: String, session: String) -> ReceiveWrite {
             ReceiveWrites.decrypted(
                 Fixtures.message(id, at: 5, plaintext: "hi"),
-                session: SessionRecordWrite(userID: "user-b", deviceID: "device-b",
-                                            states: [SessionStateWrite(sessionID: session, state: Fixtures.secret("session of \(id)"), isCurrent: true)]),
+                session: SessionUpdate(userID: "user-b", deviceID: "device-b",
+                                            states: [SessionUpdate.State(sessionID: session, state: Fixtures.secret("session of \(id)"), isCurrent: true)]),
                 consumedOneTimePrekeyID: 1, acceptedEphemeralKey: AcceptedEphemeralKey(publicKey: Fixtures.bytes(32, 77), signedPrekeyID: 7),
                 identity: claim)
         }

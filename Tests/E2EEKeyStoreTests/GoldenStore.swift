@@ -34,7 +34,7 @@ enum GoldenStore {
 
     /// A decryption without key effects.
     static func decrypted(_ row: TimelineMessage, kind: TimelineRowKind = .message, payloadID: String? = nil, editedAt: StoreTime? = nil,
-                          deleteOf: String? = nil, senderKey: ReceiverSenderKey? = nil, session: SessionRecordWrite? = nil) -> ReceiveWrite {
+                          deleteOf: String? = nil, senderKey: ReceiverSenderKey? = nil, session: SessionUpdate? = nil) -> ReceiveWrite {
         ReceiveWrite(action: .decrypted(DecryptionCommit(message: row, processedAt: row.createdAt)),
                      facts: ReceivedFacts(kind: kind, payloadID: payloadID, editedAt: editedAt, deleteOf: deleteOf),
                      session: session, senderKey: senderKey)
@@ -70,9 +70,9 @@ enum GoldenStore {
         // came), then an edit.
         var skd = row("g-skd", at: 1)
         skd.plaintext = nil
-        let bSessions = SessionRecordWrite(userID: userB, deviceID: deviceB, states: [
-            SessionStateWrite(sessionID: "b-session-2", state: secret("session with b, 2"), isCurrent: true),
-            SessionStateWrite(sessionID: "b-session-1", state: secret("session with b, 1"), isCurrent: false),
+        let bSessions = SessionUpdate(userID: userB, deviceID: deviceB, states: [
+            SessionUpdate.State(sessionID: "b-session-2", state: secret("session with b, 2"), isCurrent: true),
+            SessionUpdate.State(sessionID: "b-session-1", state: secret("session with b, 1"), isCurrent: false),
         ])
         let bKey = ReceiverSenderKey(address: senderKeyB, senderUserID: userB, state: secret("b sender key at 7"), createdAt: time(1), updatedAt: time(9))
         var skdWrite = decrypted(skd, kind: .control, session: bSessions)
@@ -116,9 +116,9 @@ enum GoldenStore {
         // The DM with b, and a channel this account left.
         _ = try await store.storeReceiveBatch([
             decrypted(row("d-1", direct, at: 15, text: "a direct message"), payloadID: "p-d1",
-                      session: SessionRecordWrite(userID: userB, deviceID: deviceB, states: [
-                          SessionStateWrite(sessionID: "b-session-2", state: secret("session with b, 2 advanced"), isCurrent: true),
-                          SessionStateWrite(sessionID: "b-session-1", state: secret("session with b, 1"), isCurrent: false),
+                      session: SessionUpdate(userID: userB, deviceID: deviceB, states: [
+                          SessionUpdate.State(sessionID: "b-session-2", state: secret("session with b, 2 advanced"), isCurrent: true),
+                          SessionUpdate.State(sessionID: "b-session-1", state: secret("session with b, 1"), isCurrent: false),
                       ])),
         ])
         _ = try await store.storeReceiveBatch([decrypted(row("l-1", left, user: userC, device: deviceC, at: 16, text: "before leaving"), payloadID: "p-l1")])
@@ -132,7 +132,8 @@ enum GoldenStore {
         try await store.markSent(localID: "local-1", serverMessageID: "s-1", createdAt: time(18), senderUserID: ownUser, senderDeviceID: ownDevice)
         try await store.queueOutgoingMessage(OutgoingCommit(localID: "local-2", channelID: direct, content: "dm envelope local-2",
                                                             plaintext: try payload("5d1e7f20-3c4b-4a59-8e6d-7f8091a2b3c4", "own dm text"),
-                                                            sessions: [SessionStateUpdate(sessionID: cSession, state: secret("session with c, sent"))],
+                                                            sessions: [SessionUpdate(userID: userC, deviceID: deviceC,
+                                                                                     states: [SessionUpdate.State(sessionID: cSession, state: secret("session with c, sent"), isCurrent: true)])],
                                                             queuedAt: time(19)))
         try await store.queueOutgoingMessage(OutgoingCommit(localID: "local-3", channelID: group, content: "group envelope local-3",
                                                             plaintext: try payload("9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d", "refused by the server"),

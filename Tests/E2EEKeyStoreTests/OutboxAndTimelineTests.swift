@@ -35,6 +35,28 @@ import Testing
         #expect(try await store.outbox().isEmpty)
     }
 
+    @Test func queueingAPairwiseMessageAdvancesTheCurrentSessionAndRefusesOneThatIsGone() async throws {
+        let store = try KeyStore.inMemory()
+        let old = try await store.installSession(userID: "u", deviceID: "d", state: Fixtures.secret("old"), at: Fixtures.time(1))
+        let current = try await store.installSession(userID: "u", deviceID: "d", state: Fixtures.secret("current"), at: Fixtures.time(2))
+        func commit(_ localID: String, session: String) -> OutgoingCommit {
+            OutgoingCommit(localID: localID, channelID: "dm", content: "dm \(localID)", plaintext: Fixtures.secret("text \(localID)"),
+                           sessions: [SessionUpdate(userID: "u", deviceID: "d",
+                                                    states: [SessionUpdate.State(sessionID: session, state: Fixtures.secret("sent \(localID)"), isCurrent: true)])],
+                           queuedAt: Fixtures.time(3))
+        }
+        _ = try await store.queueOutgoingMessage(commit("l1", session: current))
+        let sessions = try await store.sessions(userID: "u", deviceID: "d", limit: 40)
+        #expect(sessions.map(\.id) == [current, old])
+        #expect(sessions.map { Fixtures.text($0.state) } == ["sent l1", "old"])
+        #expect(sessions.first?.updatedAt == Fixtures.time(3))
+
+        // A session removed since it was loaded (keys retired after a rollback) is not brought back.
+        await #expect(throws: KeyStoreError.missingRecord(.session, id: "gone")) { _ = try await store.queueOutgoingMessage(commit("l2", session: "gone")) }
+        #expect(try await store.sessions(userID: "u", deviceID: "d", limit: 40).map(\.id) == [current, old])
+        #expect(try await store.outbox().map(\.localID) == ["l1"])
+    }
+
     @Test func deliveryStatesFollowTheirOrderAndOwnMessagesStayReadable() async throws {
         let store = try await storeWithSenderKey()
         _ = try await queue(store, "l1")

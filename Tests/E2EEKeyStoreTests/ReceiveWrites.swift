@@ -6,7 +6,7 @@ import E2EECrypto
 enum ReceiveWrites {
     /// A decryption of `row` (a `message` row unless `kind` says otherwise) with its effects.
     static func decrypted(_ row: TimelineMessage, kind: TimelineRowKind = .message, payloadID: String? = nil, editedAt: StoreTime? = nil,
-                          senderKey: ReceiverSenderKey? = nil, session: SessionRecordWrite? = nil, consumedOneTimePrekeyID: UInt32? = nil,
+                          senderKey: ReceiverSenderKey? = nil, session: SessionUpdate? = nil, consumedOneTimePrekeyID: UInt32? = nil,
                           acceptedEphemeralKey: AcceptedEphemeralKey? = nil, identity: RemoteIdentityClaim? = nil) -> ReceiveWrite {
         ReceiveWrite(action: .decrypted(DecryptionCommit(message: row, consumedOneTimePrekeyID: consumedOneTimePrekeyID,
                                                          acceptedEphemeralKey: acceptedEphemeralKey, identity: identity,

@@ -38,9 +38,9 @@ enum CrashWorkload {
     static func hash(_ id: String) -> [UInt8] { SHA256.hash(Array(id.utf8)) }
 
     /// The peer's session, as the store writes it after message `k` (0: the starting state).
-    static func session(_ k: Int) -> SessionRecordWrite {
-        SessionRecordWrite(userID: peerUserID, deviceID: address.senderDeviceID,
-                           states: [SessionStateWrite(sessionID: peerSessionID, state: secret("session:\(k)"), isCurrent: true)])
+    static func session(_ k: Int) -> SessionUpdate {
+        SessionUpdate(userID: peerUserID, deviceID: address.senderDeviceID,
+                           states: [SessionUpdate.State(sessionID: peerSessionID, state: secret("session:\(k)"), isCurrent: true)])
     }
 
     /// Creates the starting state once (receiver state at iteration 0, the peer's session at 0,

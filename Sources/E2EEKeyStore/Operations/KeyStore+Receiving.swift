@@ -24,14 +24,14 @@ extension KeyStore {
     @_spi(StoreInternals) public func storeReceiveBatch(_ writes: [ReceiveWrite]) async throws -> [ReceiveWriteResult] {
         try await writer.write { [self] db in
             var finalKeys: [SenderKeyAddress: ReceiverSenderKey] = [:]
-            var finalSessions: [String: SessionRecordWrite] = [:]
+            var finalSessions: [String: SessionUpdate] = [:]
             for write in writes {
                 if let key = write.senderKey { finalKeys[key.address] = key }
                 if let session = write.session { finalSessions["\(session.userID)/\(session.deviceID)"] = session }
             }
             for key in finalKeys.values { try receiverSenderKeyStore.storeReceiverSenderKey(key, db) }
             let now = StoreTime.now()
-            for session in finalSessions.values { try storeSessionStates(session, at: now, db) }
+            for session in finalSessions.values { try sessionStore.storeUpdate(session, at: now, db) }
             var batch = BatchFacts(anyPending: try pendingStore.hasPending(db),
                                    anyTombstone: try db.row("SELECT 1 FROM timeline WHERE delete_of IS NOT NULL LIMIT 1") != nil, now: now)
             return try writes.map { write in
@@ -238,23 +238,6 @@ extension KeyStore {
             return .storedApplyingAnnouncement
         case .otherAnnouncement:
             return .storedAnnouncementFromOther
-        }
-    }
-
-    /// Stores a device's session states: the previous current row is archived, then each
-    /// named row is inserted or updated (`updated_at` keeps their most-recently-used order).
-    private func storeSessionStates(_ write: SessionRecordWrite, at time: StoreTime, _ db: Database) throws {
-        try db.run("UPDATE sessions SET is_current = 0 WHERE remote_user_id = ? AND remote_device_id = ? AND is_current = 1",
-                   [write.userID, write.deviceID])
-        for (rank, entry) in write.states.enumerated() {
-            let updated = time.microseconds - Int64(rank)
-            try db.run(
-                """
-                INSERT INTO sessions (id, remote_user_id, remote_device_id, is_current, state, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)
-                ON CONFLICT (id) DO UPDATE SET is_current = excluded.is_current, state = excluded.state, updated_at = excluded.updated_at
-                """,
-                [entry.sessionID, write.userID, write.deviceID, entry.isCurrent ? 1 : 0,
-                 try sealer.seal(entry.state, table: SessionStore.table, column: "state", rowID: entry.sessionID), updated, updated])
         }
     }
 

@@ -25,7 +25,7 @@ import E2EECrypto
     public var facts: ReceivedFacts
     /// The sending device's sessions after the decryption (within a batch only the last
     /// write of each device is stored).
-    public var session: SessionRecordWrite?
+    public var session: SessionUpdate?
     /// A receiving sender-key state to store (installed by an SKD, or advanced by a group
     /// message). Within a batch only the last state of each address is written.
     public var senderKey: ReceiverSenderKey?
@@ -33,49 +33,13 @@ import E2EECrypto
     public var identityChange: RemoteIdentityClaim?
 
     /// Creates the value.
-    public init(action: Action, facts: ReceivedFacts, session: SessionRecordWrite? = nil, senderKey: ReceiverSenderKey? = nil,
+    public init(action: Action, facts: ReceivedFacts, session: SessionUpdate? = nil, senderKey: ReceiverSenderKey? = nil,
                 identityChange: RemoteIdentityClaim? = nil) {
         self.action = action
         self.facts = facts
         self.session = session
         self.senderKey = senderKey
         self.identityChange = identityChange
-    }
-}
-
-/// A remote device's sessions after a decryption, one row per ratchet state (the store's
-/// convention, shared with the sending side): exactly one current state, then archived ones
-/// most recently used first. Rows not named keep their state.
-@_spi(StoreInternals) public struct SessionRecordWrite: Sendable {
-    /// The remote user.
-    public var userID: String
-    /// The remote device.
-    public var deviceID: String
-    /// The states to store, current first.
-    public var states: [SessionStateWrite]
-
-    /// Creates the value.
-    public init(userID: String, deviceID: String, states: [SessionStateWrite]) {
-        self.userID = userID
-        self.deviceID = deviceID
-        self.states = states
-    }
-}
-
-/// One ratchet state of a ``SessionRecordWrite``.
-@_spi(StoreInternals) public struct SessionStateWrite: Sendable {
-    /// The session row's id: an existing row is updated, a new id inserted.
-    public var sessionID: String
-    /// The serialised state (sealed at rest).
-    public var state: SecretBytes
-    /// Whether it is the device's current session.
-    public var isCurrent: Bool
-
-    /// Creates the value.
-    public init(sessionID: String, state: SecretBytes, isCurrent: Bool) {
-        self.sessionID = sessionID
-        self.state = state
-        self.isCurrent = isCurrent
     }
 }
 

@@ -11,8 +11,8 @@ package protocol SessionStoring: Sendable {
     func loadSessions(userID: String, deviceID: String, _ db: Database) throws -> [StoredSession]
     /// Installs a new current session, archiving the old one; returns its id. - Throws: database errors.
     func installSession(userID: String, deviceID: String, state: SecretBytes, id: String, at time: StoreTime, _ db: Database) throws -> String
-    /// Stores a session's new state. - Throws: ``KeyStoreError/missingRecord(_:id:)``.
-    func storeSessionState(id: String, state: SecretBytes, at time: StoreTime, _ db: Database) throws
+    /// Stores a device's sessions after an encryption or decryption. - Throws: database errors.
+    func storeUpdate(_ update: SessionUpdate, at time: StoreTime, _ db: Database) throws
     /// Removes every session with the device. - Throws: database errors.
     func removeSessions(userID: String, deviceID: String, _ db: Database) throws
 }
