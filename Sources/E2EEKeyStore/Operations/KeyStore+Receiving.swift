@@ -33,7 +33,7 @@ extension KeyStore {
             let now = StoreTime.now()
             for session in finalSessions.values { try sessionStore.storeUpdate(session, at: now, db) }
             var batch = BatchFacts(anyPending: try pendingStore.hasPending(db),
-                                   anyTombstone: try db.row("SELECT 1 FROM timeline WHERE delete_of IS NOT NULL LIMIT 1") != nil, now: now)
+                                   anyTombstone: try db.row(Self.anyTombstoneSQL) != nil, now: now)
             return try writes.map { write in
                 let result = try applyReceive(write, batch, db)
                 if write.facts.deleteOf != nil { batch.anyTombstone = true }
@@ -47,6 +47,12 @@ extension KeyStore {
     package func recordRefusedInput(_ input: RefusedInput) async throws {
         try await writer.write { [self] db in try insertRefused(input, db) }
     }
+
+    /// Whether any tombstone is stored: one probe of the partial index `timeline_tombstones`.
+    static let anyTombstoneSQL = "SELECT 1 FROM timeline WHERE delete_of IS NOT NULL LIMIT 1"
+
+    /// The message that used a (sender user, payload id) first: a seek of `timeline_payload_id`.
+    static let payloadUseSQL = "SELECT message_id FROM timeline WHERE sender_user_id = ? AND payload_id = ? AND message_id != ?"
 
     /// What every write of one batch shares.
     private struct BatchFacts {
@@ -79,7 +85,7 @@ extension KeyStore {
                 // Asking the index first would cost a lookup for every row; reuse is rare.
                 guard facts.kind == .message, let payloadID = facts.payloadID, let user = commit.message.senderUserID,
                       let first = try String.fetchOne(
-                          db.cachedStatement(sql: "SELECT message_id FROM timeline WHERE sender_user_id = ? AND payload_id = ? AND message_id != ?"),
+                          db.cachedStatement(sql: Self.payloadUseSQL),
                           arguments: [user, payloadID, messageID]) else { throw error }
                 commit.message.state = .undecryptable(reason: "duplicate")
                 commit.message.plaintext = nil
