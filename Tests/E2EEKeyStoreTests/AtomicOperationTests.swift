@@ -18,10 +18,9 @@ import Testing
     }
 
     /// A group message of `device-b` decrypted under the state `state`.
-    private func groupMessage(_ id: String, state: String, payloadID: String? = nil, identity: RemoteIdentityClaim? = nil,
-                              consumedOneTimePrekeyID: UInt32? = nil) -> ReceiveWrite {
+    private func groupMessage(_ id: String, state: String, identity: RemoteIdentityClaim? = nil, consumedOneTimePrekeyID: UInt32? = nil) -> ReceiveWrite {
         ReceiveWrites.decrypted(
-            Fixtures.message(id, at: 100, plaintext: "plaintext of \(id)"), payloadID: payloadID,
+            Fixtures.message(id, at: 100, plaintext: "plaintext of \(id)"),
             senderKey: ReceiverSenderKey(address: address, senderUserID: "user-b", state: Fixtures.secret(state), createdAt: Fixtures.time(1), updatedAt: Fixtures.time(2)),
             consumedOneTimePrekeyID: consumedOneTimePrekeyID, identity: identity)
     }
