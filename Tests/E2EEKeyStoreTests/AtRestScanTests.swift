@@ -62,7 +62,7 @@ import Testing
         let identity = secret("identity private"), signing = secret("signing private", 64)
         let spk = secret("signed prekey private"), opk = secret("one-time prekey private")
         let session = secret("session state", 200), own = secret("own sender key state", 100)
-        let receiver = secret("receiver state", 100), skipped = secret("skipped message key")
+        let receiver = secret("receiver state", 100), skipped = secret("skipped message key"), received = secret("received session state", 200)
         let address = SenderKeyAddress(channelID: "c", senderDeviceID: "d", keyID: 1)
 
         try await store.storeAccount(AccountRecord(serverURL: "s", userID: "u", deviceID: "d", accessToken: access, refreshToken: refresh, updatedAt: Fixtures.time(1)))
@@ -73,13 +73,18 @@ import Testing
         _ = try await store.addOneTimePrekeys(count: 1, now: Fixtures.time(1)) { _ in OneTimePrekeyMaterial(publicKey: Fixtures.bytes(32, 5), privateKey: opk) }
         let sessionID = try await store.installSession(userID: "u2", deviceID: "d2", state: session, at: Fixtures.time(1))
         try await store.storeNewSenderKey(OwnSenderKey(channelID: "c", keyID: 1, state: own, isCurrent: true, messagesSent: 0, createdAt: Fixtures.time(1)))
-        try await store.storeDecryption(DecryptionCommit(
-            message: TimelineMessage(messageID: "m1", channelID: "c", senderUserID: "u2", senderDeviceID: "d", createdAt: Fixtures.time(2),
-                                     contentHash: Fixtures.hash("m1"), state: .decrypted, plaintext: SecretBytes(copying: plaintext)),
-            senderKey: SenderKeyAdvance(state: ReceiverSenderKey(address: address, senderUserID: "u2", state: receiver, createdAt: Fixtures.time(1), updatedAt: Fixtures.time(2)),
-                                        newSkippedKeys: [SkippedSenderKey(address: address, iteration: 9, messageKey: skipped)])))
+        _ = try await store.storeReceiveBatch([ReceiveWrites.decrypted(
+            TimelineMessage(messageID: "m1", channelID: "c", senderUserID: "u2", senderDeviceID: "d", createdAt: Fixtures.time(2),
+                            contentHash: Fixtures.hash("m1"), state: .decrypted, plaintext: SecretBytes(copying: plaintext)),
+            payloadID: "p1",
+            senderKey: ReceiverSenderKey(address: address, senderUserID: "u2", state: receiver, createdAt: Fixtures.time(1), updatedAt: Fixtures.time(2)),
+            session: SessionUpdate(userID: "u2", deviceID: "d", states: [SessionUpdate.State(sessionID: "s-d", state: received, isCurrent: true)]))])
+        try await store.write { [address] db in
+            try store.receiverSenderKeyStore.storeSkippedKeys([SkippedSenderKey(address: address, iteration: 9, messageKey: skipped)], at: Fixtures.time(2), db)
+        }
         try await store.queueOutgoingMessage(OutgoingCommit(localID: "l1", channelID: "c", content: publicMarker, plaintext: SecretBytes(copying: ownPlaintext),
-                                                            sessions: [SessionStateUpdate(sessionID: sessionID, state: session)], queuedAt: Fixtures.time(3)))
+                                                            sessions: [SessionUpdate(userID: "u2", deviceID: "d2", states: [SessionUpdate.State(sessionID: sessionID, state: session, isCurrent: true)])],
+                                                            queuedAt: Fixtures.time(3)))
         try await store.markSending(localID: "l1", at: Fixtures.time(3))
         try await store.markSent(localID: "l1", serverMessageID: "srv-1", createdAt: Fixtures.time(3), senderUserID: "u", senderDeviceID: "d")
 
@@ -110,12 +115,14 @@ import Testing
         let dir = try TemporaryDirectory()
         let store = try KeyStore.open(at: dir.storeURL, key: .random())
         let marker = "DELETED-CONTENT-\(UUID().uuidString)"
-        try await store.storePendingMessage(Fixtures.message("m1", at: 1, state: .pendingKey), content: String(repeating: marker, count: 20),
-                                            waitingFor: "k", receivedAt: Fixtures.time(1))
+        _ = try await store.storeReceiveBatch([ReceiveWrites.pending(Fixtures.message("m1", at: 1, state: .pendingKey),
+                                                                     content: String(repeating: marker, count: 20))])
         try await store.checkpoint()
         let writtenToFile = Self.contains([UInt8](try Data(contentsOf: dir.storeURL)), Array(marker.utf8))
         #expect(writtenToFile)
-        try await store.markMessageDeleted(messageID: "m1")
+        // Decrypting the message removes its queued ciphertext.
+        _ = try await store.storeReceiveBatch([ReceiveWrites.decrypted(Fixtures.message("m1", at: 1, plaintext: "opened"))])
+        #expect(try await store.pendingCount() == 0)
         try await store.checkpoint()
         try store.close()
         for (file, contents) in try Self.files(of: dir) {

@@ -17,25 +17,24 @@ import Testing
         return store
     }
 
-    private func groupCommit(_ id: String, state: String, used: UInt32?, skipped: [UInt32], identity: RemoteIdentityClaim? = nil) -> DecryptionCommit {
-        DecryptionCommit(
-            message: Fixtures.message(id, at: 100, plaintext: "plaintext of \(id)"),
-            senderKey: SenderKeyAdvance(
-                state: ReceiverSenderKey(address: address, senderUserID: "user-b", state: Fixtures.secret(state), createdAt: Fixtures.time(1), updatedAt: Fixtures.time(2)),
-                usedSkippedIteration: used, newSkippedKeys: skipped.map { SkippedSenderKey(address: address, iteration: $0, messageKey: Fixtures.secret("mk\($0)")) }),
-            identity: identity, processedAt: Fixtures.time(2))
+    /// A group message of `device-b` decrypted under the state `state`.
+    private func groupMessage(_ id: String, state: String, identity: RemoteIdentityClaim? = nil, consumedOneTimePrekeyID: UInt32? = nil) -> ReceiveWrite {
+        ReceiveWrites.decrypted(
+            Fixtures.message(id, at: 100, plaintext: "plaintext of \(id)"),
+            senderKey: ReceiverSenderKey(address: address, senderUserID: "user-b", state: Fixtures.secret(state), createdAt: Fixtures.time(1), updatedAt: Fixtures.time(2)),
+            consumedOneTimePrekeyID: consumedOneTimePrekeyID, identity: identity)
     }
 
-    @Test func storeDecryptionAppliesEveryEffect() async throws {
+    private func receiverState(_ store: KeyStore) async throws -> ReceiverSenderKey? {
+        try await store.read { [address] db in try store.receiverSenderKeyStore.loadReceiverSenderKey(address, db) }
+    }
+
+    @Test func receiveWriteAppliesEveryEffect() async throws {
         let store = try await storeWithReceiverState()
-        #expect(try await store.storePendingMessage(Fixtures.message("m1", at: 100, state: .pendingKey), content: "env", waitingFor: "k", receivedAt: Fixtures.time(1)))
+        #expect(try await store.storeReceiveBatch([ReceiveWrites.pending(Fixtures.message("m1", at: 100, state: .pendingKey))]) == [.stored])
         #expect(try await store.pendingCount() == 1)
-        try await store.storeDecryption(groupCommit("m1", state: "iter 3", used: 2, skipped: [4, 5]))
-        let (state, skipped) = try await store.read { [address] db in
-            (try store.receiverSenderKeyStore.loadReceiverSenderKey(address, db), try store.receiverSenderKeyStore.skippedIterations(address, db))
-        }
-        #expect(Fixtures.text(state?.state) == "iter 3")
-        #expect(skipped == [4, 5])
+        #expect(try await store.storeReceiveBatch([groupMessage("m1", state: "iter 3")]) == [.stored])
+        #expect(Fixtures.text(try await receiverState(store)?.state) == "iter 3")
         #expect(try await store.pendingCount() == 0)
         let message = try #require(try await store.message(id: "m1"))
         #expect(message.state == .decrypted)
@@ -45,18 +44,14 @@ import Testing
     @Test func whenAnyPartFails_thenNothingIsStored() async throws {
         let store = try await storeWithReceiverState()
         _ = try await store.recordIdentity(RemoteIdentityClaim(userID: "user-b", deviceID: "device-b", identityBlob: Fixtures.bytes(65, 1)))
-        try await store.storePendingMessage(Fixtures.message("m1", at: 100, state: .pendingKey), content: "env", waitingFor: "k", receivedAt: Fixtures.time(1))
-        // The identity differs from its pin: the whole commit must roll back.
+        _ = try await store.storeReceiveBatch([ReceiveWrites.pending(Fixtures.message("m1", at: 100, state: .pendingKey))])
+        // The identity differs from its pin: the whole write must roll back.
         let changed = RemoteIdentityClaim(userID: "user-b", deviceID: "device-b", identityBlob: Fixtures.bytes(65, 2))
         await #expect(throws: KeyStoreError.self) {
-            try await store.storeDecryption(groupCommit("m1", state: "iter 3", used: 2, skipped: [4], identity: changed))
+            try await store.storeReceiveBatch([groupMessage("m1", state: "iter 3", identity: changed)])
         }
-        let (state, skipped, changes) = try await store.read { [address] db in
-            (try store.receiverSenderKeyStore.loadReceiverSenderKey(address, db), try store.receiverSenderKeyStore.skippedIterations(address, db),
-             try store.remoteIdentityStore.loadIdentityChanges(userID: "user-b", db))
-        }
-        #expect(Fixtures.text(state?.state) == "iter 0")
-        #expect(skipped == [2])
+        let changes = try await store.read { db in try store.remoteIdentityStore.loadIdentityChanges(userID: "user-b", db) }
+        #expect(Fixtures.text(try await receiverState(store)?.state) == "iter 0")
         #expect(changes.isEmpty)
         #expect(try await store.message(id: "m1")?.state == .pendingKey)
         #expect(try await store.pendingCount() == 1)
@@ -64,37 +59,32 @@ import Testing
 
     @Test func whenOneDecryptionOfABatchFails_thenNoneIsStored() async throws {
         let store = try await storeWithReceiverState()
-        var bad = groupCommit("m2", state: "iter 2", used: nil, skipped: [])
-        bad.session = .update(sessionID: "no-such-session", state: Fixtures.secret("x"))
-        await #expect(throws: KeyStoreError.missingRecord(.session, id: "no-such-session")) {
-            try await store.storeDecryptions([groupCommit("m1", state: "iter 1", used: nil, skipped: []), bad])
+        // The second message names a one-time prekey this device never made.
+        let bad = groupMessage("m2", state: "iter 2", consumedOneTimePrekeyID: 9)
+        await #expect(throws: KeyStoreError.missingRecord(.oneTimePrekey, id: "9")) {
+            try await store.storeReceiveBatch([groupMessage("m1", state: "iter 1"), bad])
         }
         #expect(try await store.message(id: "m1") == nil)
         #expect(try await store.messageCount(channelID: "channel-1") == 0)
+        #expect(Fixtures.text(try await receiverState(store)?.state) == "iter 0")
     }
 
-    @Test func batchEndsInTheLastStateWithEverySkippedKeyChange() async throws {
+    @Test func batchEndsInTheLastStateOfEachAddress() async throws {
         let store = try await storeWithReceiverState()
-        // Three messages from one sender in one batch: 3 skips to 4, 2 uses a kept key, 5 follows.
-        try await store.storeDecryptions([
-            groupCommit("m3", state: "iter 4", used: nil, skipped: [1, 3]),
-            groupCommit("m2", state: "iter 4b", used: 2, skipped: []),
-            groupCommit("m5", state: "iter 6", used: 3, skipped: [7]),
-        ])
-        let (state, skipped) = try await store.read { [address] db in
-            (try store.receiverSenderKeyStore.loadReceiverSenderKey(address, db), try store.receiverSenderKeyStore.skippedIterations(address, db))
-        }
+        // Three messages from one sender in one batch, and a first message under a new key.
+        let newAddress = SenderKeyAddress(channelID: "channel-1", senderDeviceID: "device-b", keyID: 2)
+        var underNewKey = groupMessage("m9", state: "unused")
+        underNewKey.senderKey = ReceiverSenderKey(address: newAddress, senderUserID: "user-b", state: Fixtures.secret("key 2 at 1"),
+                                                  createdAt: Fixtures.time(3), updatedAt: Fixtures.time(3))
+        #expect(try await store.storeReceiveBatch([
+            groupMessage("m3", state: "iter 4"), groupMessage("m2", state: "iter 4b"), groupMessage("m5", state: "iter 6"), underNewKey,
+        ]) == [.stored, .stored, .stored, .stored])
+        let state = try await receiverState(store)
         #expect(Fixtures.text(state?.state) == "iter 6")
         #expect(state?.createdAt == Fixtures.time(1))
-        #expect(skipped == [1, 7])
-        #expect(try await store.messageCount(channelID: "channel-1", state: .decrypted) == 3)
-    }
-
-    @Test func batchCreatesANewSenderKeyStateBeforeItsSkippedKeys() async throws {
-        let store = try KeyStore.inMemory()
-        try await store.storeDecryptions([groupCommit("m1", state: "first", used: nil, skipped: [0]), groupCommit("m2", state: "second", used: 0, skipped: [9])])
-        let skipped = try await store.read { [address] db in try store.receiverSenderKeyStore.skippedIterations(address, db) }
-        #expect(skipped == [9])
+        let newState = try await store.receiverSenderKey(newAddress)
+        #expect(Fixtures.text(newState?.state) == "key 2 at 1")
+        #expect(try await store.messageCount(channelID: "channel-1", state: .decrypted) == 4)
     }
 
     @Test func whenSkippedKeysExceedTheLimit_thenTheOldestAreDeleted() async throws {
@@ -119,23 +109,25 @@ import Testing
         #expect(prekeys.map(\.id) == [1, 2])
         try await store.markOneTimePrekeysPublished(ids: [1, 2])
         let claim = RemoteIdentityClaim(userID: "user-b", deviceID: "device-b", identityBlob: Fixtures.bytes(65, 9))
-        let commit = DecryptionCommit(message: Fixtures.message("m1", at: 5, plaintext: "hi"),
-                                      session: .install(userID: "user-b", deviceID: "device-b", state: Fixtures.secret("session 1")),
-                                      consumedOneTimePrekeyID: 1, acceptedEphemeralKey: AcceptedEphemeralKey(publicKey: Fixtures.bytes(32, 77), signedPrekeyID: 7),
-                                      identity: claim, processedAt: Fixtures.time(6))
-        try await store.storeDecryption(commit)
+        func prekeyMessage(_ id: String, session: String) -> ReceiveWrite {
+            ReceiveWrites.decrypted(
+                Fixtures.message(id, at: 5, plaintext: "hi"),
+                session: SessionUpdate(userID: "user-b", deviceID: "device-b",
+                                            states: [SessionUpdate.State(sessionID: session, state: Fixtures.secret("session of \(id)"), isCurrent: true)]),
+                consumedOneTimePrekeyID: 1, acceptedEphemeralKey: AcceptedEphemeralKey(publicKey: Fixtures.bytes(32, 77), signedPrekeyID: 7),
+                identity: claim)
+        }
+        #expect(try await store.storeReceiveBatch([prekeyMessage("m1", session: "s1")]) == [.storedWithNewPin])
         #expect(try await store.oneTimePrekeyCount(state: .consumed) == 1)
         #expect(try await store.oneTimePrekeyCount(state: .published) == 1)
         #expect(try await store.recordIdentity(claim) == .matches)
-        let session = try await store.read { db in try store.sessionStore.loadCurrentSession(userID: "user-b", deviceID: "device-b", db) }
-        #expect(Fixtures.text(session?.state) == "session 1")
+        let session = try await store.currentSession(userID: "user-b", deviceID: "device-b")
+        #expect(Fixtures.text(session?.state) == "session of m1")
 
         // Replaying the same EK_A is refused and changes nothing.
-        var replay = commit
-        replay.message = Fixtures.message("m2", at: 6, plaintext: "again")
-        await #expect(throws: KeyStoreError.self) { try await store.storeDecryption(replay) }
+        await #expect(throws: KeyStoreError.self) { try await store.storeReceiveBatch([prekeyMessage("m2", session: "s2")]) }
         #expect(try await store.message(id: "m2") == nil)
-        #expect(try await store.read { db in try store.sessionStore.loadSessions(userID: "user-b", deviceID: "device-b", db).count } == 1)
+        #expect(try await store.sessions(userID: "user-b", deviceID: "device-b", limit: 40).map(\.id) == ["s1"])
 
         // Wiping the signed prekey drops its accepted ephemeral keys (the replay window ends).
         try await store.rotateSignedPrekey(SignedPrekey(id: 8, publicKey: Fixtures.bytes(32, 4), privateKey: SecretBytes(copying: Fixtures.bytes(32, 5)),
@@ -195,44 +187,56 @@ import Testing
 
     @Test func duplicatePendingMessageIsIgnored() async throws {
         let store = try KeyStore.inMemory()
-        try await store.storeMessageOutcome(Fixtures.message("m1", at: 1, plaintext: "already decrypted"))
-        #expect(try await !store.storePendingMessage(Fixtures.message("m1", at: 1, state: .pendingKey), content: "e", waitingFor: "k", receivedAt: Fixtures.time(1)))
+        _ = try await store.storeReceiveBatch([ReceiveWrites.decrypted(Fixtures.message("m1", at: 1, plaintext: "already decrypted"))])
+        #expect(try await store.storeReceiveBatch([ReceiveWrites.pending(Fixtures.message("m1", at: 1, state: .pendingKey))]) == [.unchanged])
         #expect(try await store.message(id: "m1")?.state == .decrypted)
         #expect(try await store.pendingCount() == 0)
     }
 
     @Test func readableMessagesAreNeverDowngradedAndDeletedOnesStayDeleted() async throws {
         let store = try await storeWithReceiverState()
-        try await store.storeMessageOutcome(Fixtures.message("m1", at: 1, plaintext: "readable"))
-        #expect(try await !store.storeMessageOutcome(Fixtures.message("m1", at: 1, state: .undecryptable(reason: "duplicate, key gone"))))
+        _ = try await store.storeReceiveBatch([ReceiveWrites.decrypted(Fixtures.message("m1", at: 1, plaintext: "readable"))])
+        #expect(try await store.storeReceiveBatch([ReceiveWrites.outcome(Fixtures.message("m1", at: 1, state: .undecryptable(reason: "duplicate, key gone")))])
+                == [.unchanged])
         #expect(Fixtures.text(try await store.message(id: "m1")?.plaintext) == "readable")
 
-        try await store.storeMessageOutcome(Fixtures.message("m2", at: 2, state: .undecryptable(reason: "bad tag")))
-        #expect(try await store.storeMessageOutcome(Fixtures.message("m2", at: 2, state: .unencrypted, plaintext: "v1 text")))
+        _ = try await store.storeReceiveBatch([ReceiveWrites.outcome(Fixtures.message("m2", at: 2, state: .undecryptable(reason: "bad tag")))])
+        #expect(try await store.storeReceiveBatch([ReceiveWrites.outcome(Fixtures.message("m2", at: 2, state: .unencrypted, plaintext: "v1 text"))])
+                == [.stored])
         #expect(try await store.message(id: "m2")?.state == .unencrypted)
 
-        // A decryption of a message deleted meanwhile still advances the key state, but the
-        // row stays deleted with no plaintext.
-        try await store.storeMessageOutcome(Fixtures.message("m3", at: 3, plaintext: "soon gone"))
-        try await store.markMessageDeleted(messageID: "m3")
-        try await store.storeDecryption(groupCommit("m3", state: "iter 9", used: nil, skipped: []))
+        // A decryption of a message its sender deleted meanwhile still advances the key state,
+        // but the row stays deleted with no plaintext.
+        _ = try await store.storeReceiveBatch([ReceiveWrites.decrypted(Fixtures.message("m3", at: 3, plaintext: "soon gone"), payloadID: "p3")])
+        #expect(try await store.storeReceiveBatch([ReceiveWrites.tombstone("t3", deleting: "p3", at: 4)]) == [.storedErasing("m3")])
+        #expect(try await store.storeReceiveBatch([groupMessage("m3", state: "iter 9")]) == [.stored])
         let m3 = try await store.message(id: "m3")
         #expect(m3?.state == .deleted)
         #expect(m3?.plaintext == nil)
-        let state = try await store.read { [address] db in try store.receiverSenderKeyStore.loadReceiverSenderKey(address, db) }
-        #expect(Fixtures.text(state?.state) == "iter 9")
+        #expect(Fixtures.text(try await receiverState(store)?.state) == "iter 9")
     }
 
-    @Test func deletingWipesThePlaintextAndPendingRow() async throws {
+    @Test func erasingWipesThePlaintextAndPendingRow() async throws {
         let store = try KeyStore.inMemory()
-        try await store.storeMessageOutcome(Fixtures.message("m1", at: 1, plaintext: "secret words"))
-        try await store.storePendingMessage(Fixtures.message("m2", at: 2, state: .pendingKey), content: "e", waitingFor: "k", receivedAt: Fixtures.time(1))
-        try await store.markMessageDeleted(messageID: "m1")
-        try await store.markMessageDeleted(messageID: "m2")
+        _ = try await store.storeReceiveBatch([
+            ReceiveWrites.decrypted(Fixtures.message("m1", at: 1, plaintext: "secret words"), payloadID: "p1"),
+            ReceiveWrites.pending(Fixtures.message("m2", at: 2, state: .pendingKey)),
+        ])
+        #expect(try await store.storeReceiveBatch([
+            ReceiveWrites.tombstone("t1", deleting: "p1", at: 3), ReceiveWrites.tombstone("t2", deleting: "p2", at: 4),
+        ]) == [.storedErasing("m1"), .stored])
         let m1 = try await store.message(id: "m1")
         #expect(m1?.state == .deleted)
         #expect(m1?.plaintext == nil)
+        // The pending message is erased when it opens: its tombstone is already here.
+        #expect(try await store.storeReceiveBatch([ReceiveWrites.decrypted(Fixtures.message("m2", at: 2, plaintext: "late words"), payloadID: "p2")])
+                == [.storedErased])
+        let m2 = try await store.message(id: "m2")
+        #expect(m2?.state == .deleted)
+        #expect(m2?.plaintext == nil)
         #expect(try await store.pendingCount() == 0)
-        await #expect(throws: KeyStoreError.missingRecord(.timelineMessage, id: "zz")) { try await store.markMessageDeleted(messageID: "zz") }
+        // A tombstone naming nothing stored erases nothing.
+        #expect(try await store.storeReceiveBatch([ReceiveWrites.tombstone("t9", deleting: "p-unknown", at: 5)]) == [.stored])
+        #expect(try await store.messageCount(channelID: "channel-1") == 2)
     }
 }

@@ -102,8 +102,10 @@ import Testing
             // Durability: every decryption reported committed is there, and nothing went back.
             #expect(m >= reported.decrypted, "round \(round): reported \(reported.decrypted) decrypted, store has \(m)")
             #expect(m >= previous.decrypted, "round \(round): decryptions lost")
-            // Decryption k is all or nothing: state iter:m ⇔ skipped keys m+1…m+3 ⇔ rows 1…m decrypted.
-            #expect(try receivers.skippedIterations(address, db) == [UInt32(m + 1), UInt32(m + 2), UInt32(m + 3)], "round \(round)")
+            // Decryption k is all or nothing: state iter:m ⇔ session session:m ⇔ rows 1…m decrypted.
+            let session = try store.sessionStore.loadCurrentSession(userID: "peer", deviceID: address.senderDeviceID, db)
+            #expect(session.flatMap { number($0.state, "session") } == m, "round \(round): session and sender key differ")
+            #expect(try store.sessionStore.loadSessions(userID: "peer", deviceID: address.senderDeviceID, db).count == 1, "round \(round)")
             for k in (previous.decrypted + 1)..<(m + 1) {
                 let message = try store.timelineStore.loadMessage(id: "in-\(k)", db)
                 #expect(message?.state == .decrypted, "round \(round): in-\(k) not decrypted")

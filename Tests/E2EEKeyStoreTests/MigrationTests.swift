@@ -62,6 +62,36 @@ import Testing
         #expect(try appliedMigrations(dir.storeURL.path) == StoreSchema.versions)
     }
 
+    @Test func v13DropsTheStateIndexAndAFailureLeavesTheFileAtV12() async throws {
+        let key = StoreKey.random()
+        func storeAtV12(_ dir: TemporaryDirectory) async throws {
+            let sealer = Sealer(key: key)
+            let queue = try DatabaseQueue(path: dir.storeURL.path, configuration: KeyStore.configuration())
+            try StoreSchema.migrator.migrate(queue, upTo: "v12")
+            try await queue.write { db in
+                try StoreMetadata.create(db, source: .raw, salt: nil, parameters: nil, sealer: sealer, now: 1)
+                try TimelineStore(sealer: sealer).storeMessage(Fixtures.message("m1", at: 10, plaintext: "kept"), db)
+            }
+            try queue.close()
+        }
+        let dir = try TemporaryDirectory()
+        try await storeAtV12(dir)
+        let store = try KeyStore.open(at: dir.storeURL, key: key)
+        #expect(try await store.read { db in try db.indexes(on: "timeline").map(\.name) }.contains("timeline_state") == false)
+        #expect(Fixtures.text(try await store.message(id: "m1")?.plaintext) == "kept")
+        try store.close()
+
+        // A v12 file the migration cannot apply to (its index already gone by hand): the open
+        // fails and the migrator's transaction leaves the file as it was.
+        let broken = try TemporaryDirectory()
+        try await storeAtV12(broken)
+        let queue = try DatabaseQueue(path: broken.storeURL.path)
+        try await queue.write { db in try db.execute(sql: "DROP INDEX timeline_state") }
+        try queue.close()
+        #expect(throws: DatabaseError.self) { try KeyStore.open(at: broken.storeURL, key: key) }
+        #expect(try appliedMigrations(broken.storeURL.path) == Array(StoreSchema.versions.prefix { $0 != "v13" }))
+    }
+
     @Test func timelinePageQueryUsesTheIndex() async throws {
         let store = try KeyStore.inMemory()
         let plan = try await store.read { db in

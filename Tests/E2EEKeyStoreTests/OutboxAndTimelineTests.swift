@@ -35,6 +35,28 @@ import Testing
         #expect(try await store.outbox().isEmpty)
     }
 
+    @Test func queueingAPairwiseMessageAdvancesTheCurrentSessionAndRefusesOneThatIsGone() async throws {
+        let store = try KeyStore.inMemory()
+        let old = try await store.installSession(userID: "u", deviceID: "d", state: Fixtures.secret("old"), at: Fixtures.time(1))
+        let current = try await store.installSession(userID: "u", deviceID: "d", state: Fixtures.secret("current"), at: Fixtures.time(2))
+        func commit(_ localID: String, session: String) -> OutgoingCommit {
+            OutgoingCommit(localID: localID, channelID: "dm", content: "dm \(localID)", plaintext: Fixtures.secret("text \(localID)"),
+                           sessions: [SessionUpdate(userID: "u", deviceID: "d",
+                                                    states: [SessionUpdate.State(sessionID: session, state: Fixtures.secret("sent \(localID)"), isCurrent: true)])],
+                           queuedAt: Fixtures.time(3))
+        }
+        _ = try await store.queueOutgoingMessage(commit("l1", session: current))
+        let sessions = try await store.sessions(userID: "u", deviceID: "d", limit: 40)
+        #expect(sessions.map(\.id) == [current, old])
+        #expect(sessions.map { Fixtures.text($0.state) } == ["sent l1", "old"])
+        #expect(sessions.first?.updatedAt == Fixtures.time(3))
+
+        // A session removed since it was loaded (keys retired after a rollback) is not brought back.
+        await #expect(throws: KeyStoreError.missingRecord(.session, id: "gone")) { _ = try await store.queueOutgoingMessage(commit("l2", session: "gone")) }
+        #expect(try await store.sessions(userID: "u", deviceID: "d", limit: 40).map(\.id) == [current, old])
+        #expect(try await store.outbox().map(\.localID) == ["l1"])
+    }
+
     @Test func deliveryStatesFollowTheirOrderAndOwnMessagesStayReadable() async throws {
         let store = try await storeWithSenderKey()
         _ = try await queue(store, "l1")
@@ -87,9 +109,9 @@ import Testing
         for index in (0..<23).reversed() {
             let message = Fixtures.message(String(format: "id-%02d", (index * 7) % 23), at: Int64(index / 4))
             expected.append(message.cursor)
-            try await store.storeMessageOutcome(message)
+            _ = try await store.storeReceiveBatch([ReceiveWrites.decrypted(message)])
         }
-        try await store.storeMessageOutcome(Fixtures.message("other", channel: "channel-2", at: 1, plaintext: "x"))
+        _ = try await store.storeReceiveBatch([ReceiveWrites.decrypted(Fixtures.message("other", channel: "channel-2", at: 1, plaintext: "x"))])
         expected.sort { ($0.createdAt, $0.messageID) < ($1.createdAt, $1.messageID) }
 
         var seen: [TimelineCursor] = []
@@ -110,7 +132,7 @@ import Testing
     @Test func pageOpensPlaintexts() async throws {
         let store = try KeyStore.inMemory()
         for index in 0..<60 {
-            try await store.storeMessageOutcome(Fixtures.message("m\(index)", at: Int64(index), plaintext: "text \(index)"))
+            _ = try await store.storeReceiveBatch([ReceiveWrites.decrypted(Fixtures.message("m\(index)", at: Int64(index), plaintext: "text \(index)"))])
         }
         let page = try await store.timelinePage(channelID: "channel-1", limit: 50)
         #expect(page.count == 50)

@@ -98,19 +98,25 @@ import Testing
         #expect(try await store.messageCount(channelID: "channel-1", state: .pendingKey) == 0)
     }
 
-    @Test func deletesTombstonesAndChannelMismatch() async throws {
+    @Test func tombstonesEraseOnlyTheirSendersMessageInTheirChannel() async throws {
         let store = try KeyStore.inMemory()
         _ = try await store.storeReceiveBatch([decrypted("m1", at: 1, text: "bye", payloadID: "p1")])
-        #expect(try await store.markReceivedDeleted(messageID: "m1", channelID: "channel-2", at: Fixtures.time(3)) == .channelMismatch)
-        #expect(try await store.markReceivedDeleted(messageID: "m1", channelID: "channel-1", at: Fixtures.time(3)) == .deleted)
-        #expect(try await store.markReceivedDeleted(messageID: "m1", channelID: "channel-1", at: Fixtures.time(3)) == .alreadyDeleted)
+        #expect(try await store.storeReceiveBatch([
+            ReceiveWrites.tombstone("t-elsewhere", deleting: "p1", channel: "channel-2", at: 2),
+            ReceiveWrites.tombstone("t-other-user", deleting: "p1", user: "user-c", at: 2),
+        ]) == [.stored, .stored])
+        #expect(Fixtures.text(try await store.receivedMessage(id: "m1")?.message.plaintext) == "bye")
+        #expect(try await store.storeReceiveBatch([ReceiveWrites.tombstone("t1", deleting: "p1", at: 3)]) == [.storedErasing("m1")])
+        #expect(try await store.storeReceiveBatch([ReceiveWrites.tombstone("t1-again", deleting: "p1", at: 4)]) == [.stored])
         #expect(try await store.receivedMessage(id: "m1")?.message.plaintext == nil)
-        #expect(try await store.markReceivedDeleted(messageID: "m9", channelID: "channel-1", at: Fixtures.time(3)) == .tombstoned)
-        // A late copy of the tombstoned id stays deleted and out of pages.
-        _ = try await store.storeReceiveBatch([decrypted("m9", at: 9, text: "late", payloadID: "p9")])
-        let tombstone = try #require(try await store.receivedMessage(id: "m9"))
-        #expect(tombstone.message.state == .deleted && tombstone.facts.kind == .control && tombstone.message.plaintext == nil)
-        #expect(try await store.receivedTimelinePage(channelID: "channel-1").map(\.message.messageID) == ["m1"])
+        // A tombstone before its message: the message is stored erased, and a late copy stays so.
+        _ = try await store.storeReceiveBatch([ReceiveWrites.tombstone("t9", deleting: "p9", at: 5)])
+        #expect(try await store.storeReceiveBatch([decrypted("m9", at: 9, text: "late", payloadID: "p9")]) == [.storedErased])
+        _ = try await store.storeReceiveBatch([decrypted("m9", at: 9, text: "late again", payloadID: "p9")])
+        let erased = try #require(try await store.receivedMessage(id: "m9"))
+        #expect(erased.message.state == .deleted && erased.facts.kind == .message && erased.message.plaintext == nil)
+        #expect(try await store.receivedTimelinePage(channelID: "channel-1").map(\.message.messageID) == ["m1", "m9"])
+        #expect(try await store.receivedTimelinePage(channelID: "channel-1").map(\.message.state) == [.deleted, .deleted])
     }
 
     @Test func contentHashLookupFindsTheFirstReadableCopy() async throws {

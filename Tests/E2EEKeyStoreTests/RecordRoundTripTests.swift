@@ -71,7 +71,8 @@ import Testing
         let loaded = try await roundTrip(write: { s, db in
             try s.sessionStore.installSession(userID: "u", deviceID: "d", state: Fixtures.secret("first"), id: "s1", at: Fixtures.time(1), db)
             try s.sessionStore.installSession(userID: "u", deviceID: "d", state: Fixtures.secret("second"), id: "s2", at: Fixtures.time(2), db)
-            try s.sessionStore.storeSessionState(id: "s2", state: Fixtures.secret("second advanced"), at: Fixtures.time(3), db)
+            let advanced = SessionUpdate.State(sessionID: "s2", state: Fixtures.secret("second advanced"), isCurrent: true)
+            try s.sessionStore.storeUpdate(SessionUpdate(userID: "u", deviceID: "d", states: [advanced]), at: Fixtures.time(3), db)
         }, read: { s, db in try s.sessionStore.loadSessions(userID: "u", deviceID: "d", db) })
         #expect(loaded.map(\.id) == ["s2", "s1"])
         #expect(loaded.map(\.isCurrent) == [true, false])

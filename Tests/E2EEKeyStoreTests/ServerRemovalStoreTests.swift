@@ -28,10 +28,10 @@ import Testing
         #expect(try await store.clearRemovedFromServer(messageIDs: ["m1"]).isEmpty)
     }
 
-    @Test func aDeletedRowIsNotMarked() async throws {
+    @Test func anErasedRowIsNotMarked() async throws {
         let store = try KeyStore.inMemory()
         _ = try await store.storeReceiveBatch([decrypted("m1", at: 1, text: "bye")])
-        _ = try await store.markReceivedDeleted(messageID: "m1", channelID: "channel-1", at: Fixtures.time(3))
+        #expect(try await store.storeReceiveBatch([ReceiveWrites.tombstone("t1", deleting: "payload-m1", at: 3)]) == [.storedErasing("m1")])
         #expect(try await store.markRemovedFromServer(messageID: "m1", channelID: "channel-1", at: Fixtures.time(4)) == .notShown)
     }
 }

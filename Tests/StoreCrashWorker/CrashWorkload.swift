@@ -5,11 +5,12 @@ import Foundation
 /// The operations the crash test kills in the middle of, and the fixed values they write, so
 /// the test can check from the database alone that each commit is complete.
 ///
-/// Step `k` (from 1): a pending message `in-k` arrives; it is decrypted (receiver state
-/// `iter:k`, skipped key `k` used and deleted, skipped key `k+3` added, plaintext
-/// `message k`, pending row removed); an outgoing message `out j` is queued (own sender state
-/// `sent:j`, outbox row `j`); every second outgoing message is marked sent (timeline row
-/// `own-j`). Each of those is one transaction.
+/// Step `k` (from 1): a pending message `in-k` arrives; it is decrypted, as a key
+/// distribution's receive write stores it (receiver state `iter:k`, the peer's session
+/// `session:k`, plaintext `message k`, pending row removed); an outgoing message `out j` is
+/// queued (own sender state `sent:j`, outbox row `j`); every second outgoing message is marked
+/// sent (timeline row `own-j`). Each of those is one transaction; both receive steps go through
+/// ``KeyStore/storeReceiveBatch(_:)``, the store's one receive write.
 enum CrashWorkload {
     /// The channel every row uses.
     static let channelID = "crash-channel"
@@ -17,6 +18,8 @@ enum CrashWorkload {
     static let address = SenderKeyAddress(channelID: channelID, senderDeviceID: "peer-device", keyID: 7)
     /// The own sender key id.
     static let ownKeyID: UInt32 = 3
+    /// The peer and its session row.
+    static let peerUserID = "peer", peerSessionID = "peer-session"
 
     /// Bytes of a short text as a secret.
     static func secret(_ text: String) -> SecretBytes { SecretBytes(copying: Array(text.utf8)) }
@@ -34,10 +37,13 @@ enum CrashWorkload {
     /// A 32-byte content hash for message `id`.
     static func hash(_ id: String) -> [UInt8] { SHA256.hash(Array(id.utf8)) }
 
-    /// The skipped key stored for `iteration`.
-    static func skippedKey(_ iteration: UInt32) -> SecretBytes { secret("skipped-key-\(iteration)") }
+    /// The peer's session, as the store writes it after message `k` (0: the starting state).
+    static func session(_ k: Int) -> SessionUpdate {
+        SessionUpdate(userID: peerUserID, deviceID: address.senderDeviceID,
+                           states: [SessionUpdate.State(sessionID: peerSessionID, state: secret("session:\(k)"), isCurrent: true)])
+    }
 
-    /// Creates the starting state once (receiver state at iteration 0 with skipped keys 1–3,
+    /// Creates the starting state once (receiver state at iteration 0, the peer's session at 0,
     /// own sender key at 0 messages).
     static func setUp(_ store: KeyStore) async throws {
         try await store.write { db in
@@ -45,8 +51,9 @@ enum CrashWorkload {
             guard try receivers.loadReceiverSenderKey(address, db) == nil else { return }
             let t0 = StoreTime(microseconds: 0)
             try receivers.storeReceiverSenderKey(
-                ReceiverSenderKey(address: address, senderUserID: "peer", state: secret("iter:0"), createdAt: t0, updatedAt: t0), db)
-            try receivers.storeSkippedKeys((1...3).map { SkippedSenderKey(address: address, iteration: $0, messageKey: skippedKey($0)) }, at: t0, db)
+                ReceiverSenderKey(address: address, senderUserID: peerUserID, state: secret("iter:0"), createdAt: t0, updatedAt: t0), db)
+            try SessionStore(sealer: store.sealer).installSession(userID: peerUserID, deviceID: address.senderDeviceID, state: secret("session:0"),
+                                                                  id: peerSessionID, at: t0, db)
             try OwnSenderKeyStore(sealer: store.sealer).storeNewSenderKey(
                 OwnSenderKey(channelID: channelID, keyID: ownKeyID, state: secret("sent:0"), isCurrent: true, messagesSent: 0, createdAt: t0), db)
         }
@@ -62,20 +69,22 @@ enum CrashWorkload {
             }
             let k = iteration + 1
             let time = StoreTime(microseconds: Int64(k) * 1000)
-            let message = TimelineMessage(messageID: "in-\(k)", channelID: channelID, senderUserID: "peer", senderDeviceID: address.senderDeviceID,
+            let message = TimelineMessage(messageID: "in-\(k)", channelID: channelID, senderUserID: peerUserID, senderDeviceID: address.senderDeviceID,
                                           createdAt: time, contentHash: hash("in-\(k)"), state: .pendingKey, plaintext: nil)
-            try await store.storePendingMessage(message, content: "envelope \(k)", waitingFor: "sender_key:\(address)", receivedAt: time)
+            _ = try await store.storeReceiveBatch([
+                ReceiveWrite(action: .pending(message, content: "envelope \(k)", waitingFor: "sender_key:\(address)", receivedAt: time),
+                             facts: ReceivedFacts(kind: .message)),
+            ])
             committed("P \(k)")
             var decrypted = message
             decrypted.state = .decrypted
             decrypted.plaintext = secret("message \(k)")
-            let state = ReceiverSenderKey(address: address, senderUserID: "peer", state: secret("iter:\(k)"), createdAt: StoreTime(microseconds: 0), updatedAt: time)
-            let next = UInt32(k + 3)
-            try await store.storeDecryption(DecryptionCommit(
-                message: decrypted,
-                senderKey: SenderKeyAdvance(state: state, usedSkippedIteration: UInt32(k),
-                                            newSkippedKeys: [SkippedSenderKey(address: address, iteration: next, messageKey: skippedKey(next))]),
-                processedAt: time))
+            let state = ReceiverSenderKey(address: address, senderUserID: peerUserID, state: secret("iter:\(k)"), createdAt: StoreTime(microseconds: 0),
+                                          updatedAt: time)
+            _ = try await store.storeReceiveBatch([
+                ReceiveWrite(action: .decrypted(DecryptionCommit(message: decrypted, processedAt: time)),
+                             facts: ReceivedFacts(kind: .message, payloadID: "payload-\(k)"), session: session(k), senderKey: state),
+            ])
             committed("D \(k)")
             let j = sent + 1
             try await store.queueOutgoingMessage(OutgoingCommit(

@@ -3,17 +3,18 @@ import BenchmarkSupport
 import E2EECrypto
 @_spi(StoreInternals) import E2EEKeyStore
 
-/// Writing decryptions: batched (the catch-up path) and one per transaction.
+/// Writing decryptions through the store's one receive write: batched (a catch-up's chunk) and
+/// one per transaction.
 func registerStoreBenchmarks() {
     let batched = Carried<TemporaryStore?>(nil)
     Benchmark("Store decryptions batch of 1000", closure: { benchmark async throws in
         guard let temporary = batched.value else { return }
         let store = try temporary.opened()
-        let commits = Workload.batch(startingAt: temporary.count)
+        let writes = Workload.batch(startingAt: temporary.count)
         benchmark.startMeasurement()
-        try await store.storeDecryptions(commits)
+        _ = try await store.storeReceiveBatch(writes)
         benchmark.stopMeasurement()
-        temporary.count += commits.count
+        temporary.count += writes.count
     }, setup: {
         batched.value = try TemporaryStore()
     }, teardown: {
@@ -25,9 +26,9 @@ func registerStoreBenchmarks() {
     Benchmark("Store decryption one per transaction", configuration: .init(maxDuration: .seconds(10), maxIterations: 1_000), closure: { benchmark async throws in
         guard let temporary = single.value else { return }
         let store = try temporary.opened()
-        let commit = Workload.commit(temporary.count)
+        let write = Workload.write(temporary.count)
         benchmark.startMeasurement()
-        try await store.storeDecryption(commit)
+        _ = try await store.storeReceiveBatch([write])
         benchmark.stopMeasurement()
         temporary.count += 1
     }, setup: {

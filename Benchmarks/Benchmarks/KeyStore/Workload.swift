@@ -19,8 +19,9 @@ enum Workload {
         StoreTime(microseconds: firstTime + Int64(index) * 1_000)
     }
 
-    /// The decryption of message `index`: its timeline row and its sender's advanced state.
-    static func commit(_ index: Int) -> DecryptionCommit {
+    /// The receive write of message `index` (a group message decrypted): its timeline row and
+    /// its sender's advanced state, as the receive pipeline hands it to the store.
+    static func write(_ index: Int) -> ReceiveWrite {
         let address = addresses[index % senders]
         let message = TimelineMessage(
             messageID: UUID().uuidString.lowercased(), channelID: address.channelID, senderUserID: "user", senderDeviceID: address.senderDeviceID,
@@ -29,12 +30,13 @@ enum Workload {
         )
         let state = ReceiverSenderKey(address: address, senderUserID: "user", state: SecretBytes.random(count: 100),
                                       createdAt: time(0), updatedAt: message.createdAt)
-        return DecryptionCommit(message: message, senderKey: SenderKeyAdvance(state: state), processedAt: message.createdAt)
+        return ReceiveWrite(action: .decrypted(DecryptionCommit(message: message, processedAt: message.createdAt)),
+                            facts: ReceivedFacts(kind: .message), senderKey: state)
     }
 
-    /// Commits `index ..< index + batchSize`.
-    static func batch(startingAt index: Int) -> [DecryptionCommit] {
-        (index..<index + batchSize).map(commit)
+    /// The writes of messages `index ..< index + batchSize`.
+    static func batch(startingAt index: Int) -> [ReceiveWrite] {
+        (index..<index + batchSize).map(write)
     }
 }
 
@@ -65,7 +67,7 @@ final class TemporaryStore {
     func fill(to total: Int) async throws {
         let store = try opened()
         while count < total {
-            try await store.storeDecryptions(Workload.batch(startingAt: count))
+            _ = try await store.storeReceiveBatch(Workload.batch(startingAt: count))
             count += Workload.batchSize
         }
         try await store.checkpoint()

@@ -1,16 +1,14 @@
 import E2EECrypto
 
-/// Everything one successful decryption changes, committed together by
-/// ``KeyStore/storeDecryption(_:)``: the plaintext and timeline row, the advanced key state,
-/// the used key deleted, and any prekey, ephemeral-key or identity effects of a prekey message.
+/// What one successful decryption stores besides its key states, as the
+/// ``ReceiveWrite/Action/decrypted(_:)`` write of ``KeyStore/storeReceiveBatch(_:)``: the
+/// plaintext and timeline row, and any prekey, ephemeral-key or identity effects of a prekey
+/// message. The session and sender-key states it advanced travel on the ``ReceiveWrite``, so a
+/// batch writes each final state once.
 @_spi(StoreInternals) public struct DecryptionCommit: Sendable {
     /// The timeline row to write (normally state `.decrypted` with the plaintext; the pending row
     /// with the same id, if any, is removed).
     public var message: TimelineMessage
-    /// A group message's sender-key effects.
-    public var senderKey: SenderKeyAdvance?
-    /// A pairwise message's session effects.
-    public var session: SessionAdvance?
     /// A one-time prekey the prekey message used (marked consumed now).
     public var consumedOneTimePrekeyID: UInt32?
     /// The initiator's ephemeral key of a prekey message (recorded against replays).
@@ -21,41 +19,14 @@ import E2EECrypto
     public var processedAt: StoreTime
 
     /// Creates a commit.
-    public init(message: TimelineMessage, senderKey: SenderKeyAdvance? = nil, session: SessionAdvance? = nil, consumedOneTimePrekeyID: UInt32? = nil,
-                acceptedEphemeralKey: AcceptedEphemeralKey? = nil, identity: RemoteIdentityClaim? = nil, processedAt: StoreTime = .now()) {
+    public init(message: TimelineMessage, consumedOneTimePrekeyID: UInt32? = nil, acceptedEphemeralKey: AcceptedEphemeralKey? = nil,
+                identity: RemoteIdentityClaim? = nil, processedAt: StoreTime = .now()) {
         self.processedAt = processedAt
         self.message = message
-        self.senderKey = senderKey
-        self.session = session
         self.consumedOneTimePrekeyID = consumedOneTimePrekeyID
         self.acceptedEphemeralKey = acceptedEphemeralKey
         self.identity = identity
     }
-}
-
-/// A receiving sender-key state after a decryption.
-@_spi(StoreInternals) public struct SenderKeyAdvance: Sendable {
-    /// The new state (inserted, or replacing the one at its address).
-    public var state: ReceiverSenderKey
-    /// The skipped key that was used (deleted now).
-    public var usedSkippedIteration: UInt32?
-    /// Keys skipped over by this message (stored now).
-    public var newSkippedKeys: [SkippedSenderKey]
-
-    /// Creates the value.
-    public init(state: ReceiverSenderKey, usedSkippedIteration: UInt32? = nil, newSkippedKeys: [SkippedSenderKey] = []) {
-        self.state = state
-        self.usedSkippedIteration = usedSkippedIteration
-        self.newSkippedKeys = newSkippedKeys
-    }
-}
-
-/// A pairwise session after a decryption.
-@_spi(StoreInternals) public enum SessionAdvance: Sendable {
-    /// An existing session (current or archived) with its new state.
-    case update(sessionID: String, state: SecretBytes)
-    /// A new session from a prekey message, installed as current (the old one archived).
-    case install(userID: String, deviceID: String, state: SecretBytes)
 }
 
 /// An X3DH ephemeral key accepted under a signed prekey.

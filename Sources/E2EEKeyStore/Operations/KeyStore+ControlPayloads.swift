@@ -33,20 +33,22 @@ extension KeyStore {
     /// The server id of the message a tombstone names: same channel, same sender user, that
     /// payload id, still a readable timeline message (not yet erased).
     func tombstoneTarget(channelID: String, senderUserID: String, payloadID: String, _ db: Database) throws -> String? {
-        try String.fetchOne(
-            db.cachedStatement(sql: """
-                SELECT message_id FROM timeline
-                WHERE sender_user_id = ? AND payload_id = ? AND channel_id = ? AND kind = 'message' AND state != 'deleted'
-                """),
-            arguments: [senderUserID, payloadID, channelID])
+        try String.fetchOne(db.cachedStatement(sql: Self.tombstoneTargetSQL), arguments: [senderUserID, payloadID, channelID])
     }
+
+    /// The query of ``tombstoneTarget(channelID:senderUserID:payloadID:_:)``: a seek of `timeline_payload_id`.
+    static let tombstoneTargetSQL = """
+        SELECT message_id FROM timeline
+        WHERE sender_user_id = ? AND payload_id = ? AND channel_id = ? AND kind = 'message' AND state != 'deleted'
+        """
 
     /// Whether a trusted tombstone for (channel, sender user, payload id) is already stored.
     func hasTombstone(channelID: String, senderUserID: String, payloadID: String, _ db: Database) throws -> Bool {
-        try Bool.fetchOne(
-            db.cachedStatement(sql: "SELECT 1 FROM timeline WHERE channel_id = ? AND sender_user_id = ? AND delete_of = ? LIMIT 1"),
-            arguments: [channelID, senderUserID, payloadID]) ?? false
+        try Bool.fetchOne(db.cachedStatement(sql: Self.tombstoneSQL), arguments: [channelID, senderUserID, payloadID]) ?? false
     }
+
+    /// The query of ``hasTombstone(channelID:senderUserID:payloadID:_:)``: a seek of `timeline_tombstones`.
+    static let tombstoneSQL = "SELECT 1 FROM timeline WHERE channel_id = ? AND sender_user_id = ? AND delete_of = ? LIMIT 1"
 
     /// Erases a message: plaintext wiped, state `deleted` (its row stays in the dedupe set, and a
     /// later copy or edit never brings it back).

@@ -34,6 +34,18 @@ extension KeyStore {
         try db.run("UPDATE departed_channels SET rejoined_at = ? WHERE channel_id = ? AND rejoined_at IS NULL", [time.microseconds, channelID])
     }
 
+    /// The pending group messages of departed channels: the queue is walked and each row's
+    /// timeline row looked up by its key (`CROSS JOIN` keeps that order; SQLite would rather
+    /// scan the whole timeline), on every re-drive.
+    static let departedPendingSQL = """
+        SELECT p.message_id, p.channel_id FROM pending_ciphertexts p
+        CROSS JOIN timeline t ON t.message_id = p.message_id
+        JOIN departed_channels d ON d.channel_id = p.channel_id
+        WHERE t.state = 'pending_key' AND p.waiting_for LIKE 'sender_key:%' AND t.created_at > d.left_at
+          AND (d.rejoined_at IS NULL OR t.created_at < d.rejoined_at)
+        ORDER BY t.created_at, t.message_id
+        """
+
     /// Turns every pending group message sent while this device was out of its channel (after
     /// its departure point, before a rejoin) into an undecryptable row with `reason`: it leaves
     /// the pending queue (``pendingCount()`` and a re-drive of everything skip it), but its
@@ -42,14 +54,7 @@ extension KeyStore {
     /// - Throws: ``KeyStoreError`` for a tampered row, GRDB's `DatabaseError`.
     package func settleDepartedPending(reason: String) async throws -> [SettledDeparture] {
         try await writer.write { [self] db in
-            let rows = try db.rows("""
-                SELECT p.message_id, p.channel_id FROM pending_ciphertexts p
-                JOIN timeline t ON t.message_id = p.message_id
-                JOIN departed_channels d ON d.channel_id = p.channel_id
-                WHERE t.state = 'pending_key' AND p.waiting_for LIKE 'sender_key:%' AND t.created_at > d.left_at
-                  AND (d.rejoined_at IS NULL OR t.created_at < d.rejoined_at)
-                ORDER BY t.created_at, t.message_id
-                """)
+            let rows = try db.rows(Self.departedPendingSQL)
             var settled: [SettledDeparture] = []
             for row in rows {
                 let id: String = try row.decode("message_id", table: PendingCiphertextStore.table)

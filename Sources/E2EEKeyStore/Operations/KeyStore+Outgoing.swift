@@ -28,7 +28,12 @@ extension KeyStore {
                 try ownSenderKeyStore.storeAdvancedSenderKey(channelID: commit.channelID, keyID: advance.keyID, state: advance.state, db)
             }
             for update in commit.sessions {
-                try sessionStore.storeSessionState(id: update.sessionID, state: update.state, at: commit.queuedAt, db)
+                // A send advances only sessions it loaded: one removed since (keys retired after
+                // a rollback) refuses the commit instead of coming back.
+                for entry in update.states where try !sessionStore.containsSession(id: entry.sessionID, db) {
+                    throw KeyStoreError.missingRecord(.session, id: entry.sessionID)
+                }
+                try sessionStore.storeUpdate(update, at: commit.queuedAt, db)
             }
             if let keyID = commit.senderKeyShareKeyID {
                 try channelStore.storeShares(channelID: commit.channelID, keyID: keyID, shares: commit.senderKeyShares, at: commit.queuedAt, db)

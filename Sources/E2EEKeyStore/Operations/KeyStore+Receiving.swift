@@ -8,7 +8,8 @@ extension KeyStore {
     /// sender-key state of each address and the last session record of each device, then each
     /// write in order — decryptions with their prekey, ephemeral-key and identity effects,
     /// pending rows with their queued ciphertexts, final outcomes, refused inputs — with the
-    /// receive-side columns of every row.
+    /// receive-side columns of every row. It is the store's one receive write: whatever
+    /// arrives, from a socket frame to a catch-up page or a re-drive, is stored through it.
     ///
     /// A decrypted message whose (sender user, payload id) is already used by another message
     /// is stored as a duplicate of that one (no plaintext; its key effects still commit). A
@@ -17,21 +18,22 @@ extension KeyStore {
     /// an announcement from a trusted device of this account is applied (docs/spec/protocol.md
     /// §5.15, §6.7) — all in the same transaction.
     /// - Returns: what happened to each write, in order.
-    /// - Throws: as ``storeDecryption(_:)`` (a replayed ephemeral key, an identity that differs
-    ///   from its pin, an unknown prekey), GRDB's `DatabaseError`; on failure nothing is stored.
-    package func storeReceiveBatch(_ writes: [ReceiveWrite]) async throws -> [ReceiveWriteResult] {
+    /// - Throws: ``KeyStoreError/invalidTransition(_:id:from:to:)`` for a replayed ephemeral key
+    ///   or an identity that differs from its pin, ``KeyStoreError/missingRecord(_:id:)`` for an
+    ///   unknown prekey or signed prekey, GRDB's `DatabaseError`; on failure nothing is stored.
+    @_spi(StoreInternals) public func storeReceiveBatch(_ writes: [ReceiveWrite]) async throws -> [ReceiveWriteResult] {
         try await writer.write { [self] db in
             var finalKeys: [SenderKeyAddress: ReceiverSenderKey] = [:]
-            var finalSessions: [String: SessionRecordWrite] = [:]
+            var finalSessions: [String: SessionUpdate] = [:]
             for write in writes {
                 if let key = write.senderKey { finalKeys[key.address] = key }
                 if let session = write.session { finalSessions["\(session.userID)/\(session.deviceID)"] = session }
             }
             for key in finalKeys.values { try receiverSenderKeyStore.storeReceiverSenderKey(key, db) }
             let now = StoreTime.now()
-            for session in finalSessions.values { try storeSessionStates(session, at: now, db) }
+            for session in finalSessions.values { try sessionStore.storeUpdate(session, at: now, db) }
             var batch = BatchFacts(anyPending: try pendingStore.hasPending(db),
-                                   anyTombstone: try db.row("SELECT 1 FROM timeline WHERE delete_of IS NOT NULL LIMIT 1") != nil, now: now)
+                                   anyTombstone: try db.row(Self.anyTombstoneSQL) != nil, now: now)
             return try writes.map { write in
                 let result = try applyReceive(write, batch, db)
                 if write.facts.deleteOf != nil { batch.anyTombstone = true }
@@ -40,34 +42,17 @@ extension KeyStore {
         }
     }
 
-    /// Applies a `message.delete`: an existing message is marked deleted (plaintext wiped,
-    /// pending row removed); an unknown id gets a deleted `control` tombstone so that a late
-    /// copy stays deleted; a message of another channel is left alone.
-    /// - Throws: GRDB's `DatabaseError`.
-    package func markReceivedDeleted(messageID: String, channelID: String, at time: StoreTime) async throws -> ReceivedDeleteResult {
-        try await writer.write { [self] db in
-            guard let row = try db.row("SELECT channel_id, state FROM timeline WHERE message_id = ?", [messageID]) else {
-                try db.run(
-                    """
-                    INSERT INTO timeline (message_id, channel_id, created_at, content_hash, state, kind)
-                    VALUES (?, ?, ?, zeroblob(32), 'deleted', 'control')
-                    """, [messageID, channelID, time.microseconds])
-                return .tombstoned
-            }
-            let storedChannel: String = try row.decode("channel_id", table: TimelineStore.table)
-            guard storedChannel == channelID else { return .channelMismatch }
-            let state: String = try row.decode("state", table: TimelineStore.table)
-            guard state != "deleted" else { return .alreadyDeleted }
-            try erase(messageID: messageID, db)
-            return .deleted
-        }
-    }
-
     /// Records a refused edit or delete on its own (outside a batch).
     /// - Throws: GRDB's `DatabaseError`.
     package func recordRefusedInput(_ input: RefusedInput) async throws {
         try await writer.write { [self] db in try insertRefused(input, db) }
     }
+
+    /// Whether any tombstone is stored: one probe of the partial index `timeline_tombstones`.
+    static let anyTombstoneSQL = "SELECT 1 FROM timeline WHERE delete_of IS NOT NULL LIMIT 1"
+
+    /// The message that used a (sender user, payload id) first: a seek of `timeline_payload_id`.
+    static let payloadUseSQL = "SELECT message_id FROM timeline WHERE sender_user_id = ? AND payload_id = ? AND message_id != ?"
 
     /// What every write of one batch shares.
     private struct BatchFacts {
@@ -87,7 +72,7 @@ extension KeyStore {
         let removePending = batch.anyPending
         switch write.action {
         case .decrypted(var commit):
-            // The commit's `session` and `senderKey` are not used: the batch wrote the final ones.
+            // Its session and sender-key states are the write's: the batch wrote the final ones.
             messageID = commit.message.messageID
             pinnedNow = try applyKeyEffects(commit, db)
             let control = try controlEffect(of: &facts, &commit.message, anyTombstone: batch.anyTombstone, db)
@@ -100,7 +85,7 @@ extension KeyStore {
                 // Asking the index first would cost a lookup for every row; reuse is rare.
                 guard facts.kind == .message, let payloadID = facts.payloadID, let user = commit.message.senderUserID,
                       let first = try String.fetchOne(
-                          db.cachedStatement(sql: "SELECT message_id FROM timeline WHERE sender_user_id = ? AND payload_id = ? AND message_id != ?"),
+                          db.cachedStatement(sql: Self.payloadUseSQL),
                           arguments: [user, payloadID, messageID]) else { throw error }
                 commit.message.state = .undecryptable(reason: "duplicate")
                 commit.message.plaintext = nil
@@ -138,6 +123,30 @@ extension KeyStore {
         // the first contact needed (§2.9) announced the device already.
         if pinnedNow, result == .stored { result = .storedWithNewPin }
         return result
+    }
+
+    /// The key effects of a decryption (a prekey message's): the identity pinned (a different
+    /// pin refuses the batch), the `EK_A` accepted (a replay refuses it), the one-time prekey
+    /// consumed. Returns whether the identity was pinned by this write (`false` when it already
+    /// was, by a device-list read for instance).
+    private func applyKeyEffects(_ commit: DecryptionCommit, _ db: Database) throws -> Bool {
+        let now = commit.processedAt
+        var pinnedNow = false
+        if let claim = commit.identity {
+            let result = try remoteIdentityStore.recordIdentity(userID: claim.userID, deviceID: claim.deviceID, identityBlob: claim.identityBlob,
+                                                                at: now, db)
+            if case .changed = result {
+                throw KeyStoreError.invalidTransition(.remoteIdentity, id: "\(claim.userID)/\(claim.deviceID)", from: "pinned", to: "different identity")
+            }
+            if case .pinned = result { pinnedNow = true }
+        }
+        if let ephemeral = commit.acceptedEphemeralKey {
+            try signedPrekeyStore.acceptEphemeralKey(ephemeral.publicKey, signedPrekeyID: ephemeral.signedPrekeyID, at: now, db)
+        }
+        if let opk = commit.consumedOneTimePrekeyID {
+            try oneTimePrekeyStore.consume(id: opk, at: now, db)
+        }
+        return pinnedNow
     }
 
     /// Inserts the row with its receive-side columns in one statement, or replaces the row
@@ -235,23 +244,6 @@ extension KeyStore {
             return .storedApplyingAnnouncement
         case .otherAnnouncement:
             return .storedAnnouncementFromOther
-        }
-    }
-
-    /// Stores a device's session states: the previous current row is archived, then each
-    /// named row is inserted or updated (`updated_at` keeps their most-recently-used order).
-    private func storeSessionStates(_ write: SessionRecordWrite, at time: StoreTime, _ db: Database) throws {
-        try db.run("UPDATE sessions SET is_current = 0 WHERE remote_user_id = ? AND remote_device_id = ? AND is_current = 1",
-                   [write.userID, write.deviceID])
-        for (rank, entry) in write.states.enumerated() {
-            let updated = time.microseconds - Int64(rank)
-            try db.run(
-                """
-                INSERT INTO sessions (id, remote_user_id, remote_device_id, is_current, state, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)
-                ON CONFLICT (id) DO UPDATE SET is_current = excluded.is_current, state = excluded.state, updated_at = excluded.updated_at
-                """,
-                [entry.sessionID, write.userID, write.deviceID, entry.isCurrent ? 1 : 0,
-                 try sealer.seal(entry.state, table: SessionStore.table, column: "state", rowID: entry.sessionID), updated, updated])
         }
     }
 

@@ -120,26 +120,12 @@ extension KeyStore {
     package func pendingReceives(waitingFor: [String]? = nil, after cursor: TimelineCursor? = nil, limit: Int? = nil) async throws -> [PendingReceive] {
         if let waitingFor, waitingFor.isEmpty { return [] }
         return try await writer.read { db in
-            var sql = """
-                SELECT p.message_id, p.channel_id, p.sender_device_id, p.content, p.waiting_for, p.received_at,
-                       t.sender_user_id, t.created_at, t.edited_at, t.kind
-                FROM pending_ciphertexts p JOIN timeline t ON t.message_id = p.message_id WHERE 1
-                """
-            var values: [(any DatabaseValueConvertible)?] = []
-            if waitingFor == nil { sql += " AND t.state = 'pending_key'" }
-            if let waitingFor {
-                sql += " AND p.waiting_for IN (\(Array(repeating: "?", count: waitingFor.count).joined(separator: ",")))"
-                values.append(contentsOf: waitingFor)
-            }
+            let sql = Self.pendingReceivesSQL(waitingFor: waitingFor?.count, after: cursor != nil, limited: limit != nil)
+            var values: [(any DatabaseValueConvertible)?] = waitingFor ?? []
             if let cursor {
-                sql += " AND (t.created_at, t.message_id) > (?, ?)"
                 values.append(contentsOf: [cursor.createdAt.microseconds, cursor.messageID] as [(any DatabaseValueConvertible)?])
             }
-            sql += " ORDER BY t.created_at, t.message_id"
-            if let limit {
-                sql += " LIMIT ?"
-                values.append(max(0, limit))
-            }
+            if let limit { values.append(max(0, limit)) }
             let arguments = StatementArguments(values)
             let t = PendingCiphertextStore.table
             return try Row.fetchAll(db, sql: sql, arguments: arguments).map { row in
@@ -154,6 +140,28 @@ extension KeyStore {
                     kind: try row.decodeEnum("kind", table: t))
             }
         }
+    }
+
+    /// The query of ``pendingReceives(waitingFor:after:limit:)``: `waitingFor` keys (all
+    /// pending rows when nil), then the cursor's two values and the limit when asked for. The
+    /// queue is walked and each row's timeline row looked up by its key — `CROSS JOIN` keeps
+    /// that order: without statistics SQLite would rather scan the whole timeline for
+    /// `pending_key` rows, and a re-drive reads the queue a page at a time.
+    static func pendingReceivesSQL(waitingFor keys: Int?, after: Bool, limited: Bool) -> String {
+        var sql = """
+            SELECT p.message_id, p.channel_id, p.sender_device_id, p.content, p.waiting_for, p.received_at,
+                   t.sender_user_id, t.created_at, t.edited_at, t.kind
+            FROM pending_ciphertexts p CROSS JOIN timeline t ON t.message_id = p.message_id WHERE 1
+            """
+        if let keys {
+            sql += " AND p.waiting_for IN (\(Array(repeating: "?", count: keys).joined(separator: ",")))"
+        } else {
+            sql += " AND t.state = 'pending_key'"
+        }
+        if after { sql += " AND (t.created_at, t.message_id) > (?, ?)" }
+        sql += " ORDER BY t.created_at, t.message_id"
+        if limited { sql += " LIMIT ?" }
+        return sql
     }
 
     /// Every pin of `deviceID`, under whichever user (normally one; another user's pin of the

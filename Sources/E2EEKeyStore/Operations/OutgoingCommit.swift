@@ -19,8 +19,8 @@ package struct OutgoingCommit: Sendable {
     /// The advanced own sender key (group messages).
     public var senderKey: OwnSenderKeyAdvance?
     /// Advanced pairwise sessions (one per recipient device, for pairwise messages and sender
-    /// key distributions).
-    public var sessions: [SessionStateUpdate]
+    /// key distributions), each naming the current state it advanced.
+    public var sessions: [SessionUpdate]
     /// When it was queued.
     public var queuedAt: StoreTime
     /// What sending it does.
@@ -42,7 +42,7 @@ package struct OutgoingCommit: Sendable {
     /// Creates the value.
     public init(localID: String, channelID: String, content: String, plaintext: SecretBytes, newSenderKey: OwnSenderKey? = nil,
                 senderKey: OwnSenderKeyAdvance? = nil,
-                sessions: [SessionStateUpdate] = [], queuedAt: StoreTime, kind: OutboxKind = .message, contentType: String = "",
+                sessions: [SessionUpdate] = [], queuedAt: StoreTime, kind: OutboxKind = .message, contentType: String = "",
                 targetMessageID: String? = nil, senderKeyShares: [SenderKeyShare] = [], senderKeyShareKeyID: UInt32? = nil,
                 replacingDraft: Bool = false) {
         self.replacingDraft = replacingDraft
@@ -72,20 +72,6 @@ package struct OwnSenderKeyAdvance: Sendable {
     /// Creates the value.
     public init(keyID: UInt32, state: SecretBytes) {
         self.keyID = keyID
-        self.state = state
-    }
-}
-
-/// A pairwise session's state after encrypting.
-package struct SessionStateUpdate: Sendable {
-    /// The session id.
-    public var sessionID: String
-    /// The new state.
-    public var state: SecretBytes
-
-    /// Creates the value.
-    public init(sessionID: String, state: SecretBytes) {
-        self.sessionID = sessionID
         self.state = state
     }
 }

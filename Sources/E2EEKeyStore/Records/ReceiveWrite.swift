@@ -2,12 +2,12 @@ import E2EECrypto
 
 /// One change of the receive pipeline, stored with others of its lane by
 /// ``KeyStore/storeReceiveBatch(_:)`` in one transaction.
-package struct ReceiveWrite: Sendable {
+@_spi(StoreInternals) public struct ReceiveWrite: Sendable {
     /// What happens to the message's timeline row.
     public enum Action: Sendable {
         /// A decryption: the row (normally `.decrypted` with the payload JSON as plaintext) with
-        /// its prekey, ephemeral-key and identity effects (the commit's `session` and
-        /// `senderKey` are not used here: see ``ReceiveWrite/session`` and ``ReceiveWrite/senderKey``).
+        /// its prekey, ephemeral-key and identity effects (the states it advanced are
+        /// ``ReceiveWrite/session`` and ``ReceiveWrite/senderKey``).
         case decrypted(DecryptionCommit)
         /// The message waits for a key: a `.pendingKey` row and its queued ciphertext (an
         /// existing pending row is updated; any other existing row is left as it is).
@@ -25,7 +25,7 @@ package struct ReceiveWrite: Sendable {
     public var facts: ReceivedFacts
     /// The sending device's sessions after the decryption (within a batch only the last
     /// write of each device is stored).
-    public var session: SessionRecordWrite?
+    public var session: SessionUpdate?
     /// A receiving sender-key state to store (installed by an SKD, or advanced by a group
     /// message). Within a batch only the last state of each address is written.
     public var senderKey: ReceiverSenderKey?
@@ -33,7 +33,7 @@ package struct ReceiveWrite: Sendable {
     public var identityChange: RemoteIdentityClaim?
 
     /// Creates the value.
-    public init(action: Action, facts: ReceivedFacts, session: SessionRecordWrite? = nil, senderKey: ReceiverSenderKey? = nil,
+    public init(action: Action, facts: ReceivedFacts, session: SessionUpdate? = nil, senderKey: ReceiverSenderKey? = nil,
                 identityChange: RemoteIdentityClaim? = nil) {
         self.action = action
         self.facts = facts
@@ -43,44 +43,8 @@ package struct ReceiveWrite: Sendable {
     }
 }
 
-/// A remote device's sessions after a decryption, one row per ratchet state (the store's
-/// convention, shared with the sending side): exactly one current state, then archived ones
-/// most recently used first. Rows not named keep their state.
-package struct SessionRecordWrite: Sendable {
-    /// The remote user.
-    public var userID: String
-    /// The remote device.
-    public var deviceID: String
-    /// The states to store, current first.
-    public var states: [SessionStateWrite]
-
-    /// Creates the value.
-    public init(userID: String, deviceID: String, states: [SessionStateWrite]) {
-        self.userID = userID
-        self.deviceID = deviceID
-        self.states = states
-    }
-}
-
-/// One ratchet state of a ``SessionRecordWrite``.
-package struct SessionStateWrite: Sendable {
-    /// The session row's id: an existing row is updated, a new id inserted.
-    public var sessionID: String
-    /// The serialised state (sealed at rest).
-    public var state: SecretBytes
-    /// Whether it is the device's current session.
-    public var isCurrent: Bool
-
-    /// Creates the value.
-    public init(sessionID: String, state: SecretBytes, isCurrent: Bool) {
-        self.sessionID = sessionID
-        self.state = state
-        self.isCurrent = isCurrent
-    }
-}
-
 /// What ``KeyStore/storeReceiveBatch(_:)`` did with one write.
-package enum ReceiveWriteResult: Sendable, Equatable {
+@_spi(StoreInternals) public enum ReceiveWriteResult: Sendable, Equatable {
     /// Stored as given.
     case stored
     /// The decrypted message reused a (sender user, payload id): stored as a duplicate of

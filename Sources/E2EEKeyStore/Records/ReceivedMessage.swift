@@ -35,15 +35,3 @@ package struct PendingReceive: Sendable, Equatable {
         self.kind = kind
     }
 }
-
-/// What ``KeyStore/markReceivedDeleted(messageID:channelID:at:)`` did.
-package enum ReceivedDeleteResult: Sendable, Equatable {
-    /// The message was marked deleted (plaintext wiped, pending row removed).
-    case deleted
-    /// It was deleted already.
-    case alreadyDeleted
-    /// The id was unknown: a deleted `control` tombstone now keeps a late copy out.
-    case tombstoned
-    /// The stored message belongs to another channel: nothing changed.
-    case channelMismatch
-}

@@ -44,7 +44,7 @@ import E2EECrypto
 }
 
 /// A message key kept for a skipped iteration of a receiving sender-key state.
-@_spi(StoreInternals) public struct SkippedSenderKey: Sendable, Equatable {
+package struct SkippedSenderKey: Sendable, Equatable {
     /// The receiving state it belongs to.
     public var address: SenderKeyAddress
     /// The iteration.

@@ -1,6 +1,6 @@
 /// An edit or delete from the server that was refused (docs/spec/protocol.md §5 "For an edit"); the
 /// message stays as it was. Public facts only.
-package struct RefusedInput: Sendable, Equatable {
+@_spi(StoreInternals) public struct RefusedInput: Sendable, Equatable {
     /// What was refused.
     public enum Kind: String, Sendable, Equatable {
         /// A `message.edit` event or a REST row whose content changed.

@@ -2,7 +2,7 @@ import E2EECrypto
 
 /// What a timeline row is for (schema `v4`): only `message` rows are the app's timeline; the
 /// others belong to the dedupe set and stay out of pages.
-package enum TimelineRowKind: String, Sendable, Equatable, CaseIterable {
+@_spi(StoreInternals) public enum TimelineRowKind: String, Sendable, Equatable, CaseIterable {
     /// A message the app shows (in any state).
     case message
     /// A control message: a sender key distribution, a tombstone (``ReceivedFacts/deleteOf``),
@@ -14,7 +14,7 @@ package enum TimelineRowKind: String, Sendable, Equatable, CaseIterable {
 }
 
 /// The receive-side columns of a timeline row (schema `v4`).
-package struct ReceivedFacts: Sendable, Equatable {
+@_spi(StoreInternals) public struct ReceivedFacts: Sendable, Equatable {
     /// The row's kind.
     public var kind: TimelineRowKind
     /// The payload's client message id (lower-case UUID) of a decrypted message, for the

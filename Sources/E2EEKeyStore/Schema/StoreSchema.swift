@@ -18,9 +18,10 @@ import GRDB
 /// - `v11`: channel kinds pinned, requests and approved members
 ///   (``StoreSchema/createChannelTrustTables(_:)``).
 /// - `v12`: tombstones, the sender's deletes (``StoreSchema/recordTombstones(_:)``).
+/// - `v13`: the timeline's unused state index dropped (``StoreSchema/dropUnusedTimelineIndexes(_:)``).
 enum StoreSchema {
     /// Migration identifiers, oldest first.
-    static let versions = ["v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10", "v11", "v12"]
+    static let versions = ["v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10", "v11", "v12", "v13"]
 
     /// The migrator holding every migration.
     static var migrator: DatabaseMigrator {
@@ -37,6 +38,7 @@ enum StoreSchema {
         migrator.registerMigration("v10") { db in try recordRemovalsFromServer(db) }
         migrator.registerMigration("v11") { db in try createChannelTrustTables(db) }
         migrator.registerMigration("v12") { db in try recordTombstones(db) }
+        migrator.registerMigration("v13") { db in try dropUnusedTimelineIndexes(db) }
         return migrator
     }
 

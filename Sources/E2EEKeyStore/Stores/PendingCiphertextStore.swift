@@ -49,6 +49,13 @@ package struct PendingCiphertextStore: Sendable {
     /// How many ciphertexts are pending (parked ones not counted).
     /// - Throws: GRDB's `DatabaseError`.
     public func countPending(_ db: Database) throws -> Int {
-        try db.count("SELECT COUNT(*) FROM pending_ciphertexts p JOIN timeline t ON t.message_id = p.message_id WHERE t.state = 'pending_key'")
+        try db.count(Self.countSQL)
     }
+
+    /// The count: the queue is walked and each row's timeline row looked up by its key.
+    /// `CROSS JOIN` keeps that order: without statistics SQLite would rather scan the whole
+    /// timeline for `pending_key` rows (there is no index on the state alone).
+    static let countSQL = """
+        SELECT COUNT(*) FROM pending_ciphertexts p CROSS JOIN timeline t ON t.message_id = p.message_id WHERE t.state = 'pending_key'
+        """
 }

@@ -98,13 +98,6 @@ package struct ReceiverSenderKeyStore: Sendable {
         }
     }
 
-    /// Deletes the skipped key for `iteration` (once used).
-    /// - Throws: GRDB's `DatabaseError`.
-    public func removeSkippedKey(_ address: SenderKeyAddress, iteration: UInt32, _ db: Database) throws {
-        try db.run("DELETE FROM skipped_sender_keys WHERE channel_id = ? AND sender_device_id = ? AND key_id = ? AND iteration = ?",
-                   [address.channelID, address.senderDeviceID, Int64(address.keyID), Int64(iteration)])
-    }
-
     /// Keeps the `limit` highest iterations of `address` and deletes older skipped keys (the
     /// protocol's per-state bound evicts the oldest first); returns how many were deleted.
     /// - Throws: ``KeyStoreError/invalidArgument(_:)`` for a negative limit, GRDB's `DatabaseError`.

@@ -49,12 +49,29 @@ package struct SessionStore: Sendable {
         return id
     }
 
-    /// Stores a session's new state after a successful encryption or decryption.
-    /// - Throws: ``KeyStoreError/missingRecord(_:id:)`` for an unknown session id.
-    public func storeSessionState(id: String, state: SecretBytes, at time: StoreTime, _ db: Database) throws {
-        try db.run("UPDATE sessions SET state = ?, updated_at = ? WHERE id = ?",
-                   [try sealer.seal(state, table: Self.table, column: "state", rowID: id), time.microseconds, id])
-        guard db.changesCount == 1 else { throw KeyStoreError.missingRecord(.session, id: id) }
+    /// Stores a device's sessions after an encryption or a decryption: the device's current row
+    /// is archived, then each named state is inserted or updated, current first
+    /// (`updated_at` keeps their most-recently-used order, from `time` down).
+    /// - Throws: GRDB's `DatabaseError`.
+    public func storeUpdate(_ update: SessionUpdate, at time: StoreTime, _ db: Database) throws {
+        try db.run("UPDATE sessions SET is_current = 0 WHERE remote_user_id = ? AND remote_device_id = ? AND is_current = 1",
+                   [update.userID, update.deviceID])
+        for (rank, entry) in update.states.enumerated() {
+            let updated = time.microseconds - Int64(rank)
+            try db.run(
+                """
+                INSERT INTO sessions (id, remote_user_id, remote_device_id, is_current, state, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT (id) DO UPDATE SET is_current = excluded.is_current, state = excluded.state, updated_at = excluded.updated_at
+                """,
+                [entry.sessionID, update.userID, update.deviceID, entry.isCurrent ? 1 : 0,
+                 try sealer.seal(entry.state, table: Self.table, column: "state", rowID: entry.sessionID), updated, updated])
+        }
+    }
+
+    /// Whether a session row with `id` exists.
+    /// - Throws: GRDB's `DatabaseError`.
+    public func containsSession(id: String, _ db: Database) throws -> Bool {
+        try db.count("SELECT COUNT(*) FROM sessions WHERE id = ?", [id]) > 0
     }
 
     /// Removes every session with the device (for instance when the device is gone).

@@ -1,4 +1,4 @@
-import E2EEKeyStore
+@_spi(StoreInternals) import E2EEKeyStore
 import Synchronization
 
 /// Commits the chunks of a batch's lanes, in the order they are handed in. A chunk handed in

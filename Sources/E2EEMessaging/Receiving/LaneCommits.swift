@@ -1,4 +1,4 @@
-import E2EEKeyStore
+@_spi(StoreInternals) import E2EEKeyStore
 
 /// The chunks one lane has handed to the group commit and not settled yet, oldest first.
 struct LaneCommits {

@@ -111,7 +111,7 @@ final class LaneState {
     /// the record, matched to its committed row (a state new to the store gets a new row id),
     /// and the rows noted as committed for the next chunk. Call only when the write will be
     /// committed with the chunk (a failed commit ends the lane).
-    func sessionWrite(userID: UserID, deviceID: DeviceID) -> SessionRecordWrite? {
+    func sessionWrite(userID: UserID, deviceID: DeviceID) -> SessionUpdate? {
         let key = "\(userID)/\(deviceID)"
         guard let record = sessions[key] ?? nil else { return nil }
         var ids = sessionRows[key] ?? [:]
@@ -120,10 +120,10 @@ final class LaneState {
             let stateKey = Self.stateKey(state)
             let id = ids[stateKey] ?? UUID().uuidString.lowercased()
             ids[stateKey] = id
-            return SessionStateWrite(sessionID: id, state: state.serialized(), isCurrent: index == 0)
+            return SessionUpdate.State(sessionID: id, state: state.serialized(), isCurrent: index == 0)
         }
         sessionRows[key] = ids
-        return SessionRecordWrite(userID: userID.rawValue, deviceID: deviceID.rawValue, states: writes)
+        return SessionUpdate(userID: userID.rawValue, deviceID: deviceID.rawValue, states: writes)
     }
 
     /// Names a ratchet state among a device's sessions: its role and base key (`EK_A`).

@@ -109,30 +109,6 @@ import E2EECrypto
                                    protocolVersion: version)
     }
 
-    /// Applies a `message.delete` event: the message is marked deleted (plaintext wiped); an
-    /// unknown id leaves a tombstone so a late copy stays deleted; a delete naming another
-    /// channel than the message's is refused and recorded.
-    /// - Throws: store errors.
-    public func ingestDelete(messageID: MessageID, channelID: ChannelID) async throws -> ReceiveOutcome {
-        await acquire(.exclusive)
-        defer { release(.exclusive) }
-        let now = processor.clock()
-        switch try await processor.store.markReceivedDeleted(messageID: messageID.rawValue, channelID: channelID.rawValue, at: now) {
-        case .deleted:
-            events.publish(.timeline([TimelineChange(channelID: channelID, messageID: messageID, kind: .deleted)]))
-            return ReceiveOutcome(messageID: messageID, result: .deleted)
-        case .tombstoned:
-            return ReceiveOutcome(messageID: messageID, result: .deleted)
-        case .alreadyDeleted:
-            return ReceiveOutcome(messageID: messageID, result: .ignored)
-        case .channelMismatch:
-            try await processor.store.recordRefusedInput(RefusedInput(channelID: channelID.rawValue, messageID: messageID.rawValue, kind: .delete,
-                                                                      reason: UndecryptableReason.wrongChannel.rawValue, contentHash: nil, seenAt: now))
-            events.publish(.inputRefused(reason: "delete refused: \(UndecryptableReason.wrongChannel.rawValue)"))
-            return ReceiveOutcome(messageID: messageID, result: .refused(.wrongChannel))
-        }
-    }
-
     /// Where this pipeline's batches spent their time so far, per phase (diagnostics; the receive
     /// benchmark reports them).
     public func phaseTimes() -> ReceivePhaseTimes { clock.snapshot }

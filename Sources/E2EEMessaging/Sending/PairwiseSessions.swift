@@ -1,5 +1,5 @@
 import E2EECrypto
-import E2EEKeyStore
+@_spi(StoreInternals) import E2EEKeyStore
 
 /// This device's current pairwise sessions with the devices it sends to (docs/spec/protocol.md §2, §3):
 /// loads each device's current session, or starts one with X3DH from the device's verified
@@ -14,6 +14,8 @@ struct PairwiseSessions: Sendable {
 
     /// A session ready to encrypt with.
     struct Loaded: Sendable {
+        /// The remote device.
+        let userID: String, deviceID: String
         /// The store's id of the session row.
         let sessionID: String
         /// The current state.
@@ -29,13 +31,13 @@ struct PairwiseSessions: Sendable {
             if let stored = try await store.read({ [store] db in
                 try store.sessionStore.loadCurrentSession(userID: device.userID.rawValue, deviceID: device.deviceID.rawValue, db)
             }) {
-                loaded[wire] = Loaded(sessionID: stored.id, record: SessionRecord(current: try SessionState(serialized: stored.state)))
+                loaded[wire] = Loaded(userID: device.userID.rawValue, deviceID: device.deviceID.rawValue, sessionID: stored.id, record: SessionRecord(current: try SessionState(serialized: stored.state)))
                 continue
             }
             let started = try X3DH.initiate(localIdentity: identity, bundle: device.bundle, pinnedIdentity: device.identity, using: random)
             let record = SessionRecord(current: started.state)
             let id = try await store.installSession(userID: device.userID.rawValue, deviceID: device.deviceID.rawValue, state: started.state.serialized(), at: now())
-            loaded[wire] = Loaded(sessionID: id, record: record)
+            loaded[wire] = Loaded(userID: device.userID.rawValue, deviceID: device.deviceID.rawValue, sessionID: id, record: record)
         }
         return loaded
     }
@@ -65,9 +67,12 @@ struct PairwiseEncryptor {
     }
 
     /// The advanced states, one per session used.
-    var updates: [SessionStateUpdate] {
+    var updates: [SessionUpdate] {
         // One stored row per ratchet state (the receive side reads archived states from their
         // own rows): only the current state advanced.
-        sessions.values.map { SessionStateUpdate(sessionID: $0.sessionID, state: $0.record.current.serialized()) }
+        sessions.values.map {
+            SessionUpdate(userID: $0.userID, deviceID: $0.deviceID,
+                          states: [SessionUpdate.State(sessionID: $0.sessionID, state: $0.record.current.serialized(), isCurrent: true)])
+        }
     }
 }

@@ -70,29 +70,48 @@ struct EditAndDeleteTests {
         #expect(try await h.ingest([sneaky], channel)[sneaky.id] == .undecryptable(.editMismatch))
     }
 
-    @Test("a delete wipes the text; a late copy stays deleted; a delete before the message keeps it out")
+    /// A group row of `peer` whose payload is a tombstone naming `payloadID` (§6.7).
+    private func tombstone(by peer: RemotePeer, deleting payloadID: String, channel: ReceivingChannel, at micros: Int64) throws -> ServerMessage {
+        let payload = try MessagePayload(id: WireUUID(text: newID()), timestamp: 1_700_000_000_000, text: "", deleteOf: WireUUID(text: payloadID))
+        return peer.posted(Envelope.group(try peer.groupEnvelope(payload.encodedJSON(), channel: channel.id.rawValue)).content(), kind: .group,
+                           channel: channel.id.rawValue, at: micros)
+    }
+
+    private func payloadID(_ message: ServerMessage, _ h: ReceiveHarness) async throws -> String {
+        try #require(try await h.store.receivedMessage(id: message.id.rawValue)?.facts.payloadID)
+    }
+
+    @Test("a sender's tombstone wipes the text; a late copy stays deleted; a tombstone before its message erases it on arrival; another sender's or channel's does not")
     func deletes() async throws {
-        let (h, author, _, channel, original) = try await groupWithMessage()
-        #expect(try await h.pipeline.ingestDelete(messageID: original.id, channelID: channel.id).result == .deleted)
+        let (h, author, other, channel, original) = try await groupWithMessage()
+        let delete = try tombstone(by: author, deleting: try await payloadID(original, h), channel: channel, at: t(2))
+        #expect(try await h.ingest([delete], channel)[delete.id] == .decrypted)
         var item = try #require(try await h.reader.item(messageID: original.id))
         #expect(item.state == .deleted && item.text == nil)
-        #expect(try await h.ingest([original], channel)[original.id] == .duplicate(of: nil))
-        #expect(try await h.pipeline.ingestDelete(messageID: original.id, channelID: channel.id).result == .ignored)
+        #expect(try await h.ingest([original, delete], channel) == [original.id: .duplicate(of: nil), delete.id: .duplicate(of: nil)])
 
-        let early = try author.group("deleted before seen", channel: channel.id.rawValue, at: t(3))
-        #expect(try await h.pipeline.ingestDelete(messageID: early.id, channelID: channel.id).result == .deleted)
-        #expect(try await h.ingest([early], channel)[early.id] == .ignored)
-        item = try #require(try await h.reader.item(messageID: original.id))
-        #expect(item.state == .deleted)
-        #expect(try await h.timeline(channel).map(\.messageID) == [original.id])
+        let earlyPayload = try WireUUID(text: newID())
+        let earlyDelete = try tombstone(by: author, deleting: earlyPayload.text, channel: channel, at: t(3))
+        let early = author.posted(Envelope.group(try author.groupEnvelope(try author.payload("deleted before seen", id: earlyPayload), channel: channel.id.rawValue)).content(),
+                                  kind: .group, channel: channel.id.rawValue, at: t(4))
+        _ = try await h.ingest([earlyDelete], channel)
+        #expect(try await h.ingest([early], channel)[early.id] == .decrypted)
+        item = try #require(try await h.reader.item(messageID: early.id))
+        #expect(item.state == .deleted && item.text == nil)
+        #expect(try await h.timeline(channel).map(\.messageID) == [original.id, early.id])
 
-        let otherChannel = ReceivingChannel.group()
-        let kept = try author.group("kept", channel: channel.id.rawValue, at: t(4))
+        // Only the sender's own tombstone in the message's channel erases it.
+        let kept = try author.group("kept", channel: channel.id.rawValue, at: t(5))
         _ = try await h.ingest([kept], channel)
-        #expect(try await h.pipeline.ingestDelete(messageID: kept.id, channelID: otherChannel.id).result == .refused(.wrongChannel))
+        let keptPayload = try await payloadID(kept, h)
+        let otherChannel = ReceivingChannel.group()
+        _ = try await h.ingest([try author.skd(channel: otherChannel.id.rawValue, to: [h.deviceID], at: t(6))], otherChannel)
+        _ = try await h.ingest([try tombstone(by: author, deleting: keptPayload, channel: otherChannel, at: t(7))], otherChannel)
+        _ = try await h.ingest([try tombstone(by: other, deleting: keptPayload, channel: channel, at: t(8))], channel)
         #expect(try await h.reader.item(messageID: kept.id)?.text == "kept")
         let events = await h.publishedEvents()
         #expect(events.filter { $0.timelineChanges.contains(TimelineChange(channelID: channel.id, messageID: original.id, kind: .deleted)) }.count == 1)
+        #expect(!events.flatMap(\.timelineChanges).contains(TimelineChange(channelID: channel.id, messageID: kept.id, kind: .deleted)))
     }
 
     @Test("a DM edit from the author is accepted; an edit made on our own device is left to the sending side")

@@ -49,7 +49,10 @@ struct LocalAccount: Sendable {
         let record = SessionRecord(current: try SessionState(serialized: stored.state))
         let encryption = try record.encrypt(SecretBytes(copying: [0x01] + [UInt8](repeating: 7, count: 64)))
         try await store.write { db in
-            try store.sessionStore.storeSessionState(id: stored.id, state: encryption.record.current.serialized(), at: .now(), db)
+            try store.sessionStore.storeUpdate(
+                SessionUpdate(userID: peer.userID, deviceID: peer.deviceID,
+                              states: [SessionUpdate.State(sessionID: stored.id, state: encryption.record.current.serialized(), isCurrent: true)]),
+                at: .now(), db)
         }
         return encryption.message
     }
