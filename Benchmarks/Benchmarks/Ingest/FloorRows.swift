@@ -66,9 +66,9 @@ struct FloorRows: Sendable {
         rows.reserveCapacity(traffic.rows.count)
         for (_, message) in traffic.rows {
             let envelope = try Base64.decode(message.content, maxEncodedLength: .max)
-            let channel = try WireUUID(text: message.channelID).bytes
+            let channel = try WireUUID(text: message.channelID.rawValue).bytes
             let chainKey = random(32)
-            let device = message.senderDeviceID ?? ""
+            let device = message.senderDeviceID?.rawValue ?? ""
             switch try Envelope.decode(envelope) {
             case .group(let group):
                 let index: Int
@@ -91,7 +91,7 @@ struct FloorRows: Sendable {
                     throw SetupFailed("crypto_sign_detached")
                 }
                 rows.append(Row(kind: .group, signed: signed, signature: signature, signer: index, chainKey: chainKey, ciphertext: ciphertext,
-                                associatedData: aad, payload: [], messageID: message.id, channelID: message.channelID,
+                                associatedData: aad, payload: [], messageID: message.id.rawValue, channelID: message.channelID.rawValue,
                                 senderDeviceID: device, createdAt: message.createdAt.microseconds))
             case .dm(let direct):
                 let payloadKey = random(32)
@@ -99,14 +99,14 @@ struct FloorRows: Sendable {
                                                  nonce: [UInt8](repeating: 0, count: 12), authenticating: [UInt8]())
                 let body = try sealed(payloadKey, chainKey: chainKey, associatedData: [UInt8](repeating: 1, count: 40))
                 rows.append(Row(kind: .direct, signed: [], signature: [], signer: 0, chainKey: chainKey, ciphertext: body,
-                                associatedData: [UInt8](repeating: 1, count: 40), payload: payload, messageID: message.id,
-                                channelID: message.channelID, senderDeviceID: device, createdAt: message.createdAt.microseconds))
+                                associatedData: [UInt8](repeating: 1, count: 40), payload: payload, messageID: message.id.rawValue,
+                                channelID: message.channelID.rawValue, senderDeviceID: device, createdAt: message.createdAt.microseconds))
             case .senderKeyDistribution(let distribution):
                 let length = max(0, (distribution.recipients.first?.pairwiseMessage.count ?? 0) - 41 - tagLength)
                 let body = try seal(plaintextLength: length, chainKey: chainKey, associatedData: [UInt8](repeating: 1, count: 40))
                 rows.append(Row(kind: .distribution, signed: [], signature: [], signer: 0, chainKey: chainKey, ciphertext: body,
-                                associatedData: [UInt8](repeating: 1, count: 40), payload: [], messageID: message.id,
-                                channelID: message.channelID, senderDeviceID: device, createdAt: message.createdAt.microseconds))
+                                associatedData: [UInt8](repeating: 1, count: 40), payload: [], messageID: message.id.rawValue,
+                                channelID: message.channelID.rawValue, senderDeviceID: device, createdAt: message.createdAt.microseconds))
             }
         }
         for var key in secretKeys { secureWipe(&key) }

@@ -136,8 +136,8 @@ enum IngestRun {
             expectedRows[row.channel] += 1
         }
         for (index, channel) in traffic.channels.enumerated() {
-            let all = try await store.messageCount(channelID: channel.id)
-            let decrypted = try await store.messageCount(channelID: channel.id, state: .decrypted)
+            let all = try await store.messageCount(channelID: channel.id.rawValue)
+            let decrypted = try await store.messageCount(channelID: channel.id.rawValue, state: .decrypted)
             guard all == expectedRows[index], decrypted == all else {
                 throw SetupFailed("channel \(index): \(all) messages, \(decrypted) decrypted, \(expectedRows[index]) expected")
             }
@@ -154,7 +154,7 @@ enum IngestRun {
         for channel in traffic.channels {
             let page = try await reader.page(channelID: channel.id, limit: 50)
             guard page.count == 50 else { throw SetupFailed("a page of \(page.count)") }
-            for item in page where item.text != traffic.texts[item.messageID] {
+            for item in page where item.text != traffic.texts[item.messageID.rawValue] {
                 throw SetupFailed("message \(item.messageID) reads back another text")
             }
         }

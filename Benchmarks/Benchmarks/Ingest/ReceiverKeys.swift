@@ -15,7 +15,7 @@ struct ReceiverKeys: Sendable {
     /// New keys for a device of `userID`, with `count` one-time prekeys.
     static func make(userID: String, oneTimePrekeys count: Int, now: Int64) throws -> ReceiverKeys {
         let identity = E2EECrypto.IdentityKeyPair()
-        let device = LocalDevice(userID: userID, deviceID: UUID().uuidString.lowercased(), identity: identity)
+        let device = LocalDevice(userID: UserID(userID), deviceID: DeviceID(UUID().uuidString), identity: identity)
         let signedPrekey = try E2EECrypto.SignedPrekey(id: 1, identity: identity, createdAt: now)
         let oneTimePrekeys = try (1...count).map { try E2EECrypto.OneTimePrekey(id: UInt32($0)) }
         return ReceiverKeys(device: device, signedPrekey: signedPrekey, oneTimePrekeys: oneTimePrekeys)
@@ -24,7 +24,7 @@ struct ReceiverKeys: Sendable {
     /// The bundle the server would hand a sender, with one-time prekey `index`.
     func bundle(oneTimePrekey index: Int) throws -> PrekeyBundle {
         guard oneTimePrekeys.indices.contains(index) else { throw SetupFailed("no one-time prekey \(index)") }
-        return try PrekeyBundle(deviceID: device.deviceID, identityKey: device.identity.publicIdentity.base64,
+        return try PrekeyBundle(deviceID: device.deviceID.rawValue, identityKey: device.identity.publicIdentity.base64,
                                 signedPreKey: signedPrekey.published.base64, signedPreKeySignature: signedPrekey.signatureBase64,
                                 oneTimePreKey: oneTimePrekeys[index].published.base64)
     }

@@ -54,7 +54,7 @@ final class ReceivingDevice {
 private struct ListedIdentities: ListedIdentityProviding {
     let listed: [String: [String: IdentityBlob]]
 
-    func listedIdentities(userID: String, refresh: Bool) async throws -> [String: IdentityBlob] { listed[userID] ?? [:] }
+    func listedIdentities(userID: UserID, refresh: Bool) async throws -> [String: IdentityBlob] { listed[userID.rawValue] ?? [:] }
 }
 
 /// The outbox's answer for rows claiming the receiver's device: none of the workload does.

@@ -30,7 +30,7 @@ struct Traffic {
     static func make(receiver: ReceiverKeys, random: inout SplitMix64) throws -> Traffic {
         let channelIDs = (0..<4).map { _ in UUID().uuidString.lowercased() }
         let channels = channelIDs.enumerated().map { index, id in
-            ReceivingChannel(id: id, encryption: index < 2 ? .senderKeys : .x3dh)
+            ReceivingChannel(id: ChannelID(id), encryption: index < 2 ? .senderKeys : .x3dh)
         }
         let users = (0..<8).map { _ in UUID().uuidString.lowercased() }
         // Group 0: user 0 with two devices, users 1 and 2; group 1: users 3 and 4, user 5 with
@@ -84,7 +84,7 @@ struct Traffic {
         var newest: [String: String] = [:]
         for channel in channels.indices {
             for row in rows.lazy.filter({ $0.channel == channel }).suffix(checkedPerChannel) {
-                newest[row.message.id] = texts[row.message.id]
+                newest[row.message.id.rawValue] = texts[row.message.id.rawValue]
             }
         }
         return Traffic(channels: channels, rows: rows, listed: listed, texts: newest, distributionCount: distributions)

@@ -4,11 +4,11 @@ import E2EEMessaging
 
 /// A DM whose envelope goes to ten devices: the sender's 4 other devices and the peer's 6.
 func registerDirectMessageBenchmark() {
-    let fixture = Carried<(MessagingFixture, Account, String)?>(nil)
+    let fixture = Carried<(MessagingFixture, Account, ChannelID)?>(nil)
     Benchmark("DM send to 10 devices", closure: { benchmark async throws in
         guard let (_, sender, channel) = fixture.value else { return }
         benchmark.startMeasurement()
-        try await sender.send(text: "benchmark message of about sixty bytes of text, say hello", to: channel)
+        try await sender.send(text: "benchmark message of about sixty bytes of text, say hello", to: ChannelID(channel.rawValue))
         await sender.waitForOutbox()
         benchmark.stopMeasurement()
     }, setup: {
@@ -28,22 +28,22 @@ func registerDirectMessageBenchmark() {
 /// Group sends to 50 other devices (25 users with 2 devices each).
 func registerGroupBenchmarks() {
     let groupsWanted = 40
-    let fixture = Carried<(MessagingFixture, Account, [String])?>(nil)
+    let fixture = Carried<(MessagingFixture, Account, [ChannelID])?>(nil)
     let next = Carried(0)
     Benchmark("Group send with SKD to 50 devices", configuration: .init(maxIterations: groupsWanted - 1), closure: { benchmark async throws in
         guard let (_, sender, groups) = fixture.value, next.value < groups.count else { return }
         let group = groups[next.value]
         next.value += 1
         benchmark.startMeasurement()
-        try await sender.send(text: "first message of the group", to: group)
+        try await sender.send(text: "first message of the group", to: ChannelID(group.rawValue))
         await sender.waitForOutbox()
         benchmark.stopMeasurement()
     }, setup: {
         let server = try await MessagingFixture.start()
         let sender = try await server.user(devices: 1)[0]
-        var members: [String] = []
+        var members: [UserID] = []
         for _ in 0..<25 { members.append(try await server.user(devices: 2)[0].userID) }
-        var groups: [String] = []
+        var groups: [ChannelID] = []
         for index in 0..<groupsWanted { groups.append(try await sender.createGroup(name: "g\(index)", members: members).id) }
         // Sessions with all 50 devices, so samples measure distribution, not X3DH.
         try await sender.send(text: "warm-up", to: groups[groupsWanted - 1])
@@ -55,17 +55,17 @@ func registerGroupBenchmarks() {
         fixture.value = nil
     })
 
-    let steady = Carried<(MessagingFixture, Account, String)?>(nil)
+    let steady = Carried<(MessagingFixture, Account, ChannelID)?>(nil)
     Benchmark("Group send, key already distributed", closure: { benchmark async throws in
         guard let (_, sender, group) = steady.value else { return }
         benchmark.startMeasurement()
-        try await sender.send(text: "benchmark message of about sixty bytes of text, say hello", to: group)
+        try await sender.send(text: "benchmark message of about sixty bytes of text, say hello", to: ChannelID(group.rawValue))
         await sender.waitForOutbox()
         benchmark.stopMeasurement()
     }, setup: {
         let server = try await MessagingFixture.start()
         let sender = try await server.user(devices: 1)[0]
-        var members: [String] = []
+        var members: [UserID] = []
         for _ in 0..<25 { members.append(try await server.user(devices: 2)[0].userID) }
         let group = try await sender.createGroup(name: "steady", members: members)
         try await sender.send(text: "warm-up", to: group.id)

@@ -51,7 +51,7 @@ final class DeliveryFixture: @unchecked Sendable {
         // One real message, published the way the server does, as the injected frame.
         guard let first = senders.first else { throw Failure(description: "no sender") }
         let sample = try await first.sendMessage(channelID: channel.id, OutgoingMessage(content: Self.content))
-        let fixture = DeliveryFixture(server: server, senders: senders, channelID: channel.id, receiverID: receiverTokens.userID,
+        let fixture = DeliveryFixture(server: server, senders: senders, channelID: channel.id.rawValue, receiverID: receiverTokens.userID.rawValue,
                                       connection: connection, preparedFrame: try Self.frame(for: sample))
         try await fixture.receive(1)
         return fixture
@@ -88,7 +88,7 @@ final class DeliveryFixture: @unchecked Sendable {
             for sender in senders {
                 group.addTask {
                     for _ in 0..<perSender {
-                        _ = try await sender.sendMessage(channelID: channelID, OutgoingMessage(content: Self.content))
+                        _ = try await sender.sendMessage(channelID: ChannelID(channelID), OutgoingMessage(content: Self.content))
                     }
                 }
             }
