@@ -28,7 +28,7 @@ extension Account {
     /// per sender device, one commit per chunk): one outcome each.
     /// - Throws: ``MessagingError/unknownChannel(_:)``, key store errors (never for bad input).
     @discardableResult
-    public func ingest(_ messages: [ServerMessage], channelID: ChannelID) async throws -> [ReceiveOutcome] {
+    package func ingest(_ messages: [ServerMessage], channelID: ChannelID) async throws -> [ReceiveOutcome] {
         let channel = try await channel(id: channelID)
         guard let encryption = channel.encryption else { throw MessagingError.unsupportedChannel(channel.id.rawValue) }
         return try await admit(messages, channel: ReceivingChannel(id: channel.id, encryption: encryption))

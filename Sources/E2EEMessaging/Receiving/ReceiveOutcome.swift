@@ -1,5 +1,7 @@
-/// What the receive pipeline did with one message, edit or delete: exactly one outcome each.
-public struct ReceiveOutcome: Sendable, Equatable {
+/// What the receive pipeline did with one message or edit: exactly one outcome each. Not API:
+/// an app learns what arrived from events and the timeline; the tests and the ingest benchmark
+/// read outcomes.
+@_spi(Benchmarks) public struct ReceiveOutcome: Sendable, Equatable {
     /// The outcome.
     public enum Result: Sendable, Equatable {
         /// Decrypted and stored (a new message, or a pending one now readable).
@@ -23,8 +25,6 @@ public struct ReceiveOutcome: Sendable, Equatable {
         case edited
         /// An edit was refused and recorded; the message stays as it was.
         case editRefused(UndecryptableReason)
-        /// The message was deleted (or a tombstone keeps a late copy out).
-        case deleted
         /// Nothing to do (an edit or delete of a message that is not ours to change, or unknown).
         case ignored
         /// Not stored: the input did not belong where it was delivered.

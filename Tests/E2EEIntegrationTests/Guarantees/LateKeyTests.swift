@@ -1,6 +1,6 @@
 import E2EECrypto
 import E2EEDevServer
-import E2EEMessaging
+@_spi(Benchmarks) import E2EEMessaging
 import Testing
 
 extension IntegrationTests.GuaranteeTests {

@@ -1,5 +1,5 @@
 import E2EEDevServer
-import E2EEMessaging
+@_spi(Benchmarks) import E2EEMessaging
 import Testing
 
 extension IntegrationTests.GuaranteeTests {

@@ -1,7 +1,7 @@
 import E2EECrypto
 import E2EEDevServer
 import E2EEKeyStore
-import E2EEMessaging
+@_spi(Benchmarks) import E2EEMessaging
 import E2EETransport
 import Foundation
 import Testing
