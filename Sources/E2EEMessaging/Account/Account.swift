@@ -88,7 +88,7 @@ public actor Account {
     /// - Throws: ``MessagingError/noAccount``, key store errors.
     public static func open(server: any ChatServerAPI, store: KeyStore, configuration: AccountConfiguration = AccountConfiguration()) async throws -> Account {
         guard let account = try await store.loadAccount() else { throw MessagingError.noAccount }
-        let opened = try await make(userID: UserID(stored: account.userID), deviceID: DeviceID(stored: account.deviceID), server: server, store: store, configuration: configuration)
+        let opened = try await make(userID: UserID(account.userID), deviceID: DeviceID(account.deviceID), server: server, store: store, configuration: configuration)
         // Retention runs on open (and with every key maintenance): docs/spec/protocol.md §1, §2, §4.
         try await KeyRetention(store: store, now: configuration.now).run()
         try await opened.outbox.resumeAll()
