@@ -33,6 +33,7 @@ extension Account {
     public func approveMember(_ userID: UserID, in channelID: ChannelID) async throws {
         let channel = try await channelDirectory.channel(id: channelID)
         try await approveMembers([userID.rawValue], in: channel.id)
+        broadcaster.recipientStandings.signal()
         await announce(.approved, [userID.rawValue], in: channel.id)
     }
 
@@ -52,6 +53,7 @@ extension Account {
             // removed (and a group's sender key is renewed).
             try store.channelTrustStore.storeMembers([MemberStanding(channelID: channel.rawValue, userID: user.rawValue, state: .declined)], at: time, db)
         }
+        broadcaster.recipientStandings.signal()
         await announce(.declined, [user.rawValue], in: channel)
     }
 

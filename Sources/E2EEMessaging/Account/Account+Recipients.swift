@@ -10,6 +10,30 @@ extension Account {
         }
     }
 
+    /// The pending list to observe: ``pendingRecipients()`` now, then again whenever it changed —
+    /// a device or member held or no longer held (a send's or the membership watch's comparison,
+    /// an approval or decline here or announced by another of our devices, a channel left). An
+    /// app binds its "waiting for approval" list to it instead of re-reading after every send.
+    /// A reader that falls behind gets the newest list (lists in between are skipped, never
+    /// half-applied); the stream ends when the account shuts down.
+    public nonisolated func pendingRecipientUpdates() -> AsyncStream<[HeldRecipient]> {
+        let wakeUps = broadcaster.recipientStandings.stream()
+        let (updates, continuation) = AsyncStream<[HeldRecipient]>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        let reader = Task { [weak self] in
+            var last: [HeldRecipient]?
+            func publishIfChanged() async {
+                guard let self, let list = try? await self.pendingRecipients(), list != last else { return }
+                last = list
+                continuation.yield(list)
+            }
+            await publishIfChanged()
+            for await _ in wakeUps { await publishIfChanged() }
+            continuation.finish()
+        }
+        continuation.onTermination = { _ in reader.cancel() }
+        return updates
+    }
+
     /// Approves a held (or declined) device in every channel that holds it: it receives keys
     /// from now on, never earlier ones. In a DM it becomes a recipient of later messages; in a
     /// group our next message makes a new sender key and distributes it, the approved device
@@ -24,6 +48,7 @@ extension Account {
         let time = configuration.now()
         let approved = try await store.write { [store] db in try store.recipientStore.approveDevice(device.rawValue, at: time, db) }
         guard !approved.isEmpty else { throw MessagingError.unknownRecipient(deviceID: device) }
+        broadcaster.recipientStandings.signal()
         await announce(.approved, [device.rawValue], inEach: approved.map(\.channelID))
         return approved.map { ChannelID(stored: $0.channelID) }
     }
@@ -38,6 +63,7 @@ extension Account {
         let time = configuration.now()
         let declined = try await store.write { [store] db in try store.recipientStore.declineDevice(device.rawValue, at: time, db).map(\.channelID) }
         guard !declined.isEmpty else { throw MessagingError.unknownRecipient(deviceID: device) }
+        broadcaster.recipientStandings.signal()
         await announce(.declined, [device.rawValue], inEach: declined)
         return declined.map { ChannelID(stored: $0) }
     }

@@ -11,6 +11,9 @@ import Foundation
     private let state = LockedSubscribers<AccountEvent>()
     private let timelineObservers = LockedSubscribers<TimelineSignal>()
     private let bufferLimit: Int
+    /// Wakes the readers of ``Account/pendingRecipientUpdates()`` whenever a published event may
+    /// have changed who is held (and when the account decides about a device or member itself).
+    let recipientStandings = ChangeSignal()
 
     /// A broadcaster whose subscribers each buffer up to `bufferLimit` events (at least 2).
     public init(bufferLimit: Int = 10_000) {
@@ -39,6 +42,7 @@ import Foundation
     /// it to one whose buffer just lost an event).
     public func publish(_ event: AccountEvent) {
         state.forEach { $0.deliver(event) }
+        if event.mayChangeRecipientStandings { recipientStandings.signal() }
         if case .timeline(let changes) = event, !changes.isEmpty { timelineObservers.forEach { $0.deliver(.changes(changes)) } }
     }
 
@@ -60,6 +64,7 @@ import Foundation
         }
         guard !merged.isEmpty else { return }
         state.forEach { subscriber in for event in merged { subscriber.deliver(event) } }
+        if merged.contains(where: \.mayChangeRecipientStandings) { recipientStandings.signal() }
         if !changes.isEmpty { timelineObservers.forEach { $0.deliver(.changes(changes)) } }
     }
 
@@ -67,6 +72,23 @@ import Foundation
     public func finish() {
         for subscriber in state.removeAll() { subscriber.continuation.finish() }
         for subscriber in timelineObservers.removeAll() { subscriber.continuation.finish() }
+        recipientStandings.finish()
+    }
+}
+
+extension AccountEvent {
+    /// Whether the event reports a change of who is held from keys, or may come with one: a
+    /// recipient added (held or not) or removed, a member held, our own decision announced by
+    /// another of our devices and applied here, the channel list.
+    var mayChangeRecipientStandings: Bool {
+        switch self {
+        case .identity(.recipientAdded), .identity(.recipientRemoved), .identity(.memberHeld), .channelsChanged:
+            true
+        case .announcement(let announcement):
+            announcement.appliedHere
+        default:
+            false
+        }
     }
 }
 
