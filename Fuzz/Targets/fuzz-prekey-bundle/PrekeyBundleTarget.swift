@@ -11,7 +11,7 @@ public func fuzzPrekeyBundle(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt
     let bytes = FuzzInput.bytes(data, size)
     guard let bundles = try? HTTPChatServer.decode([DeviceBundle].self, bytes) else { return 0 }
     for json in bundles {
-        guard let bundle = try? PrekeyBundle(deviceID: json.deviceID, identityKey: json.identityKey, signedPreKey: json.signedPreKey,
+        guard let bundle = try? PrekeyBundle(deviceID: json.deviceID.rawValue, identityKey: json.identityKey, signedPreKey: json.signedPreKey,
                                              signedPreKeySignature: json.signedPreKeySignature, oneTimePreKey: json.oneTimePreKey) else { continue }
         PropertyCheck.require(bundle.identity.base64 == json.identityKey, "an accepted bundle's identity is not the listed one")
     }
