@@ -39,11 +39,9 @@ import Foundation
     }
 
     /// Delivers `event` to every current subscriber (and a ``AccountEvent/reloadNeeded`` after
-    /// it to one whose buffer just lost an event).
+    /// it to one whose buffer just lost an event), as a commit of one event.
     public func publish(_ event: AccountEvent) {
-        state.forEach { $0.deliver(event) }
-        if event.mayChangeRecipientStandings { recipientStandings.signal() }
-        if case .timeline(let changes) = event, !changes.isEmpty { timelineObservers.forEach { $0.deliver(.changes(changes)) } }
+        publish(committed: [event])
     }
 
     /// Delivers the events of one commit, in order, its timeline changes gathered into one
