@@ -11,6 +11,21 @@ struct DevicesCommand: AsyncParsableCommand {
         defaultSubcommand: DevicesListCommand.self
     )
 
+    /// Approves or declines `deviceID` through `decide`, waits for the decision's announcements
+    /// to be posted, and prints the channels it applied in as `decision`.
+    static func decide(_ decision: String, deviceID: DeviceID, options: GlobalOptions,
+                       _ decide: @escaping @Sendable (Account, DeviceID) async throws -> [ChannelID]) async throws {
+        let context = ToolContext(options: options)
+        let opened = try await context.openAccount()
+        let channels = try await opened.using { account in
+            let channels = try await decide(account, deviceID)
+            await account.waitForOutboxToSettle()  // the decision's announcements
+            return channels
+        }.map(\.rawValue)
+        let result = DeviceDecisionResult(deviceID: deviceID.rawValue, decision: decision, channels: channels)
+        try context.console.result(result) { "\(decision): device \(deviceID) in \(channels.joined(separator: ", "))" }
+    }
+
     /// `devices pending`.
     struct Pending: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
@@ -40,17 +55,7 @@ struct DevicesCommand: AsyncParsableCommand {
         var deviceID: String
 
         func run() async throws {
-            let context = ToolContext(options: options)
-            let opened = try await context.openAccount()
-            let device = deviceID.lowercased()
-            let channels = try await opened.using { account in
-                let channels = try await account.approveDevice(DeviceID(device))
-                await account.waitForOutboxToSettle()  // the decision's announcements
-                return channels
-            }
-            let channelNames = channels.map(\.rawValue)
-            let result = DeviceDecisionResult(deviceID: device, decision: "approved", channels: channelNames)
-            try context.console.result(result) { "approved: device \(device) in \(channelNames.joined(separator: ", "))" }
+            try await DevicesCommand.decide("approved", deviceID: DeviceID(deviceID), options: options) { try await $0.approveDevice($1) }
         }
     }
 
@@ -65,17 +70,7 @@ struct DevicesCommand: AsyncParsableCommand {
         var deviceID: String
 
         func run() async throws {
-            let context = ToolContext(options: options)
-            let opened = try await context.openAccount()
-            let device = deviceID.lowercased()
-            let channels = try await opened.using { account in
-                let channels = try await account.declineDevice(DeviceID(device))
-                await account.waitForOutboxToSettle()  // the decision's announcements
-                return channels
-            }
-            let channelNames = channels.map(\.rawValue)
-            let result = DeviceDecisionResult(deviceID: device, decision: "declined", channels: channelNames)
-            try context.console.result(result) { "declined: device \(device) in \(channelNames.joined(separator: ", "))" }
+            try await DevicesCommand.decide("declined", deviceID: DeviceID(deviceID), options: options) { try await $0.declineDevice($1) }
         }
     }
 }
