@@ -21,9 +21,9 @@ struct ChannelPolicyCommand: AsyncParsableCommand {
     func run() async throws {
         let context = ToolContext(options: options)
         let opened = try await context.openAccount()
-        let (channel, policy) = (channelID.lowercased(), self.policy)
-        try await opened.using { try await $0.setRecipientPolicy(policy, channelID: ChannelID(channel)) }
-        try context.console.result(ChannelPolicyResult(channelID: channel, policy: policy.rawValue)) {
+        let (channel, policy) = (ChannelID(channelID), self.policy)
+        try await opened.using { try await $0.setRecipientPolicy(policy, channelID: channel) }
+        try context.console.result(ChannelPolicyResult(channelID: channel.rawValue, policy: policy.rawValue)) {
             "channel \(channel): recipient policy \(policy.rawValue)"
         }
     }

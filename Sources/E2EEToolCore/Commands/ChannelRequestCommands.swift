@@ -37,14 +37,14 @@ enum ChannelRequestCommands {
         func run() async throws {
             let context = ToolContext(options: options)
             let opened = try await context.openAccount()
-            let channel = channelID.lowercased()
+            let channel = ChannelID(channelID)
             let users = try await opened.using { account in
-                let users = try await account.acceptChannel(ChannelID(channel))
+                let users = try await account.acceptChannel(channel)
                 await account.waitForOutboxToSettle()  // the announcement of the acceptance, if any
                 return users
             }
             let userNames = users.map(\.rawValue)
-            try context.console.result(ChannelDecisionResult(channelID: channel, decision: "accepted", users: userNames)) {
+            try context.console.result(ChannelDecisionResult(channelID: channel.rawValue, decision: "accepted", users: userNames)) {
                 "accepted \(channel): \(userNames.joined(separator: ", "))"
             }
         }
@@ -63,9 +63,9 @@ enum ChannelRequestCommands {
         func run() async throws {
             let context = ToolContext(options: options)
             let opened = try await context.openAccount()
-            let channel = channelID.lowercased()
-            try await opened.using { try await $0.declineChannel(ChannelID(channel)) }
-            try context.console.result(ChannelDecisionResult(channelID: channel, decision: "declined", users: [])) { "declined \(channel)" }
+            let channel = ChannelID(channelID)
+            try await opened.using { try await $0.declineChannel(channel) }
+            try context.console.result(ChannelDecisionResult(channelID: channel.rawValue, decision: "declined", users: [])) { "declined \(channel)" }
         }
     }
 
@@ -84,12 +84,12 @@ enum ChannelRequestCommands {
         func run() async throws {
             let context = ToolContext(options: options)
             let opened = try await context.openAccount()
-            let (channel, user) = (channelID.lowercased(), userID.lowercased())
+            let (channel, user) = (ChannelID(channelID), UserID(userID))
             try await opened.using { account in
-                try await account.addMember(UserID(user), to: ChannelID(channel))
+                try await account.addMember(user, to: channel)
                 await account.waitForOutboxToSettle()  // the announcement of the addition
             }
-            try context.console.result(ChannelDecisionResult(channelID: channel, decision: "added", users: [user])) { "added \(user) to \(channel)" }
+            try context.console.result(ChannelDecisionResult(channelID: channel.rawValue, decision: "added", users: [user.rawValue])) { "added \(user) to \(channel)" }
         }
     }
 
@@ -130,16 +130,16 @@ enum ChannelRequestCommands {
         func run() async throws {
             let context = ToolContext(options: options)
             let opened = try await context.openAccount()
-            let (channel, user, decision) = (channelID.lowercased(), userID.lowercased(), self.decision)
+            let (channel, user, decision) = (ChannelID(channelID), UserID(userID), self.decision)
             try await opened.using { account in
                 switch decision {
-                case .approve: try await account.approveMember(UserID(user), in: ChannelID(channel))
-                case .decline: try await account.declineMember(UserID(user), in: ChannelID(channel))
+                case .approve: try await account.approveMember(user, in: channel)
+                case .decline: try await account.declineMember(user, in: channel)
                 }
                 await account.waitForOutboxToSettle()  // the decision's announcement
             }
             let word = decision == .approve ? "approved" : "declined"
-            try context.console.result(ChannelDecisionResult(channelID: channel, decision: word, users: [user])) { "\(word) \(user) in \(channel)" }
+            try context.console.result(ChannelDecisionResult(channelID: channel.rawValue, decision: word, users: [user.rawValue])) { "\(word) \(user) in \(channel)" }
         }
     }
 }

@@ -22,9 +22,9 @@ struct DeleteCommand: AsyncParsableCommand {
     func run() async throws {
         let context = ToolContext(options: options)
         let opened = try await context.openAccount()
-        let messageID = self.messageID.lowercased()
+        let messageID = MessageID(self.messageID)
         let entry = try await opened.using { account in
-            let queued = try await account.delete(MessageID(messageID))
+            let queued = try await account.delete(messageID)
             if queued.state != .failed { context.console.progress("deleting…") }
             await account.waitForOutboxToSettle()
             let all = try await account.outboxEntries(states: Set(OutboxState.allCases))
