@@ -27,6 +27,13 @@ package struct RecipientStore: Sendable {
         try db.rows("SELECT * FROM channel_recipients WHERE device_id = ? ORDER BY channel_id", [deviceID]).map(decode)
     }
 
+    /// Every standing of a device of `userID`, across channels (where that user's devices are
+    /// compared when a new one of theirs appears).
+    /// - Throws: as ``loadRecipients(channelID:_:)``.
+    public func loadRecipients(userID: String, _ db: Database) throws -> [ChannelRecipient] {
+        try db.rows("SELECT * FROM channel_recipients WHERE user_id = ? ORDER BY channel_id, device_id", [userID]).map(decode)
+    }
+
     /// Approves `deviceID` in every channel that holds or declined it (one approval of a device
     /// covers every channel) and records it as a known device of its user. Returns the updated
     /// standings (empty when no channel held or declined it).

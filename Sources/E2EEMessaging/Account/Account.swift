@@ -118,6 +118,11 @@ public actor Account {
             guard let account else { throw CancellationError() }
             try await account.prepareToSend(channelID: channelID)
         }
+        // A device pinned for the first time is pending from its discovery on, not from the next send.
+        await account.directory.whenDevicesAppear { [weak account] devices in
+            guard let account else { return }
+            Task { await account.holdDiscoveredDevices(devices) }
+        }
         return account
     }
 

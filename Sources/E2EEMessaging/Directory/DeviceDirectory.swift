@@ -24,6 +24,8 @@ package actor DeviceDirectory: ListedIdentityProviding {
     private let now: @Sendable () -> StoreTime
     private let localDeviceID: DeviceID?
     private var cache: [UserID: Entry] = [:]
+    /// Told of the devices pinned for the first time by one listing (``whenDevicesAppear(_:)``).
+    private var appeared: (@Sendable ([RemoteDevice]) -> Void)?
 
     /// A directory asking `api`, pinning in `store`, reporting on `events`; `localDeviceID` is
     /// this device (left out of every answer).
@@ -61,6 +63,15 @@ package actor DeviceDirectory: ListedIdentityProviding {
         return entry.devices
     }
 
+    /// Installs what runs when a listing pins devices never seen before, whatever asked for the
+    /// listing (a send's comparison, a received message's sender check, a membership watch):
+    /// the account holds them where their user already receives keys, so that a new device is
+    /// pending from the moment it is discovered, not from the next send. `handler` is called
+    /// after the listing is cached and must not wait on it (it runs inside the call that asked).
+    func whenDevicesAppear(_ handler: @escaping @Sendable ([RemoteDevice]) -> Void) {
+        appeared = handler
+    }
+
     /// Forgets every cached answer (after a reconnect or a send failure).
     public func invalidate() {
         cache.removeAll()
@@ -75,6 +86,7 @@ package actor DeviceDirectory: ListedIdentityProviding {
         var devices: [RemoteDevice] = []
         var listed: [String: IdentityBlob] = [:]
         var refused = 0
+        var firstSeen: [RemoteDevice] = []
         for json in bundles {
             guard let device = try await verify(json, userID: user) else {
                 refused += 1
@@ -82,10 +94,17 @@ package actor DeviceDirectory: ListedIdentityProviding {
             }
             listed[device.deviceID.rawValue] = device.identity
             if device.deviceID == localDeviceID { continue }
-            if try await pin(device) { devices.append(device) }
+            switch try await pin(device) {
+            case .pinned:
+                devices.append(device)
+                firstSeen.append(device)
+            case .matches: devices.append(device)
+            case .changed, .changeAlreadyRecorded: continue
+            }
         }
         let entry = Entry(devices: devices.sorted { $0.deviceID < $1.deviceID }, listed: listed, fetchedAt: now(), refused: refused)
         cache[user] = entry
+        if !firstSeen.isEmpty { appeared?(firstSeen) }
         return entry
     }
 
@@ -101,20 +120,18 @@ package actor DeviceDirectory: ListedIdentityProviding {
         }
     }
 
-    /// Pins on first use; returns whether the device may receive keys.
-    private func pin(_ device: RemoteDevice) async throws -> Bool {
+    /// Pins on first use and reports what is news: a device pinned now (``IdentityEvent/newDevice(userID:deviceID:)``)
+    /// or an identity that differs from its pin (``IdentityEvent/identityChanged(userID:deviceID:)``,
+    /// reported once; the device is excluded until the user accepts the change). Only `.pinned`
+    /// and `.matches` may receive keys.
+    private func pin(_ device: RemoteDevice) async throws -> IdentityRecordResult {
         let claim = RemoteIdentityClaim(userID: device.userID.rawValue, deviceID: device.deviceID.rawValue, identityBlob: device.identity.bytes)
-        switch try await store.recordIdentity(claim, at: now()) {
-        case .pinned:
-            events.publish(.identity(.newDevice(userID: device.userID, deviceID: device.deviceID)))
-            return true
-        case .matches:
-            return true
-        case .changed:
-            events.publish(.identity(.identityChanged(userID: device.userID, deviceID: device.deviceID)))
-            return false
-        case .changeAlreadyRecorded:
-            return false  // reported when first seen; still excluded until the user accepts it
+        let check = try await store.recordIdentity(claim, at: now())
+        switch check {
+        case .pinned: events.publish(.identity(.newDevice(userID: device.userID, deviceID: device.deviceID)))
+        case .changed: events.publish(.identity(.identityChanged(userID: device.userID, deviceID: device.deviceID)))
+        case .matches, .changeAlreadyRecorded: break
         }
+        return check
     }
 }
