@@ -70,6 +70,19 @@ extension KeyStore {
         return true
     }
 
+    /// The ids an `approved` or `declined` announcement names that are devices: ones this device
+    /// has a standing for in some channel (the rule ``applyOwnAnnouncement(_:channelID:ownUserID:at:_:)``
+    /// applies). `added` and `accepted` name users only.
+    func devicesNamed(by announcement: PayloadAnnouncement, _ db: Database) throws -> Set<String> {
+        guard announcement.kind == .approved || announcement.kind == .declined else { return [] }
+        var devices: Set<String> = []
+        for id in announcement.ids.map(\.text)
+        where try db.row("SELECT 1 FROM channel_recipients WHERE device_id = ? LIMIT 1", [id]) != nil {
+            devices.insert(id)
+        }
+        return devices
+    }
+
     /// Applies an announcement from a trusted device of this account as this device's own
     /// decision in `channelID`: `added` and `approved` users become approved members, approved
     /// devices recipients in every channel that holds them; `declined` does the opposite;

@@ -240,10 +240,12 @@ extension KeyStore {
             return db.changesCount > 0 ? .storedMarkingRemoved(target) : .stored
         case .ownAnnouncement:
             guard let announcement = facts.announcement else { return .stored }
+            let devices = try devicesNamed(by: announcement, db)
             try applyOwnAnnouncement(announcement, channelID: message.channelID, ownUserID: user, at: time, db)
-            return .storedApplyingAnnouncement
+            return .storedApplyingAnnouncement(devices: devices)
         case .otherAnnouncement:
-            return .storedAnnouncementFromOther
+            guard let announcement = facts.announcement else { return .stored }
+            return .storedAnnouncementFromOther(devices: try devicesNamed(by: announcement, db))
         }
     }
 

@@ -62,10 +62,12 @@ import E2EECrypto
     /// A message was stored erased: a trusted tombstone for it was already here.
     case storedErased
     /// An announcement from a trusted device of this account was stored and applied as this
-    /// device's own decision.
-    case storedApplyingAnnouncement
-    /// An announcement from a trusted device of another user was stored: the app is prompted.
-    case storedAnnouncementFromOther
+    /// device's own decision; `devices` are the ids it names that are devices here (the rest
+    /// are users).
+    case storedApplyingAnnouncement(devices: Set<String>)
+    /// An announcement from a trusted device of another user was stored: the app is prompted;
+    /// `devices` as for ``storedApplyingAnnouncement(devices:)``.
+    case storedAnnouncementFromOther(devices: Set<String>)
     /// Like ``stored``, and this write pinned the sender device's identity: nothing had pinned
     /// it before (docs/spec/protocol.md §7.1). Only the write that pins a device reports it, so
     /// a device is announced once however many paths meet it.

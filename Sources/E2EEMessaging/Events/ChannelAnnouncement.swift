@@ -16,6 +16,22 @@ public struct ChannelAnnouncement: Sendable, Equatable {
         case accepted
     }
 
+    /// One party an announcement names.
+    public enum Party: Sendable, Hashable {
+        /// A user (a member added, approved, declined or accepted with the group).
+        case user(UserID)
+        /// A device this device has a standing for in some channel (approved or declined).
+        case device(DeviceID)
+
+        /// The id as the announcement carried it.
+        public var rawValue: String {
+            switch self {
+            case .user(let id): id.rawValue
+            case .device(let id): id.rawValue
+            }
+        }
+    }
+
     /// The group.
     public var channelID: ChannelID
     /// The server id of the announcement's message.
@@ -26,20 +42,22 @@ public struct ChannelAnnouncement: Sendable, Equatable {
     public var senderDeviceID: DeviceID
     /// What was decided.
     public var kind: Kind
-    /// The users or devices it names (lower-case UUIDs).
-    public var ids: [String]
+    /// The users or devices it names, in its order. An `approved` or `declined` id is a device
+    /// when this device has a standing for that device in some channel, otherwise a user; `added`
+    /// and `accepted` name users.
+    public var named: [Party]
     /// Whether it came from a trusted device of this account and was applied here.
     public var appliedHere: Bool
 
     /// Creates the value.
-    public init(channelID: ChannelID, messageID: MessageID, senderUserID: UserID, senderDeviceID: DeviceID, kind: Kind, ids: [String],
+    public init(channelID: ChannelID, messageID: MessageID, senderUserID: UserID, senderDeviceID: DeviceID, kind: Kind, named: [Party],
                 appliedHere: Bool) {
         self.channelID = channelID
         self.messageID = messageID
         self.senderUserID = senderUserID
         self.senderDeviceID = senderDeviceID
         self.kind = kind
-        self.ids = ids
+        self.named = named
         self.appliedHere = appliedHere
     }
 }

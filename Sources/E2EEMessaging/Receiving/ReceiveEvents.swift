@@ -25,8 +25,11 @@ enum ReceiveEvents {
             return events + [.timeline([TimelineChange(channelID: step.channelID, messageID: MessageID(stored: erased), kind: .deleted)])]
         case .storedMarkingRemoved(let marked):
             return events + [.timeline([TimelineChange(channelID: step.channelID, messageID: MessageID(stored: marked), kind: .removedFromServer)])]
-        case .storedApplyingAnnouncement, .storedAnnouncementFromOther:
-            guard let announcement = announcement(of: step, appliedHere: result == .storedApplyingAnnouncement) else { return events }
+        case .storedApplyingAnnouncement(let devices):
+            guard let announcement = announcement(of: step, devices: devices, appliedHere: true) else { return events }
+            return events + [.announcement(announcement)]
+        case .storedAnnouncementFromOther(let devices):
+            guard let announcement = announcement(of: step, devices: devices, appliedHere: false) else { return events }
             return events + [.announcement(announcement)]
         case .storedErased:
             return events + [timeline(step.isNewRow ? .inserted : .decrypted), timeline(.deleted)]
@@ -70,11 +73,15 @@ enum ReceiveEvents {
         return events
     }
 
-    /// The announcement a step decrypted, for the app.
-    private static func announcement(of step: ProcessingStep, appliedHere: Bool) -> ChannelAnnouncement? {
+    /// The announcement a step decrypted, for the app; `devices` are the ids the commit found
+    /// to name devices here.
+    private static func announcement(of step: ProcessingStep, devices: Set<String>, appliedHere: Bool) -> ChannelAnnouncement? {
         guard let payload = step.write?.facts.announcement, let sender = step.sender,
               let kind = ChannelAnnouncement.Kind(rawValue: payload.kind.rawValue) else { return nil }
+        let named: [ChannelAnnouncement.Party] = payload.ids.map(\.text).map {
+            devices.contains($0) ? .device(DeviceID(stored: $0)) : .user(UserID(stored: $0))
+        }
         return ChannelAnnouncement(channelID: step.channelID, messageID: step.outcome.messageID, senderUserID: sender.userID,
-                                   senderDeviceID: sender.deviceID, kind: kind, ids: payload.ids.map(\.text), appliedHere: appliedHere)
+                                   senderDeviceID: sender.deviceID, kind: kind, named: named, appliedHere: appliedHere)
     }
 }

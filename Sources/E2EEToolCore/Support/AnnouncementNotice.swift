@@ -23,7 +23,7 @@ struct AnnouncementNotice: Encodable, Equatable {
         channelID = announcement.channelID.rawValue
         senderUserID = announcement.senderUserID.rawValue
         senderDeviceID = announcement.senderDeviceID.rawValue
-        ids = announcement.ids
+        ids = announcement.named.map(\.rawValue)
         appliedHere = announcement.appliedHere
     }
 

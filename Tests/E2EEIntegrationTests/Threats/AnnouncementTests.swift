@@ -54,10 +54,10 @@ extension IntegrationTests {
                 let applied = await firstEvent(in: phoneEvents, within: 5) { if case .announcement = $0 { true } else { false } }
                 #expect(applied == .announcement(ChannelAnnouncement(
                     channelID: s.group.id, messageID: (applied.flatMap { if case .announcement(let a) = $0 { a.messageID } else { nil } }) ?? "",
-                    senderUserID: s.alice.userID, senderDeviceID: s.alice.deviceID, kind: .approved, ids: [s.mallory.userID.rawValue], appliedHere: true)))
+                    senderUserID: s.alice.userID, senderDeviceID: s.alice.deviceID, kind: .approved, named: [.user(s.mallory.userID)], appliedHere: true)))
                 let prompt = await firstEvent(in: bobEvents, within: 5) { if case .announcement = $0 { true } else { false } }
                 guard case .announcement(let seen)? = prompt else { Issue.record("bob was not prompted"); return }
-                #expect(seen.kind == .approved && seen.ids == [s.mallory.userID.rawValue] && !seen.appliedHere)
+                #expect(seen.kind == .approved && seen.named == [.user(s.mallory.userID)] && !seen.appliedHere)
                 #expect(try await s.bob.pendingMembers() == [HeldMember(channelID: s.group.id, userID: s.mallory.userID)])
                 // Neither device shows the announcement as a message.
                 for account in [s.alice2, s.bob] {
@@ -72,6 +72,29 @@ extension IntegrationTests {
                 _ = try await s.mallory.acceptChannel(s.group.id)
                 let read = try await readableTexts(s.mallory, s.group.id)
                 #expect(read.contains("welcome mallory") && !read.contains("not you"))
+            }
+        }
+
+        @Test("an approved device is announced as a device, not a user: alice's phone hears the device Alice approved on her laptop and approves it too")
+        func deviceApprovalNamesADevice() async throws {
+            try await MessagingHarness.with { harness in
+                let s = try await Self.setUp(harness)
+                let bobLaptop = try await harness.login("bob", deviceName: "bob-laptop", configuration: MessagingHarness.recipientConfiguration)
+                for account in [s.alice, s.alice2] {
+                    _ = try await account.send(text: "bob has a laptop now", to: s.group.id)  // holds it on both of Alice's devices
+                    await account.waitForOutbox()
+                }
+                #expect(try await s.alice2.pendingRecipients().map(\.device.deviceID) == [bobLaptop.deviceID])
+                let phoneEvents = s.alice2.events()
+                try await s.alice.approveDevice(bobLaptop.deviceID)
+                await s.alice.waitForOutbox()
+                try await s.alice2.sync()
+                let heard = await firstEvent(in: phoneEvents, within: 5) { if case .announcement = $0 { true } else { false } }
+                guard case .announcement(let announcement)? = heard else { Issue.record("the phone heard no announcement"); return }
+                #expect(announcement.kind == .approved && announcement.appliedHere)
+                #expect(announcement.named == [.device(bobLaptop.deviceID)])
+                #expect(try await s.alice2.pendingRecipients().isEmpty, "applied here: the phone approved the laptop too")
+                await bobLaptop.shutdown()
             }
         }
 
