@@ -35,7 +35,7 @@ extension Account {
         let keys = self.keys
         let target = configuration.oneTimePrekeyTarget
         let events = broadcaster
-        try await rollbackGuard.renewOnce {
+        try await rollbackRenewal.renewOnce {
             guard try await store.rollbackDetectedAt() != nil else { return }
             _ = try await store.retireKeysAfterRollback()
             let uploaded = try await keys.replaceAllPrekeys(oneTimePrekeys: target)

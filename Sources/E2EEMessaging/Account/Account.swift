@@ -39,8 +39,10 @@ public actor Account {
     nonisolated let verifiedMarks = VerifiedMarks()
     /// The latest catch-up failure per channel (docs/spec/sync.md guarantee 10).
     nonisolated let channelFailures = ChannelFailureLog()
-    /// Channels caught up by this process, and the renewal after a rollback (docs/spec/protocol.md §3).
+    /// Channels caught up by this process (docs/spec/protocol.md §3).
     nonisolated let rollbackGuard = RollbackGuard()
+    /// The renewal of keys after a rollback, one at a time (docs/spec/protocol.md §3.12).
+    nonisolated let rollbackRenewal = RollbackRenewal()
     /// The pre-send check, for the parts that encrypt without going through the account.
     nonisolated let sendPreparation = SendPreparation()
     /// Channel-list refreshes caused by events naming unknown channels, coalesced and spaced.
