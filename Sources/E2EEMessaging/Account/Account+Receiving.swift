@@ -56,21 +56,10 @@ extension Account {
     public func loadOlder(channelID: ChannelID, limit: Int = 50) async throws -> OlderHistory {
         let channel = try await channel(id: channelID)
         guard channel.encryption != nil else { throw MessagingError.unsupportedChannel(channel.id.rawValue) }
-        let loader = OlderHistoryLoader(api: api, store: store, cursor: historyCursor) { messages, channelID in
+        let loader = OlderHistoryLoader(api: api, store: store, cursor: syncEngine.cursor) { messages, channelID in
             _ = try await self.ingest(messages, channelID: channelID)
         }
         return try await loader.load(channelID: channel.id, limit: limit)
-    }
-
-    /// The channel history positions kept in the store.
-    nonisolated var historyCursor: HistoryCursor {
-        return HistoryCursor(store: store, locks: locks, now: configuration.now, marks: verifiedMarks,
-                             overlap: Self.microseconds(configuration.catchUpOverlap), maxSkew: Self.microseconds(configuration.maxClockSkew))
-    }
-
-    private static func microseconds(_ duration: Duration) -> Int64 {
-        let parts = duration.components
-        return parts.seconds * 1_000_000 + parts.attoseconds / 1_000_000_000_000
     }
 
     /// A page of a channel's timeline from the store, oldest → newest, ordered by
@@ -94,9 +83,7 @@ extension Account {
     public func connect(using connector: any RealtimeConnecting, policy: ConnectionPolicy = .standard) async {
         if let supervisor { await supervisor.stop() }
         let supervisor = ConnectionSupervisor(api: api, connector: connector, policy: policy)
-        let engine = syncEngine
-        connectedEngine = engine
-        await supervisor.setDelegate(engine)
+        await supervisor.setDelegate(syncEngine)  // held weakly by the supervisor; the account keeps it
         self.supervisor = supervisor
         let states = supervisor.states
         let events = broadcaster
@@ -119,7 +106,6 @@ extension Account {
         await outbox.observeSent(nil)
         await supervisor?.stop()
         supervisor = nil
-        connectedEngine = nil
         stateForwarding?.cancel()
     }
 

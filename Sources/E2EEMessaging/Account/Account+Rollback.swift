@@ -9,9 +9,7 @@ extension Account {
     /// - Throws: ``ServerError`` when the channel cannot be caught up or the new keys cannot be
     ///   published (nothing is encrypted then), key store errors.
     func prepareToSend(channelID: ChannelID) async throws {
-        if await !rollbackGuard.isCaughtUp(channelID) {
-            try await syncEngine.catchUpBeforeSending(channelID: channelID)
-        }
+        try await syncEngine.catchUpBeforeFirstSend(channelID: channelID)
         try await renewKeysIfRolledBack()
     }
 
@@ -35,7 +33,7 @@ extension Account {
         let keys = self.keys
         let target = configuration.oneTimePrekeyTarget
         let events = broadcaster
-        try await rollbackGuard.renewOnce {
+        try await rollbackRenewal.renewOnce {
             guard try await store.rollbackDetectedAt() != nil else { return }
             _ = try await store.retireKeysAfterRollback()
             let uploaded = try await keys.replaceAllPrekeys(oneTimePrekeys: target)

@@ -35,28 +35,15 @@ public actor Account {
     nonisolated let locks: KeyedAsyncLock
     /// Incoming messages.
     let pipeline: ReceivePipeline
-    /// Channel verified marks moved by socket events (see ``HistoryCursor``).
-    nonisolated let verifiedMarks = VerifiedMarks()
-    /// The latest catch-up failure per channel (docs/spec/sync.md guarantee 10).
-    nonisolated let channelFailures = ChannelFailureLog()
-    /// Channels caught up by this process, and the renewal after a rollback (docs/spec/protocol.md §3).
-    nonisolated let rollbackGuard = RollbackGuard()
+    /// The renewal of keys after a rollback, one at a time (docs/spec/protocol.md §3.12).
+    nonisolated let rollbackRenewal = RollbackRenewal()
     /// The pre-send check, for the parts that encrypt without going through the account.
     nonisolated let sendPreparation = SendPreparation()
-    /// Channel-list refreshes caused by events naming unknown channels, coalesced and spaced.
-    nonisolated let directoryRefreshes = DirectoryRefreshGate()
-    /// `keys.low_otp` frames acted on at most once per interval.
-    nonisolated let lowPrekeyReactions = ReactionThrottle(interval: .seconds(60))
-    /// Messages a catch-up no longer found, until a later read confirms them deleted.
-    nonisolated let deleteInference: DeleteInference
-    /// A sync engine over this account (catch-up, events); the connection keeps one in
-    /// ``connectedEngine`` (it holds its delegate weakly).
-    var syncEngine: SyncEngine {
-        let history = HistoryCatchUp(api: api, store: store, limit: configuration.catchUpLimit, byteLimit: configuration.catchUpByteLimit)
-        return SyncEngine(account: self, pipeline: pipeline, history: history)
-    }
-    /// The engine the current connection delegates to.
-    var connectedEngine: SyncEngine?
+    /// Catch-up, socket events and the state they keep (cursors, failures, the send gate):
+    /// built once with the account and kept for its life, so every caller — the connection,
+    /// ``sync()``, the pre-send check — works on the same state. It reaches back to the account
+    /// through ``SyncHost``, weakly.
+    nonisolated let syncEngine: SyncEngine
     /// Light deaf-socket checks since the last membership check that rode on one (``watchMembershipOnDeafCheck()``).
     var deafChecksSinceMembershipWatch = 0
     /// The realtime connection, once ``connect(using:policy:)`` ran.
@@ -134,7 +121,6 @@ public actor Account {
                                         localDeviceID: device.deviceID)
         let channels = ChannelDirectory(store: store, api: server, events: events, ownUserID: device.userID,
                                         memberLifetime: configuration.memberLifetime, now: configuration.now)
-        self.deleteInference = DeleteInference(now: configuration.now)
         self.userID = device.userID
         self.deviceID = device.deviceID
         self.store = store
@@ -157,10 +143,14 @@ public actor Account {
         self.keys = KeyMaintenance(store: store, api: server, deviceID: device.deviceID, identity: device.identity, random: random,
                                    now: configuration.now)
         let consumed = ConsumedPrekeysRelay()
-        self.pipeline = ReceivePipeline(store: store, device: device, listedIdentities: directory, ownMessages: outbox, events: events,
-                                        clock: configuration.now, random: random, oneTimePrekeysConsumed: { _ in consumed.fire() },
-                                        locks: locks)
+        let pipeline = ReceivePipeline(store: store, device: device, listedIdentities: directory, ownMessages: outbox, events: events,
+                                       clock: configuration.now, random: random, oneTimePrekeysConsumed: { _ in consumed.fire() },
+                                       locks: locks)
+        self.pipeline = pipeline
+        self.syncEngine = SyncEngine(store: store, api: server, events: events, pipeline: pipeline, locks: locks,
+                                     userID: device.userID, deviceID: device.deviceID, settings: SyncSettings(configuration))
         consumed.target = { [weak self] in self?.oneTimePrekeysConsumed() }
+        syncEngine.attach(to: self)
     }
 
     /// A new subscription to the account's events (docs/spec/sync.md "Events to the app").
@@ -177,7 +167,7 @@ public actor Account {
     /// are — exactly as a kill would leave them — and the next ``open(server:store:configuration:)``
     /// reconciles and resumes them. Queueing still stores messages; nothing more is posted.
     public func shutdown() async {
-        await channelFailures.cancelRetry()
+        await syncEngine.stopRetries()
         await outbox.shutdown()
         await disconnect()
     }

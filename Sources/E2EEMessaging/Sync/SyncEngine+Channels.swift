@@ -27,8 +27,8 @@ extension SyncEngine {
     /// that is thrown too (the next catch-up then reads every channel, backoff or not). A
     /// failure that stops everything is thrown at once.
     func catchUpChannels(_ channels: [ChatChannel]) async throws {
-        let failures = account.channelFailures
-        let now = account.configuration.now().microseconds
+        let failures = channelFailures
+        let now = self.now().microseconds
         var reading = channels.prefix(CatchUpPlan.channelsPerCatchUp)
         let later = channels.dropFirst(CatchUpPlan.channelsPerCatchUp).map(\.id)
         if !later.isEmpty { await failures.postpone(later, until: StoreTime(microseconds: now + CatchUpPlan.postponement)) }
@@ -57,7 +57,7 @@ extension SyncEngine {
         for (channel, outcome) in outcomes {
             switch outcome {
             case .caughtUp: await failures.clear(channel.id)
-            case .failed(_, let error): await account.recordSyncFailure(channelID: channel.id, error)
+            case .failed(_, let error): await recordSyncFailure(channelID: channel.id, error)
             }
         }
         let serverFailed = !outcomes.isEmpty && serverFailures.count == outcomes.count
@@ -70,34 +70,35 @@ extension SyncEngine {
     /// its failure is recorded and thrown, whatever the other channels do; the pending queue is
     /// re-driven after it and the outbox told the server answers.
     func catchUpAsked(channelID: ChannelID) async throws {
-        let channel = try await account.channel(id: channelID)
+        let host = try requireHost()
+        let channel = try await host.channel(id: channelID)
         switch try await read(channel) {
         case .caughtUp:
-            await account.channelFailures.clear(channel.id)
+            await channelFailures.clear(channel.id)
         case .failed(_, let error):
-            await account.recordSyncFailure(channelID: channel.id, error)
+            await recordSyncFailure(channelID: channel.id, error)
             await scheduleRetry()
             throw error
         }
         try await isolated(channelID: nil) { _ = try await self.pipeline.redrivePending() }
-        await account.outbox.serverAnswered()  // the server answers: entries waiting for it go out
+        await host.serverAnswered()  // the server answers: entries waiting for it go out
     }
 
     /// Reads the channels whose backoff or postponement is over (the retry ``scheduleRetry()``
     /// set up). Failures are recorded; one that stops everything ends the retries.
     func catchUpWaiting() async {
-        let failures = account.channelFailures
+        let failures = channelFailures
         let (waiting, _) = await failures.waiting()
-        let now = account.configuration.now()
+        let now = self.now()
         do {
-            let channels = try await account.channels()
+            let channels = try await requireHost().channels()
             let known = Set(channels.map(\.id))
             for id in waiting where !known.contains(id) { await failures.clear(id) }  // no longer ours: nothing to retry
             var due: [ChatChannel] = []
             for channel in channels where waiting.contains(channel.id) {
                 if await failures.isDue(channel.id, at: now) { due.append(channel) }
             }
-            try await catchUpChannels(try await CatchUpPlan.ordered(due, first: nil, store: account.store))
+            try await catchUpChannels(try await CatchUpPlan.ordered(due, first: nil, store: store))
         } catch where SyncFailureScope(error) != .everything {
             await scheduleRetry()  // the server failed as a whole: the channels wait on (their backoff grew)
         } catch {
@@ -107,13 +108,13 @@ extension SyncEngine {
 
     /// Schedules a read of the waiting channels for when the first of them is due.
     func scheduleRetry() async {
-        let failures = account.channelFailures
+        let failures = channelFailures
         let (waiting, earliest) = await failures.waiting()
         guard !waiting.isEmpty, let earliest else { return }
-        let micros = max(earliest.microseconds - account.configuration.now().microseconds, 0)
-        let account = self.account
-        await failures.scheduleRetry(after: .microseconds(max(micros, Self.shortestRetryWait))) {
-            await account.syncEngine.catchUpWaiting()
+        let micros = max(earliest.microseconds - now().microseconds, 0)
+        // Weakly: a retry waiting in the engine's own log must not keep the engine alive.
+        await failures.scheduleRetry(after: .microseconds(max(micros, Self.shortestRetryWait))) { [weak self] in
+            await self?.catchUpWaiting()
         }
     }
 

@@ -29,7 +29,7 @@ struct OneTimePrekeyBoundTests {
         let (account, server) = try await account()
         #expect(try await unconsumed(account) == 50)
         let uploadsBefore = server.keyUploads
-        let engine = await account.syncEngine
+        let engine = account.syncEngine
         for _ in 0..<300 {
             await engine.received(.lowOneTimePreKeys(deviceID: account.deviceID, remaining: 0))
         }

@@ -14,7 +14,7 @@ struct UnknownChannelFloodTests {
         let store = try KeyStore.inMemory()
         let device = LocalDevice(userID: UserID(newID()), deviceID: DeviceID(newID()), identity: E2EECrypto.IdentityKeyPair())
         let account = Account(device: device, server: server, store: store, configuration: AccountConfiguration())
-        let engine = await account.syncEngine
+        let engine = account.syncEngine
         let peer = RemotePeer(userID: newID())
         let clock = ContinuousClock()
         let started = clock.now

@@ -1,0 +1,117 @@
+import E2EEKeyStore
+
+/// Catch-up over REST (docs/spec/sync.md guarantee 6): every channel, one channel, and the
+/// catch-up before this process first sends in a channel (docs/spec/protocol.md §3.13), each
+/// paged back to the channel's verified mark and handed to the host's arrivals path.
+extension SyncEngine {
+    /// Every channel: the list re-read, each channel paged back to the overlap (the one asked
+    /// for first, ``CatchUpPlan``), pending re-driven, keys maintained. A failure of one
+    /// channel's reads (a 403, a refused copy, an undecodable page, and also a 5xx, a 429 or no
+    /// answer in time) is recorded for it, with its own backoff, and the rest goes on
+    /// (docs/spec/sync.md guarantee 10); one that stops everything (logged out, no answer for the
+    /// channel list) is thrown.
+    /// `everyChannel`: read channels in their backoff too (a caller asked for a sync); the
+    /// connection's own catch-ups and polls leave them to their retry.
+    func catchUpAll(first asked: ChannelID? = nil, everyChannel: Bool = false) async throws {
+        let host = try requireHost()
+        var channels: [ChatChannel]
+        do {
+            channels = try await host.refreshChannels()
+        } catch where SyncFailureScope(error) == .thisChannel {
+            await recordSyncFailure(channelID: nil, error)
+            channels = try await host.channels()
+        }
+        let now = self.now()
+        let serverFailedLast = await channelFailures.serverFailedLast
+        let readAll = everyChannel || serverFailedLast
+        var due: [ChatChannel] = []
+        for channel in try await CatchUpPlan.ordered(channels, first: asked, store: store) {
+            let isDue = await channelFailures.isDue(channel.id, at: now)
+            if readAll || channel.id == asked || isDue { due.append(channel) }
+        }
+        try await catchUpChannels(due)
+        try await isolated(channelID: nil) { _ = try await self.pipeline.redrivePending() }
+        try await isolated(channelID: nil) { try await host.maintainKeysIfNeeded() }
+        // Keys renewed after a detected rollback before any waiting draft is encrypted (docs/spec/protocol.md §3).
+        try await isolated(channelID: nil) { try await host.renewKeysIfRolledBack() }
+        await host.serverAnswered()  // the server answers: entries waiting for it go out
+    }
+
+    /// Runs `work`; a failure of its channel alone is recorded and surfaced, not thrown.
+    func isolated(channelID: ChannelID?, _ work: () async throws -> Void) async throws {
+        do {
+            try await work()
+            if let channelID { await channelFailures.clear(channelID) }
+        } catch where SyncFailureScope(error) == .thisChannel {
+            await recordSyncFailure(channelID: channelID, error)
+        }
+    }
+
+    func catchUp(channelID: ChannelID) async throws {
+        try await catchUp(requireHost().channel(id: channelID))
+    }
+
+    /// Catches `channel` up; returns whether it was read to the present. Before the first send
+    /// in a channel (`forSending`, docs/spec/protocol.md §3.13–§3.14), a catch-up that stops at
+    /// its limit scans the rest of the gap for this device's own messages: a flood of other
+    /// messages cannot push the evidence of a restored store out of sight. A catch-up that did
+    /// not read to the present never opens the send gate. A channel that is no longer ours
+    /// (403, 404) is left to the next channel list, unless `forSending`: then the sender gets
+    /// the error.
+    @discardableResult
+    func catchUp(_ channel: ChatChannel, forSending: Bool = false) async throws -> Bool {
+        guard let encryption = channel.encryption else { return true }  // nothing is read or sent there
+        let host = try requireHost()
+        let gateOpen = await rollbackGuard.isCaughtUp(channel.id)
+        let (userID, deviceID) = (self.userID, self.deviceID)
+        let scan = gateOpen || !forSending ? nil : HistoryCatchUp.GapScan(
+            keeps: { $0.isFrom(userID: userID, deviceID: deviceID) }, maximumMessages: 4 * history.limit)
+        let result: HistoryCatchUp.Result
+        do {
+            let mark = try await cursor.verifiedThrough(channelID: channel.id)
+            result = try await history.recentMessages(channelID: channel.id, verifiedThrough: mark, scanning: scan)
+        } catch ServerError.forbidden where !forSending, ServerError.notFound where !forSending {
+            return false  // no longer ours: the next channel list drops it
+        }
+        if !result.keptPastLimit.isEmpty {
+            // Only looked at for evidence: the gap itself stays for older paging.
+            try await host.detectRollback(in: result.keptPastLimit, channelID: channel.id)
+        }
+        if !result.messages.isEmpty {
+            _ = try await host.admit(result.messages, channel: ReceivingChannel(id: channel.id, encryption: encryption))
+            try await removals.serverReturned(result.messages)
+        }
+        try await cursor.recordCatchUp(channelID: channel.id, result)
+        // docs/spec/sync.md guarantee 9: rows the server stopped returning while we were away
+        // are marked removed from the server, never erased.
+        for messageID in try await deleteInference.confirmedDeletes(channelID: channel.id, read: result.messages, store: store) {
+            try await removals.serverRemoved(messageID: MessageID(stored: messageID), channelID: channel.id)
+        }
+        guard result.readToPresent else { return false }
+        await rollbackGuard.markCaughtUp(channel.id)
+        return true
+    }
+
+    /// The send gate (docs/spec/protocol.md §3.13): the first time this process is about to
+    /// encrypt for `channelID`, the channel is caught up (``catchUpBeforeSending(channelID:)``);
+    /// after that, nothing is read again.
+    /// - Throws: ``ServerError``, key store errors (the sender gets them: nothing is encrypted).
+    func catchUpBeforeFirstSend(channelID: ChannelID) async throws {
+        guard await !rollbackGuard.isCaughtUp(channelID) else { return }
+        try await catchUpBeforeSending(channelID: channelID)
+    }
+
+    /// Catches `channelID` up before this process first encrypts for it (docs/spec/protocol.md §3.13):
+    /// a failure is thrown to the sender, not recorded. When even the scan past the limit could
+    /// not read the channel to the present (a gap of more than its bound), what was read proves
+    /// nothing: the store is treated as rolled back, so its keys are renewed before the send
+    /// (§3.12), and the gate opens.
+    /// - Throws: ``ServerError``, key store errors.
+    func catchUpBeforeSending(channelID: ChannelID) async throws {
+        guard try await catchUp(requireHost().channel(id: channelID), forSending: true) else {
+            try await store.markRolledBack(at: now())
+            await rollbackGuard.markCaughtUp(channelID)
+            return
+        }
+    }
+}
