@@ -34,6 +34,8 @@ struct IncomingMessage: Sendable {
     var hasEarlierCopy = false
     /// SHA-256 of the exact `content` string.
     let contentHash: [UInt8]
+    /// ``contentHash`` as words, for the batch's in-memory sets.
+    let digest: ContentDigest
     /// The serial lane this message belongs to: the device whose keys would authenticate it —
     /// the sender device inside our envelope (copies of the same bytes share it), else the
     /// device the server names. Read once (it decodes the content).
@@ -60,6 +62,7 @@ struct IncomingMessage: Sendable {
         self.mode = mode
         self.source = source
         self.contentHash = SHA256.hash(Array(content.utf8))
+        self.digest = ContentDigest(contentHash)
         let header = EnvelopeSniffer.header(of: content)
         self.laneKey = header?.senderDevice ?? senderDeviceID?.rawValue ?? ""
         self.groupKeyID = header?.groupKeyID

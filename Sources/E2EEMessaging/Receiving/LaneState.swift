@@ -26,12 +26,14 @@ final class LaneState {
     var handled: Set<String> = []
     /// Per envelope hash, the message of this run that took those bytes (any outcome but a
     /// refusal): a later copy is its duplicate.
-    var acceptedByHash: [[UInt8]: String] = [:]
+    var acceptedByHash: [ContentDigest: String] = [:]
 
     /// Sender-key states read with the batch's plan (`nil`: none stored then).
     private let plannedKeys: [SenderKeyAddress: ReceiverSenderKey?]
     /// Per channel, whether this device has not accepted it (a request, or declined).
     private var unaccepted: [ChannelID: Bool] = [:]
+    /// Per DM, its fixed participants and whether this device has learned the channel.
+    private var participants: [ChannelID: (users: Set<String>, learned: Bool)] = [:]
 
     init(store: KeyStore, plannedKeys: [SenderKeyAddress: ReceiverSenderKey?] = [:]) {
         self.store = store
@@ -47,6 +49,25 @@ final class LaneState {
         let waits = standing == .request || standing == .declined
         unaccepted[channelID] = waits
         return waits
+    }
+
+    /// A DM's fixed participants (empty while none are fixed) and whether this device has
+    /// learned the channel (stored or pinned). Read once per lane, like the channel's standing:
+    /// a lane's messages of one DM would otherwise read the same two rows each.
+    /// - Throws: key store errors.
+    func dmParticipants(channelID: ChannelID) async throws -> (users: Set<String>, learned: Bool) {
+        if let known = participants[channelID] { return known }
+        let read = try await store.read { [store] db in
+            (try store.recipientStore.loadParticipants(channelID: channelID.rawValue, db),
+             try store.channelStore.loadChannel(id: channelID.rawValue, db) != nil || store.channelTrustStore.loadPin(channelID: channelID.rawValue, db) != nil)
+        }
+        participants[channelID] = (read.0, read.1)
+        return (read.0, read.1)
+    }
+
+    /// Forgets the DM's participants read by this lane (a message of the lane fixed them).
+    func participantsChanged(channelID: ChannelID) {
+        participants[channelID] = nil
     }
 
     /// `pin`'s identity blob, parsed (its keys validated) once per lane rather than per message.

@@ -8,7 +8,7 @@ extension MessageProcessor {
         guard let sender = try sender(of: envelope.senderDevice, message, lane: lane) else { return ignoredStep(message) }
         guard let deviceUUID else { throw ProtocolError.notARecipient }
         let entry = try message.prepared?.pairwise ?? envelope.pairwiseEntry(for: deviceUUID)
-        if try await checkParticipant(sender.userID, in: message.channelID) == .waitForAcceptance {
+        if try await checkParticipant(sender.userID, in: message.channelID, lane: lane) == .waitForAcceptance {
             return pendingStep(message, waitingFor: WaitingKey.request(channelID: message.channelID), rowKind: .message)
         }
         switch try await decryptPairwise(entry, userID: sender.userID, deviceID: sender.deviceID, lane: lane) {
@@ -23,6 +23,7 @@ extension MessageProcessor {
             lane.didDecrypt(userID: sender.userID, deviceID: sender.deviceID, effects: pending.effects)
             var unlocks = sessionUnlocks(pending.effects, sender)
             if let other = payload.with, try await adoptParticipant(other.text, namedBy: sender.userID.rawValue, in: message.channelID) {
+                lane.participantsChanged(channelID: message.channelID)
                 unlocks.append(WaitingKey.request(channelID: message.channelID))
             }
             return decryptedStep(message, plaintext: payloadBytes, payload: payload, editedAt: editedAt, sender: sender,

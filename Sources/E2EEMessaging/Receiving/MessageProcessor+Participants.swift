@@ -17,11 +17,8 @@ extension MessageProcessor {
     /// only the pipeline used on its own, without the account's directory, sees one — the
     /// account ingests messages of stored channels only.)
     /// - Throws: ``ReceiveRefusal`` (`notAParticipant`), key store errors.
-    func checkParticipant(_ userID: UserID, in channelID: ChannelID) async throws -> ParticipantCheck {
-        let (participants, learned) = try await store.read { [store] db in
-            (try store.recipientStore.loadParticipants(channelID: channelID.rawValue, db),
-             try store.channelStore.loadChannel(id: channelID.rawValue, db) != nil || store.channelTrustStore.loadPin(channelID: channelID.rawValue, db) != nil)
-        }
+    func checkParticipant(_ userID: UserID, in channelID: ChannelID, lane: LaneState) async throws -> ParticipantCheck {
+        let (participants, learned) = try await lane.dmParticipants(channelID: channelID)
         let user = userID
         if participants.isEmpty { return user == device.userID || !learned ? .allowed : .waitForAcceptance }
         guard participants.contains(user.rawValue) else { throw ReceiveRefusal(.notAParticipant) }

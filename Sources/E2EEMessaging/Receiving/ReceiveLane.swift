@@ -46,14 +46,14 @@ struct ReceiveLane: Sendable {
                 let message = queue[position]
                 position += 1
                 let step: ProcessingStep
-                if message.hasEarlierCopy, let first = lane.acceptedByHash[message.contentHash] {
+                if message.hasEarlierCopy, let first = lane.acceptedByHash[message.digest] {
                     step = ProcessingStep(outcome: ReceiveOutcome(messageID: MessageID(stored: message.id), result: .duplicate(of: first)), write: message.duplicateWrite(of: first),
                                           isNewRow: true, isTimelineRow: false, channelID: message.channelID)
                 } else {
                     step = try await processor.process(message, lane: lane)
                     switch step.outcome.result {
                     case .undecryptable, .refused: break
-                    default: if lane.acceptedByHash[message.contentHash] == nil { lane.acceptedByHash[message.contentHash] = message.id }
+                    default: if lane.acceptedByHash[message.digest] == nil { lane.acceptedByHash[message.digest] = message.id }
                     }
                 }
                 if case .pending = step.outcome.result {} else { lane.handled.insert(message.id) }

@@ -81,14 +81,14 @@ struct ReceivePlan: Sendable {
         // A copy of bytes seen earlier in this batch is in the first copy's lane (the envelope's
         // device), after it: there it is a duplicate unless the first was refused (a refusal
         // may come from forged metadata around genuine bytes, so the copy gets its own chance).
-        var seenInBatch: Set<[UInt8]> = []
+        var seenInBatch: Set<ContentDigest> = []
         for var message in fresh {
             if message.isEnvelope, let first = lookup.firstIDs[message.contentHash] {
                 plan.outcomes.append(ReceiveOutcome(messageID: MessageID(stored: message.id), result: .duplicate(of: first)))
                 plan.duplicateWrites.append(message.duplicateWrite(of: first))
                 continue
             }
-            if message.isEnvelope { message.hasEarlierCopy = !seenInBatch.insert(message.contentHash).inserted }
+            if message.isEnvelope { message.hasEarlierCopy = !seenInBatch.insert(message.digest).inserted }
             plan.lanes[message.laneKey, default: []].append(message)
         }
         return plan
