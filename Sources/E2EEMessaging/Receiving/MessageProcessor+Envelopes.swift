@@ -66,36 +66,30 @@ extension MessageProcessor {
         }
     }
 
-    /// A group message (§4, §5): in a group this device has not accepted, another user's
-    /// message waits for the acceptance; then the receiving state of (channel, device, key id) — absent:
-    /// pending until its SKD arrives — whose owner must be the sender user (T16), then
-    /// signature, jump limit and AEAD on a copy; the advanced state commits with the plaintext.
+    /// A group message (§4, §5): the lane's inputs loaded — the channel's standing for another
+    /// user's message, then the receiving state the envelope names — and the decision left to
+    /// the pure ``GroupMessageStep``; the advanced state is kept in the lane and commits with
+    /// the plaintext.
     func processGroup(_ envelope: GroupEnvelope, _ message: IncomingMessage, lane: LaneState) async throws -> ProcessingStep {
         guard let sender = try sender(of: envelope.senderDevice, message, lane: lane) else { return ignoredStep(message) }
-        if sender.userID != device.userID, try await lane.isUnaccepted(channelID: message.channelID) {
-            // A group this device has not accepted (§5.9): another user's message waits, not
-            // decrypted, until the app accepts it (our own devices' pass: they may carry the
-            // announcement of our own acceptance).
+        var input = GroupMessageStep.Input(
+            messageID: message.id, isEdit: message.isEdit, editedAt: message.editedAt, createdAt: message.createdAt,
+            channel: lane.uuid(message.channelID.rawValue), channelID: message.channelID, envelope: envelope,
+            verified: message.prepared?.verifiedGroup, sender: sender, ownUserID: device.userID, channelUnaccepted: nil, key: nil, now: clock())
+        if GroupMessageStep.needsStanding(sender.userID, ownUserID: device.userID) {
+            input.channelUnaccepted = try await lane.isUnaccepted(channelID: message.channelID)
+        }
+        if input.channelUnaccepted != true { input.key = try await lane.senderKey(GroupMessageStep.address(of: input)) }
+        switch try GroupMessageStep.decide(input) {
+        case .waitsForAcceptance:
             return pendingStep(message, waitingFor: WaitingKey.request(channelID: message.channelID), rowKind: .message)
-        }
-        let address = SenderKeyAddress(channelID: message.channelID.rawValue, senderDeviceID: sender.deviceID.rawValue, keyID: envelope.keyID)
-        guard let key = try await lane.senderKey(address) else {
+        case .waitsForKey(let address):
             return pendingStep(message, waitingFor: WaitingKey.senderKey(address), rowKind: .message)
+        case .decrypted(let plaintext, let payload, let editedAt, let key):
+            lane.didStore(key)
+            return decryptedStep(message, plaintext: plaintext, payload: payload, editedAt: editedAt, sender: sender,
+                                 effects: nil, senderKey: key.record.address, unlocks: [])
         }
-        guard key.record.senderUserID == sender.userID.rawValue else { throw ReceiveRefusal(.senderMismatch) }
-        let channel = try channelUUID(message, lane: lane)
-        let (plaintext, state) = if let verified = message.prepared?.verifiedGroup, verified.envelope == envelope {
-            try key.state.decrypt(verified, channel: channel, now: nowSeconds)
-        } else {
-            try key.state.decrypt(envelope, channel: channel, now: nowSeconds)
-        }
-        let payload = try MessagePayload(json: plaintext)
-        let editedAt = try checkPayload(payload, message)
-        var record = key.record
-        record.updatedAt = clock()
-        lane.didStore(LaneState.SenderKey(record: record, state: state))
-        return decryptedStep(message, plaintext: plaintext, payload: payload, editedAt: editedAt, sender: sender,
-                             effects: nil, senderKey: address, unlocks: [])
     }
 
     /// A new session installed by a prekey message lets the device's waiting messages retry.

@@ -110,13 +110,8 @@ struct MessageProcessor: Sendable {
     /// marks edited, or that names `edit_of`) must carry `edit_of` equal to the message id;
     /// posted content must not carry one. Returns the edit time to record, if any.
     func checkPayload(_ payload: MessagePayload, _ message: IncomingMessage) throws -> StoreTime? {
-        guard message.isEdit || message.editedAt != nil || payload.editOf != nil else {
-            try payload.checkPosted()
-            return nil
-        }
-        guard let id = try? WireUUID(text: message.id) else { throw ProtocolError.editMismatch }
-        try payload.checkEdit(of: id)
-        return message.editedAt ?? (message.isEdit ? clock() : message.createdAt)
+        try PayloadRule.check(payload, messageID: message.id, isEdit: message.isEdit, editedAt: message.editedAt, createdAt: message.createdAt,
+                              now: clock())
     }
 
     /// `protocol_version` 1: stored flagged unencrypted with its text (docs/spec/sync.md 8); never opened.
