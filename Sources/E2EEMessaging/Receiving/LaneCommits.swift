@@ -1,6 +1,6 @@
 @_spi(StoreInternals) import E2EEKeyStore
 
-/// The chunks one lane has handed to the group commit and not settled yet, oldest first.
+/// The chunks one lane has handed to the chunk committer and not settled yet, oldest first.
 struct LaneCommits {
     /// A chunk: the lane's steps (with their outcome positions) and the writes being committed.
     struct Chunk {
@@ -12,7 +12,7 @@ struct LaneCommits {
     private var chunks: [Chunk] = []
 
     /// Hands `writes` (the steps' writes, in order) to `committer`, after every chunk before.
-    mutating func start(entries: [(index: Int, step: ProcessingStep)], writes: [ReceiveWrite], committer: GroupCommit) {
+    mutating func start(entries: [(index: Int, step: ProcessingStep)], writes: [ReceiveWrite], committer: ChunkCommitter) {
         chunks.append(Chunk(entries: entries, writes: writes, ticket: committer.submit(writes)))
     }
 

@@ -2,7 +2,7 @@
 
 /// One serial lane: the messages of one sender device, decrypted strictly one at a time in
 /// the order given (docs/spec/sync.md 3), their writes committed in chunks, each all or nothing (docs/spec/sync.md
-/// 4; chunks of several lanes may share a transaction, ``GroupCommit``), in order, while the
+/// 4; chunks of several lanes may share a transaction, ``ChunkCommitter``), in order, while the
 /// lane decrypts on; events published after each commit. When a message installs a session or a
 /// sender key, the pending rows waiting for it are re-driven at once, in `(created_at, id)`
 /// order, in this same lane (the chunk is committed first when it holds one of them).
@@ -14,13 +14,13 @@ struct ReceiveLane: Sendable {
     /// Told the one-time prekeys each commit consumed (for republishing the remaining ones).
     let oneTimePrekeysConsumed: (@Sendable ([UInt32]) -> Void)?
     /// Commits the chunks of this batch's lanes (merging those that wait).
-    let committer: GroupCommit
+    let committer: ChunkCommitter
     /// Sender-key states read with the batch's plan (see ``ReceivePlan/senderKeys``).
     var plannedKeys: [SenderKeyAddress: ReceiverSenderKey?] = [:]
 
     /// Processes `inputs` in order; returns one outcome per message handled (re-driven rows included).
     ///
-    /// Chunks are handed to the group commit without waiting for it: the lane decrypts the
+    /// Chunks are handed to the chunk committer without waiting for it: the lane decrypts the
     /// next chunk while the store writes the last one, and settles the commits (outcomes,
     /// events) in order — those already done after each hand-off, all of them before reading
     /// rows that wait for a key it just installed, and at the end.
@@ -83,7 +83,7 @@ struct ReceiveLane: Sendable {
         return outcomes
     }
 
-    /// Decrypted messages a lane hands to the group commit at a time (at most `chunkSize`):
+    /// Decrypted messages a lane hands to the chunk committer at a time (at most `chunkSize`):
     /// small enough that decryption and writing overlap (and the first messages of a long
     /// catch-up show within tens of milliseconds), large enough that a transaction dirties each
     /// random-key index page once for several rows (measured: 256 instead of 64 cut the system

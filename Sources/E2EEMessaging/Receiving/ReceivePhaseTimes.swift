@@ -19,7 +19,7 @@ import Synchronization
     public init() {}
 }
 
-/// The running sums, shared by the pipeline and its group commits.
+/// The running sums, shared by the pipeline and its chunk committers.
 final class PhaseClock: Sendable {
     enum Phase { case plan, prepare, lanes, commit }
 

@@ -147,7 +147,7 @@ import E2EECrypto
     private func runLanes(_ lanes: [[IncomingMessage]], plannedKeys: [SenderKeyAddress: ReceiverSenderKey?] = [:],
                           plannedUnder: [String: UInt64] = [:]) async throws -> [ReceiveOutcome] {
         let lane = ReceiveLane(processor: processor, events: events, chunkSize: chunkSize, oneTimePrekeysConsumed: oneTimePrekeysConsumed,
-                               committer: GroupCommit(store: processor.store, clock: clock), plannedKeys: plannedKeys)
+                               committer: ChunkCommitter(store: processor.store, clock: clock), plannedKeys: plannedKeys)
         let locks = locks
         let generations = generations
         return try await withThrowingTaskGroup(of: [ReceiveOutcome].self) { group in
@@ -180,7 +180,7 @@ import E2EECrypto
         case .pendingKey, .decrypted, .unencrypted:
             let message = IncomingMessage(editing: stored, content: content, editedAt: time, channel: channel, protocolVersion: protocolVersion)
             let lane = ReceiveLane(processor: processor, events: events, chunkSize: chunkSize, oneTimePrekeysConsumed: oneTimePrekeysConsumed,
-                                   committer: GroupCommit(store: processor.store))
+                                   committer: ChunkCommitter(store: processor.store))
             let outcomes = try await Self.locked(lane, [message], locks: locks, generations: generations, plannedUnder: [:])
             return outcomes.first ?? ReceiveOutcome(messageID: messageID, result: .ignored)
         }

@@ -12,7 +12,7 @@ import Synchronization
 /// batch handle disjoint devices, so their chunks never touch the same session or sender key.
 /// A failed transaction fails every chunk in it and every chunk handed in after it, unwritten
 /// (a lane's later chunk was decrypted on top of the failed one's states).
-final class GroupCommit: Sendable {
+final class ChunkCommitter: Sendable {
     private struct Waiting {
         let writes: [ReceiveWrite]
         let ticket: CommitTicket
@@ -87,6 +87,6 @@ final class GroupCommit: Sendable {
     }
 }
 
-/// What a commit handed to ``GroupCommit`` did, once it is done: the result per write, or the
+/// What a commit handed to ``ChunkCommitter`` did, once it is done: the result per write, or the
 /// transaction's error.
 typealias CommitTicket = OneShot<[ReceiveWriteResult]>
