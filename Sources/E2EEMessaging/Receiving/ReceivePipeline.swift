@@ -21,19 +21,15 @@ import E2EECrypto
 /// - Messages whose key is not here wait in the pending queue and are re-driven when the key
 ///   arrives, or by ``redrivePending()``.
 ///
-/// Batches of different channels run at the same time (a client catching several channels up
-/// at once), unless they share a message id; a channel's batches, and every edit, delete or
-/// re-drive, run alone (`PipelineAdmission`). Lanes of one sender device never overlap: each
-/// holds the device's session lock.
-@_spi(Benchmarks) public actor ReceivePipeline {
+/// What may run at the same time — batches of different channels, lanes of different devices,
+/// commits merged — is the ``ReceiveScheduler``'s, whose doc comment lists the races it handles;
+/// this type only says what a batch, an edit and a re-drive do.
+@_spi(Benchmarks) public final class ReceivePipeline: Sendable {
     private let processor: MessageProcessor
     private let events: EventBroadcaster
     private let chunkSize: Int
     private let oneTimePrekeysConsumed: (@Sendable ([UInt32]) -> Void)?
-    private let locks: KeyedAsyncLock
-    private let generations = LaneGenerations()
-    private let clock = PhaseClock()
-    private var admission = PipelineAdmission()
+    private let scheduler: ReceiveScheduler
 
     /// A pipeline over `store` for `device`.
     /// - Parameters:
@@ -57,7 +53,7 @@ import E2EECrypto
                 events: EventBroadcaster, chunkSize: Int = 500, clock: @escaping @Sendable () -> StoreTime = { StoreTime.now() },
                 random: any RandomSource = SystemRandom(), oneTimePrekeysConsumed: (@Sendable ([UInt32]) -> Void)? = nil,
                 locks: KeyedAsyncLock? = nil, listedIdentityLimit: Duration = .seconds(5)) {
-        self.locks = locks ?? KeyedAsyncLock()
+        self.scheduler = ReceiveScheduler(locks: locks ?? KeyedAsyncLock())
         self.oneTimePrekeysConsumed = oneTimePrekeysConsumed
         let limited = TimeLimitedListedIdentities(base: listedIdentities, limit: listedIdentityLimit)
         self.processor = MessageProcessor(store: store, device: device, listedIdentities: limited, ownMessages: ownMessages,
@@ -72,11 +68,15 @@ import E2EECrypto
     /// - Throws: store errors, whatever ``OwnMessageObserving/ownMessageSeen(_:)`` throws, or
     ///   `CancellationError`; never for bad input.
     public func ingest(_ messages: [ServerMessage], channel: ReceivingChannel) async throws -> [ReceiveOutcome] {
-        let claim = PipelineAdmission.Claim.batch(channelID: channel.id, messageIDs: Set(messages.map(\.id)))
-        await acquire(claim)
-        defer { release(claim) }
+        try await scheduler.admitted(.batch(channelID: channel.id, messageIDs: Set(messages.map(\.id)))) {
+            try await ingestAdmitted(messages, channel: channel)
+        }
+    }
+
+    private func ingestAdmitted(_ messages: [ServerMessage], channel: ReceivingChannel) async throws -> [ReceiveOutcome] {
+        let clock = scheduler.clock
         clock.countBatch()
-        let plannedUnder = generations.snapshot()
+        let plannedUnder = scheduler.generationSnapshot()
         var phaseStarted = ContinuousClock.now
         let plan = try await ReceivePlan.make(messages, channel: channel, store: processor.store)
         phaseStarted = clock.lap(since: phaseStarted, phase: .plan)
@@ -100,8 +100,10 @@ import E2EECrypto
     /// stays. An edit of a message not seen yet is ignored (the REST catch-up brings it edited).
     /// - Throws: store errors.
     public func ingestEdit(_ edit: MessageEdit, channel: ReceivingChannel) async throws -> ReceiveOutcome {
-        await acquire(.exclusive)
-        defer { release(.exclusive) }
+        try await scheduler.admitted(.exclusive) { try await ingestEditAdmitted(edit, channel: channel) }
+    }
+
+    private func ingestEditAdmitted(_ edit: MessageEdit, channel: ReceivingChannel) async throws -> ReceiveOutcome {
         guard edit.channelID == channel.id else { return ReceiveOutcome(messageID: edit.id, result: .refused(.wrongChannel)) }
         let stored = try await processor.store.receivedMessages(ids: [edit.id.rawValue])[edit.id.rawValue]
         let version = stored?.message.state == .unencrypted ? 1 : 2
@@ -111,15 +113,17 @@ import E2EECrypto
 
     /// Where this pipeline's batches spent their time so far, per phase (diagnostics; the receive
     /// benchmark reports them).
-    public func phaseTimes() -> ReceivePhaseTimes { clock.snapshot }
+    public func phaseTimes() -> ReceivePhaseTimes { scheduler.clock.snapshot }
 
     /// Retries every pending message (after a reconnect, or when listed identities may be
     /// reachable again), per sender device in `(created_at, id)` order, a page of the queue at
     /// a time.
     /// - Throws: store errors.
     public func redrivePending() async throws -> [ReceiveOutcome] {
-        await acquire(.exclusive)
-        defer { release(.exclusive) }
+        try await scheduler.admitted(.exclusive) { try await redriveAdmitted() }
+    }
+
+    private func redriveAdmitted() async throws -> [ReceiveOutcome] {
         try await DepartureSettlement(store: processor.store, events: events).settle()  // never retried
         var outcomes: [ReceiveOutcome] = []
         var cursor: TimelineCursor?
@@ -141,23 +145,13 @@ import E2EECrypto
     /// Pending rows re-driven per page (queued envelopes can be large).
     static let redrivePageSize = 1_000
 
-    /// Runs each lane on its own task, holding its device's lock; `plannedKeys` (read when the
-    /// batch was planned, under the lane counts `plannedUnder`) are used by a lane only when no
-    /// other lane of its device ran since.
+    /// Runs the lanes through the scheduler, each starting from `plannedKeys` (read when the
+    /// batch was planned, under the lane counts `plannedUnder`) while they still hold.
     private func runLanes(_ lanes: [[IncomingMessage]], plannedKeys: [SenderKeyAddress: ReceiverSenderKey?] = [:],
                           plannedUnder: [String: UInt64] = [:]) async throws -> [ReceiveOutcome] {
         let lane = ReceiveLane(processor: processor, events: events, chunkSize: chunkSize, oneTimePrekeysConsumed: oneTimePrekeysConsumed,
-                               committer: ChunkCommitter(store: processor.store, clock: clock), plannedKeys: plannedKeys)
-        let locks = locks
-        let generations = generations
-        return try await withThrowingTaskGroup(of: [ReceiveOutcome].self) { group in
-            for messages in lanes where !messages.isEmpty {
-                group.addTask { try await Self.locked(lane, messages, locks: locks, generations: generations, plannedUnder: plannedUnder) }
-            }
-            var all: [ReceiveOutcome] = []
-            for try await outcomes in group { all += outcomes }
-            return all
-        }
+                               committer: scheduler.committer(for: processor.store), plannedKeys: plannedKeys)
+        return try await scheduler.runLanes(lanes, with: lane, plannedUnder: plannedUnder)
     }
 
     private func applyEdit(of stored: ReceivedMessage?, messageID: MessageID, channel: ReceivingChannel, content: String,
@@ -181,30 +175,8 @@ import E2EECrypto
             let message = IncomingMessage(editing: stored, content: content, editedAt: time, channel: channel, protocolVersion: protocolVersion)
             let lane = ReceiveLane(processor: processor, events: events, chunkSize: chunkSize, oneTimePrekeysConsumed: oneTimePrekeysConsumed,
                                    committer: ChunkCommitter(store: processor.store))
-            let outcomes = try await Self.locked(lane, [message], locks: locks, generations: generations, plannedUnder: [:])
+            let outcomes = try await scheduler.locked(lane, [message], plannedUnder: [:])
             return outcomes.first ?? ReceiveOutcome(messageID: messageID, result: .ignored)
         }
-    }
-
-    /// Runs a lane holding the session lock of its device (the lane key), without its planned
-    /// keys when another lane of the device ran since they were read, and counts it.
-    private static func locked(_ lane: ReceiveLane, _ messages: [IncomingMessage], locks: KeyedAsyncLock, generations: LaneGenerations,
-                               plannedUnder: [String: UInt64]) async throws -> [ReceiveOutcome] {
-        guard let key = messages.first?.laneKey else { return try await lane.run(messages) }
-        return try await locks.withLock(LockKeys.session(DeviceID(stored: key))) {
-            defer { generations.bump(key) }
-            var lane = lane
-            if !lane.plannedKeys.isEmpty, !generations.unchanged(key, since: plannedUnder) { lane.plannedKeys = [:] }
-            return try await lane.run(messages)
-        }
-    }
-
-    private func acquire(_ claim: PipelineAdmission.Claim) async {
-        guard !admission.tryStart(claim) else { return }
-        await withCheckedContinuation { continuation in admission.enqueue(claim) { continuation.resume() } }
-    }
-
-    private func release(_ claim: PipelineAdmission.Claim) {
-        admission.finish(claim)
     }
 }

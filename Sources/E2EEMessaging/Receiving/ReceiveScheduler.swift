@@ -1,0 +1,100 @@
+@_spi(StoreInternals) import E2EEKeyStore
+import Synchronization
+
+/// Everything about the receive path's throughput, in one place: which calls run at the same
+/// time, the lanes' tasks and locks, whether a batch's planned key states still hold, the
+/// commits lanes share, and where the time goes. The protocol work itself — the plan, the pure
+/// steps, the writes — knows nothing of it.
+///
+/// The races it handles, and how:
+/// 1. **One message id in two batches at once** (a socket frame and a catch-up page carrying the
+///    same message): a batch claims its ids (``PipelineAdmission``); a batch holding any of them
+///    waits, then plans after the first stored it, and finds it known.
+/// 2. **Two batches of one channel**: one at a time, in arrival order, so a channel's batches
+///    run in the order they were made. Batches of different channels overlap.
+/// 3. **Edits, deletes and re-drives against batches**: they claim the whole path (exclusive).
+/// 4. **Starvation**: calls start in arrival order; one that must wait holds back every later
+///    one, so an exclusive call is never starved by a stream of batches.
+/// 5. **Two lanes of one sender device** (overlapping batches of different channels, a re-drive,
+///    a send advancing the same pairwise session): each lane holds the device's session lock of
+///    the account's ``KeyedAsyncLock`` — the table the sending side locks too.
+/// 6. **Planned key states moved on**: a batch plans with the sender-key states the store held
+///    when it started; a lane whose device had a lane of another batch run since
+///    (``LaneGenerations``) drops the planned states and reads the store under its lock.
+/// 7. **Lanes committing at the same time**: their chunks go to one ``ChunkCommitter`` per run,
+///    which merges chunks that wait into the next transaction; a failed transaction fails its
+///    chunks and every later one, unwritten, and the lane that handed them in throws.
+/// 8. **Cancellation**: a lane stops between messages; committed chunks stay, the rest is redone
+///    by the next call (it finds them new, or pending).
+final class ReceiveScheduler: Sendable {
+    private let admission = Mutex(PipelineAdmission<CheckedContinuation<Void, Never>>())
+    private let generations = LaneGenerations()
+    /// Where the time went (``ReceivePhaseTimes``).
+    let clock = PhaseClock()
+    /// The account's protocol-state locks (shared with the sending side).
+    let locks: KeyedAsyncLock
+
+    /// A scheduler locking sender devices in `locks`.
+    init(locks: KeyedAsyncLock) {
+        self.locks = locks
+    }
+
+    /// Runs `work` once `claim` is admitted (races 1–4), and ends the claim when it returns or throws.
+    func admitted<Result: Sendable>(_ claim: AdmissionClaim, _ work: () async throws -> Result) async throws -> Result {
+        await admit(claim)
+        defer { release(claim) }
+        return try await work()
+    }
+
+    /// The lane generations now, taken before a batch's plan reads the store (race 6).
+    func generationSnapshot() -> [String: UInt64] { generations.snapshot() }
+
+    /// A committer for one run of lanes (race 7).
+    func committer(for store: KeyStore) -> ChunkCommitter {
+        ChunkCommitter(store: store, clock: clock)
+    }
+
+    /// Runs each lane on its own task, holding its device's lock (race 5); `lane`'s planned keys
+    /// (read under `plannedUnder`) are used by a lane only while no other lane of its device ran
+    /// since (race 6). Returns every lane's outcomes.
+    /// - Throws: the first lane's error (store errors, cancellation); the other lanes finish first.
+    func runLanes(_ lanes: [[IncomingMessage]], with lane: ReceiveLane, plannedUnder: [String: UInt64] = [:]) async throws -> [ReceiveOutcome] {
+        try await withThrowingTaskGroup(of: [ReceiveOutcome].self) { group in
+            for messages in lanes where !messages.isEmpty {
+                group.addTask { try await self.locked(lane, messages, plannedUnder: plannedUnder) }
+            }
+            var all: [ReceiveOutcome] = []
+            for try await outcomes in group { all += outcomes }
+            return all
+        }
+    }
+
+    /// Runs one lane holding the session lock of its device (the lane key), without its planned
+    /// keys when another lane of the device ran since they were read, and counts it.
+    func locked(_ lane: ReceiveLane, _ messages: [IncomingMessage], plannedUnder: [String: UInt64]) async throws -> [ReceiveOutcome] {
+        guard let key = messages.first?.laneKey else { return try await lane.run(messages) }
+        let generations = generations
+        return try await locks.withLock(LockKeys.session(DeviceID(stored: key))) {
+            defer { generations.bump(key) }
+            var lane = lane
+            if !lane.plannedKeys.isEmpty, !generations.unchanged(key, since: plannedUnder) { lane.plannedKeys = [:] }
+            return try await lane.run(messages)
+        }
+    }
+
+    private func admit(_ claim: AdmissionClaim) async {
+        if admission.withLock({ $0.tryStart(claim) }) { return }
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let started = admission.withLock { admission in
+                if admission.tryStart(claim) { return true }
+                admission.enqueue(claim, continuation)
+                return false
+            }
+            if started { continuation.resume() }
+        }
+    }
+
+    private func release(_ claim: AdmissionClaim) {
+        for waiter in admission.withLock({ $0.finish(claim) }) { waiter.resume() }
+    }
+}
