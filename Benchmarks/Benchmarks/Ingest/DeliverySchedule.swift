@@ -1,7 +1,16 @@
-/// One call the sync engine makes into the receive pipeline.
+/// One delivery the transport hands over and the sync engine admits: a socket frame or a REST catch-up.
 struct Delivery {
+    /// One REST page of a catch-up: its rows (indices into ``Traffic/rows``, oldest first) and
+    /// the server's `has_more` (older rows of the channel exist).
+    struct Page {
+        let rows: [Int]
+        let hasMore: Bool
+    }
+
     /// The channel (index into ``Traffic/channels``).
     let channel: Int
+    /// The pages of a REST catch-up batch, oldest first (empty for a socket frame).
+    let pages: [Page]
     /// The rows (indices into ``Traffic/rows``) of a REST catch-up batch (pages oldest →
     /// newest) or the one row of a socket frame.
     let rows: [Int]
@@ -92,7 +101,7 @@ private struct Simulation {
 
     /// The socket delivers row `index` (one `message.new` frame).
     mutating func frame(_ index: Int) {
-        deliver(channel: traffic.rows[index].channel, rows: [index], isSocketFrame: true)
+        deliver(channel: traffic.rows[index].channel, pages: [], rows: [index], isSocketFrame: true)
     }
 
     /// Every channel paged back over the rows posted before `visible` (global index).
@@ -101,27 +110,28 @@ private struct Simulation {
         for channel in traffic.channels.indices {
             let rows = rowsOfChannel[channel].prefix(postedInChannel[channel]).prefix { $0 < visible }
             var end = rows.endIndex
-            var pages: [ArraySlice<Int>] = []
+            var pages: [Delivery.Page] = []
             var fetched = 0
             while end > rows.startIndex, fetched < DeliverySchedule.catchUpLimit {
                 let start = max(rows.startIndex, end - DeliverySchedule.pageSize)
                 let page = rows[start..<end]
-                pages.append(page)
+                pages.append(Delivery.Page(rows: Array(page), hasMore: start > rows.startIndex))
                 fetched += page.count
                 if page.contains(where: { known[$0] }) { break }
                 end = start
             }
             guard !pages.isEmpty else { continue }
-            deliver(channel: channel, rows: pages.reversed().flatMap { $0 }, isSocketFrame: false, round: rounds)
+            pages.reverse()
+            deliver(channel: channel, pages: pages, rows: pages.flatMap(\.rows), isSocketFrame: false, round: rounds)
         }
     }
 
-    private mutating func deliver(channel: Int, rows: [Int], isSocketFrame: Bool, round: Int? = nil) {
+    private mutating func deliver(channel: Int, pages: [Delivery.Page], rows: [Int], isSocketFrame: Bool, round: Int? = nil) {
         for index in rows {
             if known[index] { duplicates += 1 }
             known[index] = true
         }
-        deliveries.append(Delivery(channel: channel, rows: rows, isSocketFrame: isSocketFrame, round: round))
+        deliveries.append(Delivery(channel: channel, pages: pages, rows: rows, isSocketFrame: isSocketFrame, round: round))
     }
 
     /// The deliveries with `count` socket frames sent a second time, right after the first,

@@ -12,11 +12,19 @@ import Foundation
 // deliveries (20,000 duplicates) the way the sync engine makes them: REST catch-up batches of
 // 50-row pages after each reconnect and single `message.new` frames (DeliverySchedule.swift).
 //
+// Each delivery is held as the bytes the server sends (issue 29), built once in setup too: a
+// frame as the `message.new` frame's text, a REST batch as its pages' JSON bodies
+// (ServerBytes.swift).
+//
 // One sample = a fresh receiving store on disk (sealed at rest; WAL, where GRDB sets synchronous
-// NORMAL) with the receiver's prekeys (made before `startMeasurement`), then every delivery through
-// `ReceivePipeline.ingest`, one call at a time, in order. After the measurement the store is
-// checked: 80,000 rows, all decrypted, nothing pending, every outcome as expected, the newest
-// page of each channel reading back the texts sent (a sample that loses a message fails).
+// NORMAL) with the receiver's account row, identity and prekeys, and an `Account` opened over it
+// with a server that lists the senders' bundles (IngestServer.swift) — made before
+// `startMeasurement` — then every delivery's bytes through `Account.admitFrame` or
+// `Account.admitPages`, which decode them as the connection and the HTTP client do and take the
+// account's one way in for posted messages (own echoes, rollback check, pipeline), in the
+// order and overlap the sync engine calls it. After the measurement the store is checked:
+// 80,000 rows, all decrypted, nothing pending, every outcome as expected, the newest page of
+// each channel reading back the texts sent (a sample that loses a message fails).
 //
 // Metrics: wall clock per sample (`ingest.sh` prints messages/s = 100,000 / wall), the
 // process's peak resident memory (sampled; the input itself is resident) and its growth over
@@ -25,7 +33,8 @@ import Foundation
 let benchmarks: @Sendable () -> Void = {
     Benchmark.defaultConfiguration = .init(
         metrics: [.wallClock, .throughput, .peakMemoryResident, .peakMemoryResidentDelta, IngestMetrics.restTime,
-                  IngestMetrics.frameTime, IngestMetrics.floorTime, IngestMetrics.floorCryptoTime, IngestMetrics.floorInsertTime,
+                  IngestMetrics.frameTime, IngestMetrics.floorTime, IngestMetrics.floorParseTime, IngestMetrics.floorCryptoTime,
+                  IngestMetrics.floorInsertTime,
                   IngestMetrics.cpuTime],
         timeUnits: .microseconds,
         warmupIterations: 0,
@@ -42,8 +51,9 @@ enum IngestMetrics {
     static let restTime = BenchmarkMetric.custom("REST catch-up time")
     static let frameTime = BenchmarkMetric.custom("socket frame time")
     /// The floor for the same rows (``IngestFloor``), measured in each sample just before the
-    /// ingest: both phases, and each.
+    /// ingest: its phases together, and each.
     static let floorTime = BenchmarkMetric.custom("floor time")
+    static let floorParseTime = BenchmarkMetric.custom("floor parse time")
     static let floorCryptoTime = BenchmarkMetric.custom("floor crypto time")
     static let floorInsertTime = BenchmarkMetric.custom("floor insert time")
     /// The process's CPU time (user + system) during the sample's ingest.
@@ -61,35 +71,47 @@ func registerIngestBenchmark() {
     Benchmark("Ingest 100000 messages", closure: { benchmark async throws in
         guard let input = input.value else { return }
         // The floor first (outside the measurement; its memory handed back before it starts).
-        let floor = try IngestFloor.run(input.floor, cores: IngestMetrics.cores)
+        let floor = try IngestFloor.run(input.floor, bytes: input.bytes, messages: input.messageCount, cores: IngestMetrics.cores)
         IngestInput.releaseFreedMemory()
         benchmark.measurement(IngestMetrics.floorTime, Int(floor.total / .microseconds(1)))
+        benchmark.measurement(IngestMetrics.floorParseTime, Int(floor.parse / .microseconds(1)))
         benchmark.measurement(IngestMetrics.floorCryptoTime, Int(floor.crypto / .microseconds(1)))
         benchmark.measurement(IngestMetrics.floorInsertTime, Int(floor.insert / .microseconds(1)))
-        let device = try await ReceivingDevice.make(keys: input.keys, listed: input.traffic.listed)
-        defer { device.remove() }
-        let cpuBefore = ProcessCPU.now()
-        let started = ContinuousClock.now
-        benchmark.startMeasurement()
-        // On a worker pool of every core: package-benchmark blocks one cooperative thread while
-        // it measures (WorkerPoolExecutor).
-        let tally = try await withTaskExecutorPreference(WorkerPoolExecutor.shared) {
-            try await IngestRun.feed(input, pipeline: device.pipeline)
+        let device = try await ReceivingDevice.make(keys: input.keys, bundles: input.traffic.bundles)
+        let tally: IngestTally
+        let benchmarkWall: Duration
+        let cpu: ProcessCPU
+        let phases: ReceivePhaseTimes
+        let events: Int
+        do {
+            let cpuBefore = ProcessCPU.now()
+            let started = ContinuousClock.now
+            benchmark.startMeasurement()
+            // On a worker pool of every core: package-benchmark blocks one cooperative thread
+            // while it measures (WorkerPoolExecutor).
+            tally = try await withTaskExecutorPreference(WorkerPoolExecutor.shared) {
+                try await IngestRun.feed(input, account: device.account)
+            }
+            benchmark.stopMeasurement()
+            benchmarkWall = ContinuousClock.now - started
+            cpu = ProcessCPU.now() - cpuBefore
+            phases = await device.account.receivePhaseTimes()
+            events = await device.finishEvents()
+            try await IngestRun.verify(tally, input: input, store: device.store)
+        } catch {
+            await device.remove()
+            throw error
         }
-        benchmark.stopMeasurement()
-        let benchmarkWall = ContinuousClock.now - started
-        let cpu = ProcessCPU.now() - cpuBefore
+        await device.remove()
         benchmark.measurement(IngestMetrics.restTime, Int(tally.restTime / .microseconds(1)))
         benchmark.measurement(IngestMetrics.frameTime, Int(tally.frameTime / .microseconds(1)))
         benchmark.measurement(IngestMetrics.cpuTime, Int((cpu.user + cpu.system) / .microseconds(1)))
-        let phases = await device.pipeline.phaseTimes()
-        let events = await device.finishEvents()
-        try await IngestRun.verify(tally, input: input, store: device.store)
         SampleLog.append(
             "ingest sample: \(seconds(benchmarkWall)) s (CPU \(seconds(cpu.user)) s user, \(seconds(cpu.system)) s system), REST calls (\(tally.restCalls)) \(seconds(tally.restTime)) s, "
                 + "frames (\(tally.frameCalls)) \(seconds(tally.frameTime)) s; \(tally.decrypted) decrypted, \(tally.keyDistributions) SKDs, "
                 + "\(tally.duplicates) duplicates, \(tally.pending) pending on the way; \(events) events; "
-                + "floor \(seconds(floor.total)) s (crypto on \(IngestMetrics.cores) cores \(seconds(floor.crypto)) s, insert \(seconds(floor.insert)) s), "
+                + "floor \(seconds(floor.total)) s (parse \(seconds(floor.parse)) s, crypto on \(IngestMetrics.cores) cores \(seconds(floor.crypto)) s, "
+                + "insert \(seconds(floor.insert)) s), "
                 + "ratio \(String(format: "%.2f", ratio(floor.total, benchmarkWall))); phases summed over \(phases.batches) batches: "
                 + "plan \(seconds(phases.plan)) s, prepare \(seconds(phases.prepare)) s, lanes \(seconds(phases.lanes)) s (commits \(seconds(phases.commit)) s)")
     }, setup: {

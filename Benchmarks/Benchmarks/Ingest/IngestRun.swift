@@ -7,25 +7,66 @@ import Glibc
 #endif
 
 /// The input of every sample, built once per process (outside any measurement): the receiver's
-/// keys, the 80,000 rows and their 100,000 deliveries.
+/// keys, the 80,000 rows, their 100,000 deliveries and each delivery's bytes as the server
+/// sends them.
 struct IngestInput {
     /// Repeated deliveries among the 100,000.
     static let duplicates = 20_000
 
+    /// What the transport hands over for one delivery.
+    enum Bytes {
+        /// A socket frame's text (`message.new`).
+        case frame(String)
+        /// The JSON bodies of a REST catch-up's pages, oldest first.
+        case pages([[UInt8]])
+
+        /// Every byte of it (frame text as UTF-8).
+        var byteCount: Int {
+            switch self {
+            case .frame(let text): text.utf8.count
+            case .pages(let bodies): bodies.reduce(0) { $0 + $1.count }
+            }
+        }
+    }
+
     let keys: ReceiverKeys
     let traffic: Traffic
     let deliveries: [Delivery]
+    /// The bytes of each of ``deliveries``, in the same order (a frame sent twice is the same
+    /// string twice).
+    let bytes: [Bytes]
     /// The floor's inputs for the same rows.
     let floor: FloorRows
 
-    /// Builds the input (about 80,000 encryptions and signatures: several seconds).
+    /// Builds the input (about 80,000 encryptions and signatures, then the JSON of every
+    /// delivery: several seconds).
     static func make() throws -> IngestInput {
         var random = SplitMix64(seed: 0x1_0000_0007)
         let keys = try ReceiverKeys.make(userID: UUID().uuidString.lowercased(), oneTimePrekeys: 20,
                                          now: Int64(Date().timeIntervalSince1970))
         let traffic = try Traffic.make(receiver: keys, random: &random)
         let deliveries = try DeliverySchedule.make(traffic, duplicates: duplicates, random: &random)
-        return IngestInput(keys: keys, traffic: traffic, deliveries: deliveries, floor: try FloorRows.make(traffic))
+        let bytes = try bytes(of: deliveries, traffic: traffic)
+        let floor = try FloorRows.make(traffic)
+        return IngestInput(keys: keys, traffic: traffic.withoutRows(), deliveries: deliveries, bytes: bytes, floor: floor)
+    }
+
+    /// The server's bytes for each delivery: a frame's text per row (made once, shared by its
+    /// repeats), a page body per REST page.
+    private static func bytes(of deliveries: [Delivery], traffic: Traffic) throws -> [Bytes] {
+        var frames: [Int: String] = [:]
+        return try deliveries.map { delivery in
+            guard delivery.isSocketFrame else {
+                return .pages(try delivery.pages.map { page in
+                    try ServerBytes.page(page.rows.map { traffic.rows[$0].message }, hasMore: page.hasMore)
+                })
+            }
+            guard let row = delivery.rows.first, delivery.rows.count == 1 else { throw SetupFailed("a frame of \(delivery.rows.count) rows") }
+            if let text = frames[row] { return .frame(text) }
+            let text = try ServerBytes.frame(traffic.rows[row].message)
+            frames[row] = text
+            return .frame(text)
+        }
     }
 
     /// Hands the building's garbage (JSON, encoder buffers) back to the system (glibc's
@@ -43,7 +84,7 @@ struct IngestInput {
     var messageCount: Int { deliveries.reduce(0) { $0 + $1.rows.count } }
 }
 
-/// What one sample's pipeline calls answered, and where the time went.
+/// What one sample's calls answered, and where the time went.
 struct IngestTally {
     var decrypted = 0
     var keyDistributions = 0
@@ -56,7 +97,12 @@ struct IngestTally {
     var restTime = Duration.zero
     var frameTime = Duration.zero
 
-    mutating func count(_ outcomes: [ReceiveOutcome]) {
+    /// Counts the outcomes of admitted bytes; bytes that were not admitted count as "other".
+    mutating func count(_ result: ReceivedBytesResult) {
+        guard case .admitted(let outcomes) = result else {
+            other["not admitted: \(result)".prefix(120).description, default: 0] += 1
+            return
+        }
         for outcome in outcomes {
             switch outcome.result {
             case .decrypted: decrypted += 1
@@ -69,16 +115,17 @@ struct IngestTally {
     }
 }
 
-/// Feeds the deliveries to the pipeline exactly as `SyncEngine` does: a catch-up's REST batches
-/// (one `ingest` of each channel's pages) side by side, at most ``overlappingCatchUps`` at a
-/// time, then each socket frame as an `ingest` of its one message, in order. Each call's message
-/// array is made just before it (as the transport makes a fresh one per page or frame), so the
-/// input holds each row once.
+/// Feeds the deliveries' bytes to the account exactly as the transport and `SyncEngine` hand
+/// them over: a catch-up's REST batches (each channel's page bodies decoded and admitted in one
+/// call) side by side, at most ``overlappingCatchUps`` at a time, then each socket frame's text
+/// decoded and admitted on its own, in order — through `Account.admitPages` and
+/// `Account.admitFrame`, which decode as the HTTP client and the connection decode and then take
+/// the account's one way in for posted messages. The decoding is timed with the ingest.
 enum IngestRun {
     /// `SyncEngine.overlappingCatchUps`.
     static let overlappingCatchUps = 4
 
-    static func feed(_ input: IngestInput, pipeline: ReceivePipeline) async throws -> IngestTally {
+    static func feed(_ input: IngestInput, account: Account) async throws -> IngestTally {
         var tally = IngestTally()
         let clock = ContinuousClock()
         let deliveries = input.deliveries
@@ -86,7 +133,7 @@ enum IngestRun {
         while index < deliveries.count {
             let start = clock.now
             if deliveries[index].isSocketFrame {
-                tally.count(try await ingest(deliveries[index], input: input, pipeline: pipeline))
+                tally.count(try await admit(index, input: input, account: account))
                 tally.frameCalls += 1
                 tally.frameTime += clock.now - start
                 index += 1
@@ -94,33 +141,35 @@ enum IngestRun {
             }
             var end = index + 1
             while end < deliveries.count, deliveries[end].round == deliveries[index].round, !deliveries[end].isSocketFrame { end += 1 }
-            let round = Array(deliveries[index..<end])
-            let outcomes = try await withThrowingTaskGroup(of: [ReceiveOutcome].self) { group in
-                var remaining = round[...]
+            let results = try await withThrowingTaskGroup(of: ReceivedBytesResult.self) { group in
+                var remaining = index..<end
                 func startNext() {
                     guard let delivery = remaining.popFirst() else { return }
-                    group.addTask { try await ingest(delivery, input: input, pipeline: pipeline) }
+                    group.addTask { try await admit(delivery, input: input, account: account) }
                 }
                 for _ in 0..<overlappingCatchUps { startNext() }
-                var all: [ReceiveOutcome] = []
-                while let outcomes = try await group.next() {
-                    all += outcomes
+                var all: [ReceivedBytesResult] = []
+                while let result = try await group.next() {
+                    all.append(result)
                     startNext()
                 }
                 return all
             }
-            tally.count(outcomes)
-            tally.restCalls += round.count
+            results.forEach { tally.count($0) }
+            tally.restCalls += end - index
             tally.restTime += clock.now - start
             index = end
         }
         return tally
     }
 
-    private static func ingest(_ delivery: Delivery, input: IngestInput, pipeline: ReceivePipeline) async throws -> [ReceiveOutcome] {
-        let rows = input.traffic.rows
-        let messages = delivery.rows.map { rows[$0].message }
-        return try await pipeline.ingest(messages, channel: input.traffic.channels[delivery.channel])
+    /// Delivery `index`'s bytes through the account's entry for them.
+    private static func admit(_ index: Int, input: IngestInput, account: Account) async throws -> ReceivedBytesResult {
+        let channel = input.traffic.channels[input.deliveries[index].channel]
+        switch input.bytes[index] {
+        case .frame(let text): return try await account.admitFrame(text, channel: channel)
+        case .pages(let bodies): return try await account.admitPages(bodies, channel: channel)
+        }
     }
 
     /// Checks the sample's result (after the measurement): the store holds every chat message
@@ -131,10 +180,7 @@ enum IngestRun {
         let traffic = input.traffic
         // Chat messages per channel (SKDs are control rows: not messages of the timeline; each
         // was applied, checked with the outcomes below).
-        var expectedRows = Array(repeating: 0, count: traffic.channels.count)
-        for row in traffic.rows where row.message.contentType != EnvelopeKind.senderKeyDistribution.contentType {
-            expectedRows[row.channel] += 1
-        }
+        let expectedRows = traffic.chatMessages
         for (index, channel) in traffic.channels.enumerated() {
             let all = try await store.messageCount(channelID: channel.id.rawValue)
             let decrypted = try await store.messageCount(channelID: channel.id.rawValue, state: .decrypted)

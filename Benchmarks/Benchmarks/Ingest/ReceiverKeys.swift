@@ -29,14 +29,17 @@ struct ReceiverKeys: Sendable {
                                 oneTimePreKey: oneTimePrekeys[index].published.base64)
     }
 
-    /// Stores the prekeys in `store` (a fresh one) exactly as the account does: the signed
-    /// prekey as current, the one-time prekeys published.
+    /// Stores the device in `store` (a fresh one) exactly as the account does: its account row
+    /// and identity keys (`Account.install`, what register or login leaves), the signed prekey
+    /// as current, the one-time prekeys published — so that `Account.open` opens it.
     func install(into store: KeyStore) async throws {
+        let now = StoreTime(microseconds: signedPrekey.createdAt * 1_000_000)
+        try await Account.install(device, serverURL: "https://ingest.invalid", into: store, at: now)
         try await store.rotateSignedPrekey(E2EEKeyStore.SignedPrekey(
             id: signedPrekey.id, publicKey: signedPrekey.keyPair.publicKey.rawRepresentation, privateKey: signedPrekey.keyPair.rawRepresentation,
-            signature: signedPrekey.signature, isCurrent: true, createdAt: StoreTime(microseconds: signedPrekey.createdAt * 1_000_000)))
+            signature: signedPrekey.signature, isCurrent: true, createdAt: now))
         let keys = oneTimePrekeys
-        let stored = try await store.addOneTimePrekeys(count: keys.count, now: StoreTime(microseconds: signedPrekey.createdAt * 1_000_000)) { id in
+        let stored = try await store.addOneTimePrekeys(count: keys.count, now: now) { id in
             guard let key = keys.first(where: { $0.id == id }) else { throw SetupFailed("one-time prekey ids differ") }
             return OneTimePrekeyMaterial(publicKey: key.keyPair.publicKey.rawRepresentation, privateKey: key.keyPair.rawRepresentation)
         }

@@ -58,12 +58,10 @@ struct ProcessCPU {
 extension IngestInput {
     /// The input's shape and the memory it holds, for the sample log.
     func summary(residentBefore: Int) -> String {
-        let rows = traffic.rows
-        let group = rows.filter { $0.message.contentType == "e2ee.group" }.count
-        let direct = rows.filter { $0.message.contentType == "e2ee.dm" }.count
         let frames = deliveries.filter(\.isSocketFrame).count
-        return "ingest input: \(rows.count) rows (\(group) group, \(direct) DM, \(traffic.distributionCount) SKDs), "
-            + "\(messageCount) deliveries in \(deliveries.count - frames) REST batches and \(frames) frames; resident memory "
+        return "ingest input: \(Traffic.uniqueCount) rows (\(traffic.groupCount) group, \(traffic.directCount) DM, \(traffic.distributionCount) SKDs), "
+            + "\(messageCount) deliveries in \(deliveries.count - frames) REST batches and \(frames) frames "
+            + "(\(bytes.reduce(0) { $0 + $1.byteCount } / 1_000_000) MB of JSON); resident memory "
             + "\(residentBefore / 1_000_000) MB before building it, \(ProcessCPU.residentBytes() / 1_000_000) MB after"
     }
 }

@@ -1,4 +1,5 @@
 import E2EECrypto
+@_spi(Benchmarks) import E2EEMessaging
 import Foundation
 
 /// A remote device that writes to the receiving device, acting through E2EECrypto directly
@@ -13,6 +14,9 @@ final class SenderDevice {
     let userID: String
     let deviceID: String
     let identity: IdentityKeyPair
+    /// The signed prekey of the bundle the server lists for this device (made from its
+    /// identity, so the receiving account's directory verifies it).
+    let signedPrekey: E2EECrypto.SignedPrekey
     private let device: WireUUID
     private let receiver: WireUUID
     private var session: SessionRecord
@@ -26,8 +30,19 @@ final class SenderDevice {
         device = try WireUUID(text: deviceID)
         receiver = bundle.deviceID
         identity = IdentityKeyPair()
+        signedPrekey = try E2EECrypto.SignedPrekey(id: 1, identity: identity, createdAt: Int64(Date().timeIntervalSince1970))
         let started = try X3DH.initiate(localIdentity: identity, bundle: bundle, pinnedIdentity: nil)
         session = SessionRecord(current: started.state)
+    }
+
+    /// The bundle `GET /keys/{user_id}/bundles` lists for this device (no one-time prekey: the
+    /// receiver never starts a session), decoded from the server's JSON as the client decodes it.
+    func serverBundle() throws -> DeviceBundle {
+        let json: [String: Any] = [
+            "device_id": deviceID, "identity_key": identity.publicIdentity.base64, "signed_pre_key": signedPrekey.published.base64,
+            "signed_pre_key_signature": signedPrekey.signatureBase64, "one_time_pre_key": NSNull(), "one_time_pre_key_count": 0,
+        ]
+        return try JSONDecoder().decode(DeviceBundle.self, from: JSONSerialization.data(withJSONObject: json))
     }
 
     /// A DM envelope of `text` in `channel` for the receiver (its `content`).

@@ -15,16 +15,32 @@ struct Traffic {
 
     /// The four channels (0, 1 groups; 2, 3 DMs).
     let channels: [ReceivingChannel]
-    /// Every row, oldest first, with the index of its channel.
-    let rows: [(channel: Int, message: ServerMessage)]
-    /// The identities the server lists, per user and device (for the first prekey message of
-    /// each device).
-    let listed: [String: [String: IdentityBlob]]
+    /// Every row, oldest first, with the index of its channel; empty once the input is built
+    /// (``withoutRows()``: the samples are fed the rows' bytes).
+    private(set) var rows: [(channel: Int, message: ServerMessage)]
+    /// The bundles the server lists per user (`GET /keys/{user_id}/bundles`), one per sending
+    /// device: what the receiving account's directory reads for the first prekey message of
+    /// each device.
+    let bundles: [String: [DeviceBundle]]
     /// The text of the newest chat messages of each channel, by server id (to check the
     /// stored plaintexts of the newest page).
     let texts: [String: String]
     /// How many rows are SKDs (control rows, no text).
     let distributionCount: Int
+    /// Per channel, how many of its rows are chat messages (not SKDs): what its timeline holds
+    /// after a sample.
+    let chatMessages: [Int]
+    /// How many rows are group messages, and how many DMs.
+    let groupCount: Int
+    let directCount: Int
+
+    /// The same traffic without its rows (their memory handed back once the bytes and the
+    /// floor's input are made from them).
+    func withoutRows() -> Traffic {
+        var copy = self
+        copy.rows = []
+        return copy
+    }
 
     /// Builds the traffic for `receiver` (uses one one-time prekey per sender device).
     static func make(receiver: ReceiverKeys, random: inout SplitMix64) throws -> Traffic {
@@ -40,8 +56,8 @@ struct Traffic {
         for (index, entry) in plan.enumerated() {
             senders.append((try SenderDevice(userID: users[entry.user], bundle: receiver.bundle(oneTimePrekey: index)), entry.channel))
         }
-        var listed: [String: [String: IdentityBlob]] = [:]
-        for sender in senders { listed[sender.device.userID, default: [:]][sender.device.deviceID] = sender.device.identity.publicIdentity }
+        var bundles: [String: [DeviceBundle]] = [:]
+        for sender in senders { bundles[sender.device.userID, default: []].append(try sender.device.serverBundle()) }
 
         let wireUUIDs = try channelIDs.map { try WireUUID(text: $0) }
         var wire: [WireMessage] = []
@@ -87,7 +103,11 @@ struct Traffic {
                 newest[row.message.id.rawValue] = texts[row.message.id.rawValue]
             }
         }
-        return Traffic(channels: channels, rows: rows, listed: listed, texts: newest, distributionCount: distributions)
+        var chatMessages = Array(repeating: 0, count: channels.count)
+        for row in rows where row.message.contentType != EnvelopeKind.senderKeyDistribution.contentType { chatMessages[row.channel] += 1 }
+        return Traffic(channels: channels, rows: rows, bundles: bundles, texts: newest, distributionCount: distributions, chatMessages: chatMessages,
+                       groupCount: rows.count(where: { $0.message.contentType == EnvelopeKind.group.contentType }),
+                       directCount: rows.count(where: { $0.message.contentType == EnvelopeKind.dm.contentType }))
     }
 
     /// A chat message of 20–200 characters.

@@ -82,7 +82,9 @@ public actor Account {
         return opened
     }
 
-    private static func requireFreshStore(_ store: KeyStore) async throws {
+    /// Refuses a store that already holds an account or identity keys.
+    /// - Throws: ``MessagingError/storeBelongsToAnotherDevice``, key store errors.
+    static func requireFreshStore(_ store: KeyStore) async throws {
         let account = try await store.loadAccount()
         let identity = try await store.loadIdentityKeyPair()
         if account != nil || identity != nil {

@@ -1,0 +1,104 @@
+import Foundation
+
+/// What ``Account/admitFrame(_:channel:)`` and ``Account/admitPages(_:channel:)`` did with the
+/// bytes they were given. Not API: it exists for the ingest benchmark and the fuzzers.
+@_spi(Benchmarks) public enum ReceivedBytesResult: Sendable, Equatable {
+    /// The bytes decoded to posted messages, which went through the account's one way in:
+    /// one outcome each (a message of another channel than the one given is refused there,
+    /// ``ReceiveOutcome/Result/refused(_:)`` with ``UndecryptableReason/wrongChannel``).
+    case admitted([ReceiveOutcome])
+    /// The frame decoded to an event that is not `message.new`: nothing was admitted (the
+    /// connection hands such an event to the sync engine, which this entry leaves out).
+    case otherEvent(RealtimeEvent)
+    /// The bytes did not decode — a frame as ``RealtimeEventDecoder`` reports it, a page as the
+    /// HTTP client's decoding fails — and nothing was admitted. `reason` never contains the input.
+    case undecodable(reason: String, byteCount: Int)
+
+    /// The outcomes of ``admitted(_:)``; empty otherwise.
+    public var outcomes: [ReceiveOutcome] {
+        if case .admitted(let outcomes) = self { return outcomes }
+        return []
+    }
+}
+
+extension Account {
+    /// Admits one socket frame's text as the connection receives it: decoded with
+    /// ``RealtimeEventDecoder`` exactly as the connection decodes it and, for `message.new`,
+    /// handed to the account's one way in for posted messages (own echoes, the rollback check,
+    /// then the receive pipeline) as the sync engine hands it over: a batch of one, in
+    /// `channel`. What is about sync (cursor marks, the server's removals) is left out.
+    ///
+    /// Not API: it exists so that the ingest benchmark and the fuzzers feed the account what the
+    /// transport hands over, bytes, through the path an app's messages take. The caller names
+    /// the channel's encryption (`channel`): the store of a benchmark does not learn its
+    /// channels from a server. The decoding runs on the caller's task, not on the account.
+    /// - Returns: ``ReceivedBytesResult/admitted(_:)``, ``ReceivedBytesResult/otherEvent(_:)``,
+    ///   or ``ReceivedBytesResult/undecodable(reason:byteCount:)`` (never a throw for bad input).
+    /// - Throws: key store errors, the outbox's errors (as the account's receive path).
+    @_spi(Benchmarks) public nonisolated func admitFrame(_ text: String, channel: ReceivingChannel) async throws -> ReceivedBytesResult {
+        switch RealtimeEventDecoder().decode(text) {
+        case .event(.messageNew(let message)):
+            return .admitted(try await admit([message], channel: channel))
+        case .event(let event):
+            return .otherEvent(event)
+        case .malformedFrame(let reason, let byteCount):
+            return .undecodable(reason: reason, byteCount: byteCount)
+        case .closed:
+            // The decoder never reports a close; a frame is not one.
+            return .undecodable(reason: "not a frame", byteCount: text.utf8.count)
+        }
+    }
+
+    /// Admits one REST page's JSON body (`GET /channels/{id}/messages`) as the HTTP client
+    /// receives it: decoded as ``MessagePage`` with a `JSONDecoder`, as the client decodes
+    /// every answer, then handed to the account's one way in, in `channel`.
+    ///
+    /// Not API: as ``admitFrame(_:channel:)``, for the ingest benchmark and the fuzzers.
+    /// - Returns: as ``admitPages(_:channel:)``.
+    /// - Throws: key store errors, the outbox's errors (as the account's receive path).
+    @_spi(Benchmarks) public nonisolated func admitPage(_ body: [UInt8], channel: ReceivingChannel) async throws -> ReceivedBytesResult {
+        try await admitPages([body], channel: channel)
+    }
+
+    /// Admits the REST page bodies of one catch-up of `channel`, oldest page first, as the sync
+    /// engine admits a catch-up: each body decoded as the HTTP client decodes a page
+    /// (``MessagePage`` with a `JSONDecoder`), then every page's messages, oldest → newest, in
+    /// one call of the account's one way in. A body that does not decode fails the catch-up as
+    /// the client's decoding error fails it: nothing of any page is admitted.
+    ///
+    /// Not API: as ``admitFrame(_:channel:)``, for the ingest benchmark and the fuzzers. The
+    /// decoding runs on the caller's task, not on the account.
+    /// - Returns: ``ReceivedBytesResult/admitted(_:)`` (no outcome for pages without messages),
+    ///   or ``ReceivedBytesResult/undecodable(reason:byteCount:)`` naming the first body that
+    ///   did not decode (never a throw for bad input).
+    /// - Throws: key store errors, the outbox's errors (as the account's receive path).
+    @_spi(Benchmarks) public nonisolated func admitPages(_ bodies: [[UInt8]], channel: ReceivingChannel) async throws -> ReceivedBytesResult {
+        var messages: [ServerMessage] = []
+        for (index, body) in bodies.enumerated() {
+            do {
+                messages += try JSONDecoder().decode(MessagePage.self, from: Data(body)).messages
+            } catch {
+                return .undecodable(reason: "page \(index): MessagePage: \(Self.decodingSummary(error))", byteCount: body.count)
+            }
+        }
+        guard !messages.isEmpty else { return .admitted([]) }
+        return .admitted(try await admit(messages, channel: channel))
+    }
+
+    /// The receive pipeline's phase times summed over every call so far. Not API: the ingest
+    /// benchmark logs them with each sample.
+    @_spi(Benchmarks) public nonisolated func receivePhaseTimes() async -> ReceivePhaseTimes {
+        await pipeline.phaseTimes()
+    }
+
+    /// What the HTTP client says of a body that did not decode (the field, never its value).
+    private static func decodingSummary(_ error: any Error) -> String {
+        guard let error = error as? DecodingError else { return "invalid JSON" }
+        switch error {
+        case .keyNotFound(let key, _): return "missing \(key.stringValue)"
+        case .typeMismatch(_, let context), .valueNotFound(_, let context), .dataCorrupted(let context):
+            return "bad value at \(context.codingPath.map(\.stringValue).joined(separator: "."))"
+        @unknown default: return "invalid"
+        }
+    }
+}
