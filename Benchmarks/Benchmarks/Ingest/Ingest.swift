@@ -95,7 +95,7 @@ func registerIngestBenchmark() {
             benchmark.stopMeasurement()
             benchmarkWall = ContinuousClock.now - started
             cpu = ProcessCPU.now() - cpuBefore
-            phases = await device.account.receivePhaseTimes()
+            phases = device.account.receivePhaseTimes()
             events = await device.finishEvents()
             try await IngestRun.verify(tally, input: input, store: device.store)
         } catch {

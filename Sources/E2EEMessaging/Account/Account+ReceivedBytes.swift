@@ -87,8 +87,8 @@ extension Account {
 
     /// The receive pipeline's phase times summed over every call so far. Not API: the ingest
     /// benchmark logs them with each sample.
-    @_spi(Benchmarks) public nonisolated func receivePhaseTimes() async -> ReceivePhaseTimes {
-        await pipeline.phaseTimes()
+    @_spi(Benchmarks) public nonisolated func receivePhaseTimes() -> ReceivePhaseTimes {
+        pipeline.phaseTimes()
     }
 
     /// What the HTTP client says of a body that did not decode (the field, never its value).
