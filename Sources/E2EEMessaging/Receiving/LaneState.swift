@@ -32,7 +32,7 @@ final class LaneState {
     private let plannedKeys: [SenderKeyAddress: ReceiverSenderKey?]
     /// Per channel, whether this device has not accepted it (a request, or declined).
     private var unaccepted: [ChannelID: Bool] = [:]
-    /// Per DM, its fixed participants and whether this device has learned the channel.
+    /// Per DM whose participants are fixed, the participants and whether this device has learned the channel.
     private var participants: [ChannelID: (users: Set<String>, learned: Bool)] = [:]
 
     init(store: KeyStore, plannedKeys: [SenderKeyAddress: ReceiverSenderKey?] = [:]) {
@@ -52,8 +52,10 @@ final class LaneState {
     }
 
     /// A DM's fixed participants (empty while none are fixed) and whether this device has
-    /// learned the channel (stored or pinned). Read once per lane, like the channel's standing:
-    /// a lane's messages of one DM would otherwise read the same two rows each.
+    /// learned the channel (stored or pinned). Once fixed, participants never change, so a
+    /// fixed pair is read once per lane (a lane's messages of one DM would otherwise read the
+    /// same rows each); while none are fixed — a request, which another lane's message from our
+    /// own device may settle at any moment — every message reads them again.
     /// - Throws: key store errors.
     func dmParticipants(channelID: ChannelID) async throws -> (users: Set<String>, learned: Bool) {
         if let known = participants[channelID] { return known }
@@ -61,13 +63,8 @@ final class LaneState {
             (try store.recipientStore.loadParticipants(channelID: channelID.rawValue, db),
              try store.channelStore.loadChannel(id: channelID.rawValue, db) != nil || store.channelTrustStore.loadPin(channelID: channelID.rawValue, db) != nil)
         }
-        participants[channelID] = (read.0, read.1)
+        if !read.0.isEmpty { participants[channelID] = (read.0, read.1) }
         return (read.0, read.1)
-    }
-
-    /// Forgets the DM's participants read by this lane (a message of the lane fixed them).
-    func participantsChanged(channelID: ChannelID) {
-        participants[channelID] = nil
     }
 
     /// `pin`'s identity blob, parsed (its keys validated) once per lane rather than per message.

@@ -23,7 +23,6 @@ extension MessageProcessor {
             lane.didDecrypt(userID: sender.userID, deviceID: sender.deviceID, effects: pending.effects)
             var unlocks = sessionUnlocks(pending.effects, sender)
             if let other = payload.with, try await adoptParticipant(other.text, namedBy: sender.userID.rawValue, in: message.channelID) {
-                lane.participantsChanged(channelID: message.channelID)
                 unlocks.append(WaitingKey.request(channelID: message.channelID))
             }
             return decryptedStep(message, plaintext: payloadBytes, payload: payload, editedAt: editedAt, sender: sender,
