@@ -5,8 +5,19 @@
 /// 4; chunks of several lanes may share a transaction, ``ChunkCommitter``), in order, while the
 /// lane decrypts on; events published after each commit. When a message installs a session or a
 /// sender key, the pending rows waiting for it are re-driven at once, in `(created_at, id)`
-/// order, in this same lane (the chunk is committed first when it holds one of them).
+/// order, in this same lane (the chunk is committed first when it holds one of them) — those of
+/// its own device only: rows of another device (a DM request settled by our own device's message
+/// releases the other user's messages) are handed back (``Run/handedOver``), to be re-driven in
+/// their own device's lane, under that device's lock.
 struct ReceiveLane: Sendable {
+    /// What one run did.
+    struct Run: Sendable {
+        /// One outcome per message handled (re-driven rows of this device included).
+        var outcomes: [ReceiveOutcome] = []
+        /// Pending rows of other devices that a key installed here released, not handled here.
+        var handedOver: [IncomingMessage] = []
+    }
+
     let processor: MessageProcessor
     let events: EventBroadcaster
     /// Writes per transaction.
@@ -27,8 +38,10 @@ struct ReceiveLane: Sendable {
     /// - Throws: store errors (the chunk being committed is then not stored at all, nor any
     ///   later one), or `CancellationError` when the calling task is cancelled. Either way, the
     ///   chunks already handed over are finished before it returns.
-    func run(_ inputs: [IncomingMessage]) async throws -> [ReceiveOutcome] {
+    func run(_ inputs: [IncomingMessage]) async throws -> Run {
         let lane = LaneState(store: processor.store, plannedKeys: plannedKeys)
+        let device = inputs.first?.laneKey
+        var handedOver: [IncomingMessage] = []
         var queue = inputs
         var position = 0
         var outcomes: [ReceiveOutcome] = []
@@ -65,8 +78,12 @@ struct ReceiveLane: Sendable {
                     if buffer.contains(where: { Self.waits($0.step, forAnyOf: step.unlocks) }) { handOff(&buffer, to: &commits, lane: lane) }
                     if commits.holdsRow(waitingForAnyOf: step.unlocks) { try await settle(&commits, into: &outcomes) }
                     let waiting = try await processor.store.pendingReceives(waitingFor: step.unlocks)
-                        .filter { !lane.handled.contains($0.pending.messageID) }
-                    queue.insert(contentsOf: waiting.map(IncomingMessage.init(pending:)), at: position)
+                        .filter { !lane.handled.contains($0.pending.messageID) }.map(IncomingMessage.init(pending:))
+                    queue.insert(contentsOf: waiting.filter { $0.laneKey == device }, at: position)
+                    for row in waiting where row.laneKey != device {
+                        lane.handled.insert(row.id)
+                        handedOver.append(row)
+                    }
                 }
                 if buffer.count >= min(chunkSize, Self.handOffSize) {
                     handOff(&buffer, to: &commits, lane: lane)
@@ -80,7 +97,7 @@ struct ReceiveLane: Sendable {
             await commits.finish()
             throw error
         }
-        return outcomes
+        return Run(outcomes: outcomes, handedOver: handedOver)
     }
 
     /// Decrypted messages a lane hands to the chunk committer at a time (at most `chunkSize`):

@@ -175,7 +175,7 @@ import E2EECrypto
             let message = IncomingMessage(editing: stored, content: content, editedAt: time, channel: channel, protocolVersion: protocolVersion)
             let lane = ReceiveLane(processor: processor, events: events, chunkSize: chunkSize, oneTimePrekeysConsumed: oneTimePrekeysConsumed,
                                    committer: ChunkCommitter(store: processor.store))
-            let outcomes = try await scheduler.locked(lane, [message], plannedUnder: [:])
+            let outcomes = try await scheduler.runLanes([[message]], with: lane)
             return outcomes.first ?? ReceiveOutcome(messageID: messageID, result: .ignored)
         }
     }

@@ -26,6 +26,10 @@ import Synchronization
 ///    chunks and every later one, unwritten, and the lane that handed them in throws.
 /// 8. **Cancellation**: a lane stops between messages; committed chunks stay, the rest is redone
 ///    by the next call (it finds them new, or pending).
+/// 9. **A key that releases another device's rows** (our own device's message settling a DM
+///    request releases the other user's waiting messages): the lane that installed it hands
+///    them back instead of decrypting them outside their device's lock; they run next, each in
+///    its own device's lane.
 final class ReceiveScheduler: Sendable {
     private let admission = Mutex(PipelineAdmission<CheckedContinuation<Void, Never>>())
     private let generations = LaneGenerations()
@@ -56,22 +60,48 @@ final class ReceiveScheduler: Sendable {
 
     /// Runs each lane on its own task, holding its device's lock (race 5); `lane`'s planned keys
     /// (read under `plannedUnder`) are used by a lane only while no other lane of its device ran
-    /// since (race 6). Returns every lane's outcomes.
+    /// since (race 6). Pending rows of another device that a lane released (race 9) run next,
+    /// in lanes of their own devices, for at most ``handOverRounds`` rounds (what is left stays
+    /// pending for the next re-drive). Returns every lane's outcomes.
     /// - Throws: the first lane's error (store errors, cancellation); the other lanes finish first.
     func runLanes(_ lanes: [[IncomingMessage]], with lane: ReceiveLane, plannedUnder: [String: UInt64] = [:]) async throws -> [ReceiveOutcome] {
-        try await withThrowingTaskGroup(of: [ReceiveOutcome].self) { group in
-            for messages in lanes where !messages.isEmpty {
-                group.addTask { try await self.locked(lane, messages, plannedUnder: plannedUnder) }
+        var all: [ReceiveOutcome] = []
+        var round = lanes
+        var planned = plannedUnder
+        var runner = lane
+        for _ in 0...Self.handOverRounds where !round.isEmpty {
+            let runs = try await withThrowingTaskGroup(of: ReceiveLane.Run.self) { [runner, planned] group in
+                for messages in round where !messages.isEmpty {
+                    group.addTask { try await self.locked(runner, messages, plannedUnder: planned) }
+                }
+                var runs: [ReceiveLane.Run] = []
+                for try await run in group { runs.append(run) }
+                return runs
             }
-            var all: [ReceiveOutcome] = []
-            for try await outcomes in group { all += outcomes }
-            return all
+            all += runs.flatMap(\.outcomes)
+            round = Self.lanes(of: runs.flatMap(\.handedOver))
+            // Released rows are re-driven from the store's states, never from the batch's plan.
+            runner.plannedKeys = [:]
+            planned = [:]
+        }
+        return all
+    }
+
+    /// Rounds of released rows one call runs after its own lanes.
+    static let handOverRounds = 4
+
+    /// `rows` as lanes: per device, each row once, in `(created_at, id)` order.
+    private static func lanes(of rows: [IncomingMessage]) -> [[IncomingMessage]] {
+        var seen: Set<String> = []
+        let unique = rows.filter { seen.insert($0.id).inserted }
+        return Dictionary(grouping: unique, by: \.laneKey).values.map {
+            $0.sorted { ($0.createdAt.microseconds, $0.id) < ($1.createdAt.microseconds, $1.id) }
         }
     }
 
     /// Runs one lane holding the session lock of its device (the lane key), without its planned
     /// keys when another lane of the device ran since they were read, and counts it.
-    func locked(_ lane: ReceiveLane, _ messages: [IncomingMessage], plannedUnder: [String: UInt64]) async throws -> [ReceiveOutcome] {
+    func locked(_ lane: ReceiveLane, _ messages: [IncomingMessage], plannedUnder: [String: UInt64]) async throws -> ReceiveLane.Run {
         guard let key = messages.first?.laneKey else { return try await lane.run(messages) }
         let generations = generations
         return try await locks.withLock(LockKeys.session(DeviceID(stored: key))) {
