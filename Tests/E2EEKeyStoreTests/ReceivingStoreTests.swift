@@ -56,6 +56,34 @@ import Testing
         #expect(try await store.receivedMessages(ids: ["m1", "m2"]).isEmpty)
     }
 
+    @Test("a decryption that fixes a DM's participants stores them with its row, accepts the DM, and never re-fixes them; a failed batch fixes nothing")
+    func participantsFixedWithTheRow() async throws {
+        let store = try KeyStore.inMemory()
+        func participants() async throws -> Set<String> {
+            try await store.read { db in try store.recipientStore.loadParticipants(channelID: "channel-1", db) }
+        }
+        try await store.write { db in
+            _ = try store.channelTrustStore.pin(ChannelPin(channelID: "channel-1", isDM: true, standing: .request, pinnedAt: Fixtures.time(0)), db)
+        }
+        // In a batch that fails (an identity that differs from its pin), nothing is fixed.
+        _ = try await store.recordIdentity(RemoteIdentityClaim(userID: "user-b", deviceID: "device-b", identityBlob: Fixtures.bytes(65, 1)))
+        var fixing = decrypted("m1", at: 1, text: "hi", payloadID: "p1", user: "user-a")
+        fixing.fixesParticipants = ["user-a", "user-b"]
+        let conflicting = RemoteIdentityClaim(userID: "user-b", deviceID: "device-b", identityBlob: Fixtures.bytes(65, 2))
+        await #expect(throws: KeyStoreError.self) {
+            try await store.storeReceiveBatch([fixing, self.decrypted("m2", at: 2, text: "x", payloadID: "p2", identity: conflicting)])
+        }
+        #expect(try await participants().isEmpty)
+
+        #expect(try await store.storeReceiveBatch([fixing]) == [.stored])
+        #expect(try await participants() == ["user-a", "user-b"])
+        #expect(try await store.read { db in try store.channelTrustStore.loadPin(channelID: "channel-1", db)?.standing } == .accepted)
+        var other = decrypted("m3", at: 3, text: "hi", payloadID: "p3", user: "user-a")
+        other.fixesParticipants = ["user-a", "user-c"]
+        _ = try await store.storeReceiveBatch([other])
+        #expect(try await participants() == ["user-a", "user-b"], "fixed once, for good")
+    }
+
     @Test func reusedPayloadIDBecomesADuplicateOfTheFirst() async throws {
         let store = try KeyStore.inMemory()
         let results = try await store.storeReceiveBatch([

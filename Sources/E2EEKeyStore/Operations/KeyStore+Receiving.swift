@@ -42,6 +42,14 @@ extension KeyStore {
         }
     }
 
+    /// Fixes a DM's participants named by our own device, unless they are fixed already or the
+    /// channel is pinned as a group, and accepts the DM here (docs/spec/protocol.md §5.10).
+    private func fixParticipantsOnce(channelID: String, userIDs: Set<String>, _ db: Database) throws {
+        guard try channelTrustStore.loadPin(channelID: channelID, db)?.isDM ?? true,
+              try recipientStore.fixParticipants(channelID: channelID, userIDs: userIDs, db) else { return }
+        try channelTrustStore.storeStanding(.accepted, channelID: channelID, db)
+    }
+
     /// Records a refused edit or delete on its own (outside a batch).
     /// - Throws: GRDB's `DatabaseError`.
     package func recordRefusedInput(_ input: RefusedInput) async throws {
@@ -94,6 +102,7 @@ extension KeyStore {
                 try storeReceivedRow(commit.message, facts, db)
             }
             if removePending { try pendingStore.removePending(messageID: messageID, db) }
+            if let users = write.fixesParticipants { try fixParticipantsOnce(channelID: commit.message.channelID, userIDs: users, db) }
             if result == .stored { result = try applyControl(control, facts, commit.message, at: batch.now, db) }
         case .pending(var row, let content, let waitingFor, let receivedAt):
             messageID = row.messageID

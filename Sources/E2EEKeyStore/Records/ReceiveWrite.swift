@@ -31,6 +31,10 @@ import E2EECrypto
     public var senderKey: ReceiverSenderKey?
     /// A changed identity to record (the pin is kept; recorded once per distinct new blob).
     public var identityChange: RemoteIdentityClaim?
+    /// A DM's two participants this decryption fixes (our own other device naming the other
+    /// participant, docs/spec/protocol.md §5.10): applied with the row, only while none are
+    /// fixed and the channel is not pinned as a group, and then the DM is accepted here.
+    public var fixesParticipants: Set<String>?
 
     /// Creates the value.
     public init(action: Action, facts: ReceivedFacts, session: SessionUpdate? = nil, senderKey: ReceiverSenderKey? = nil,

@@ -32,8 +32,8 @@ final class LaneState {
     private let plannedKeys: [SenderKeyAddress: ReceiverSenderKey?]
     /// Per channel, whether this device has not accepted it (a request, or declined).
     private var unaccepted: [ChannelID: Bool] = [:]
-    /// Per DM whose participants are fixed, the participants and whether this device has learned the channel.
-    private var participants: [ChannelID: (users: Set<String>, learned: Bool)] = [:]
+    /// Per DM whose participants are fixed, what ``dmParticipants(channelID:)`` read.
+    private var participants: [ChannelID: DMParticipants] = [:]
 
     init(store: KeyStore, plannedKeys: [SenderKeyAddress: ReceiverSenderKey?] = [:]) {
         self.store = store
@@ -57,14 +57,22 @@ final class LaneState {
     /// same rows each); while none are fixed — a request, which another lane's message from our
     /// own device may settle at any moment — every message reads them again.
     /// - Throws: key store errors.
-    func dmParticipants(channelID: ChannelID) async throws -> (users: Set<String>, learned: Bool) {
+    func dmParticipants(channelID: ChannelID) async throws -> DMParticipants {
         if let known = participants[channelID] { return known }
         let read = try await store.read { [store] db in
-            (try store.recipientStore.loadParticipants(channelID: channelID.rawValue, db),
-             try store.channelStore.loadChannel(id: channelID.rawValue, db) != nil || store.channelTrustStore.loadPin(channelID: channelID.rawValue, db) != nil)
+            let pin = try store.channelTrustStore.loadPin(channelID: channelID.rawValue, db)
+            return DMParticipants(users: try store.recipientStore.loadParticipants(channelID: channelID.rawValue, db),
+                                  learned: try pin != nil || store.channelStore.loadChannel(id: channelID.rawValue, db) != nil,
+                                  pinnedAsGroup: pin?.isDM == false)
         }
-        if !read.0.isEmpty { participants[channelID] = (read.0, read.1) }
-        return (read.0, read.1)
+        if !read.users.isEmpty { participants[channelID] = read }
+        return read
+    }
+
+    /// Records participants a message of this lane fixes (its write stores them), so the lane's
+    /// later messages see them before the commit.
+    func fixParticipants(_ users: Set<String>, channelID: ChannelID) {
+        participants[channelID] = DMParticipants(users: users, learned: true, pinnedAsGroup: false)
     }
 
     /// `pin`'s identity blob, parsed (its keys validated) once per lane rather than per message.
@@ -186,4 +194,14 @@ final class LaneState {
     func didStore(_ key: SenderKey) {
         senderKeys[key.record.address] = key
     }
+}
+
+/// A DM's participants as a lane reads them.
+struct DMParticipants: Sendable {
+    /// The two fixed participants, or none while the DM is a request (or was never learned).
+    var users: Set<String>
+    /// Whether this device has learned the channel (stored or pinned).
+    var learned: Bool
+    /// Whether the channel is pinned as a group (a DM's participants are then never fixed).
+    var pinnedAsGroup: Bool
 }

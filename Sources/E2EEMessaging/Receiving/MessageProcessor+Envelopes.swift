@@ -22,11 +22,13 @@ extension MessageProcessor {
             guard payload.announcement == nil else { throw ReceiveRefusal(.invalidPayload) }
             lane.didDecrypt(userID: sender.userID, deviceID: sender.deviceID, effects: pending.effects)
             var unlocks = sessionUnlocks(pending.effects, sender)
-            if let other = payload.with, try await adoptParticipant(other.text, namedBy: sender.userID.rawValue, in: message.channelID) {
-                unlocks.append(WaitingKey.request(channelID: message.channelID))
-            }
-            return decryptedStep(message, plaintext: payloadBytes, payload: payload, editedAt: editedAt, sender: sender,
-                                 effects: pending.effects, senderKey: nil, unlocks: unlocks)
+            var fixed: Set<String>?
+            if let other = payload.with { fixed = try await participantsToFix(other.text, namedBy: sender.userID, in: message.channelID, lane: lane) }
+            if fixed != nil { unlocks.append(WaitingKey.request(channelID: message.channelID)) }
+            var step = decryptedStep(message, plaintext: payloadBytes, payload: payload, editedAt: editedAt, sender: sender,
+                                     effects: pending.effects, senderKey: nil, unlocks: unlocks)
+            step.write?.fixesParticipants = fixed
+            return step
         }
     }
 

@@ -18,7 +18,8 @@ extension MessageProcessor {
     /// account ingests messages of stored channels only.)
     /// - Throws: ``ReceiveRefusal`` (`notAParticipant`), key store errors.
     func checkParticipant(_ userID: UserID, in channelID: ChannelID, lane: LaneState) async throws -> ParticipantCheck {
-        let (participants, learned) = try await lane.dmParticipants(channelID: channelID)
+        let read = try await lane.dmParticipants(channelID: channelID)
+        let (participants, learned) = (read.users, read.learned)
         let user = userID
         if participants.isEmpty { return user == device.userID || !learned ? .allowed : .waitForAcceptance }
         guard participants.contains(user.rawValue) else { throw ReceiveRefusal(.notAParticipant) }
@@ -28,17 +29,18 @@ extension MessageProcessor {
     /// A DM message our own user wrote on another device names the DM's other participant
     /// (payload `with`): when this device has not fixed the participants yet, our own decision
     /// fixes them and accepts the DM here (docs/spec/protocol.md §5.10). Called once the message
-    /// decrypted (authenticated as our own device); returns whether the participants were fixed now.
+    /// decrypted (authenticated as our own device); returns the participants it fixes — stored
+    /// with the message's row (``ReceiveWrite/fixesParticipants``), and kept by the lane for its
+    /// later messages — or nil.
     /// - Throws: key store errors.
-    func adoptParticipant(_ other: String, namedBy sender: String, in channelID: ChannelID) async throws -> Bool {
+    func participantsToFix(_ other: String, namedBy sender: UserID, in channelID: ChannelID, lane: LaneState) async throws -> Set<String>? {
         let own = device.userID
         let other = other.lowercased()
-        guard sender.lowercased() == own.rawValue, other != own.rawValue else { return false }
-        return try await store.write { [store] db in
-            guard try store.channelTrustStore.loadPin(channelID: channelID.rawValue, db)?.isDM ?? true,
-                  try store.recipientStore.fixParticipants(channelID: channelID.rawValue, userIDs: [own.rawValue, other], db) else { return false }
-            try store.channelTrustStore.storeStanding(.accepted, channelID: channelID.rawValue, db)
-            return true
-        }
+        guard sender == own, other != own.rawValue else { return nil }
+        let read = try await lane.dmParticipants(channelID: channelID)
+        guard read.users.isEmpty, !read.pinnedAsGroup else { return nil }
+        let users: Set<String> = [own.rawValue, other]
+        lane.fixParticipants(users, channelID: channelID)
+        return users
     }
 }

@@ -75,8 +75,13 @@ struct ReceiveLane: Sendable {
                 if !step.unlocks.isEmpty {
                     // Rows of this lane waiting for the key must be stored before the queue is
                     // read; when none is, the lane goes on (most new keys have nobody waiting).
-                    if buffer.contains(where: { Self.waits($0.step, forAnyOf: step.unlocks) }) { handOff(&buffer, to: &commits, lane: lane) }
-                    if commits.holdsRow(waitingForAnyOf: step.unlocks) { try await settle(&commits, into: &outcomes) }
+                    // A DM request settled here is stored first too: the released rows (other
+                    // devices', run next in their own lanes) read the participants from the store.
+                    let settlesRequest = step.write?.fixesParticipants != nil
+                    if settlesRequest || buffer.contains(where: { Self.waits($0.step, forAnyOf: step.unlocks) }) {
+                        handOff(&buffer, to: &commits, lane: lane)
+                    }
+                    if settlesRequest || commits.holdsRow(waitingForAnyOf: step.unlocks) { try await settle(&commits, into: &outcomes) }
                     let waiting = try await processor.store.pendingReceives(waitingFor: step.unlocks)
                         .filter { !lane.handled.contains($0.pending.messageID) }.map(IncomingMessage.init(pending:))
                     queue.insert(contentsOf: waiting.filter { $0.laneKey == device }, at: position)
