@@ -76,9 +76,9 @@ extension Account {
         var messages: [ServerMessage] = []
         for (index, body) in bodies.enumerated() {
             do {
-                messages += try JSONDecoder().decode(MessagePage.self, from: Data(body)).messages
-            } catch {
-                return .undecodable(reason: "page \(index): MessagePage: \(Self.decodingSummary(error))", byteCount: body.count)
+                messages += try ServerJSON.decode(MessagePage.self, from: body).messages
+            } catch ServerError.decoding(let reason) {
+                return .undecodable(reason: "page \(index): \(reason)", byteCount: body.count)
             }
         }
         guard !messages.isEmpty else { return .admitted([]) }
@@ -89,16 +89,5 @@ extension Account {
     /// benchmark logs them with each sample.
     @_spi(Benchmarks) public nonisolated func receivePhaseTimes() -> ReceivePhaseTimes {
         pipeline.phaseTimes()
-    }
-
-    /// What the HTTP client says of a body that did not decode (the field, never its value).
-    private static func decodingSummary(_ error: any Error) -> String {
-        guard let error = error as? DecodingError else { return "invalid JSON" }
-        switch error {
-        case .keyNotFound(let key, _): return "missing \(key.stringValue)"
-        case .typeMismatch(_, let context), .valueNotFound(_, let context), .dataCorrupted(let context):
-            return "bad value at \(context.codingPath.map(\.stringValue).joined(separator: "."))"
-        @unknown default: return "invalid"
-        }
     }
 }

@@ -87,21 +87,7 @@ public struct HTTPChatServer: ChatServerAPI {
     }
 
     static func decode<T: Decodable>(_ type: T.Type, _ bytes: [UInt8]) throws -> T {
-        do {
-            return try JSONDecoder().decode(type, from: Data(bytes))
-        } catch {
-            throw ServerError.decoding("\(T.self): \(Self.decodingSummary(error))")
-        }
-    }
-
-    private static func decodingSummary(_ error: any Error) -> String {
-        guard let error = error as? DecodingError else { return "invalid JSON" }
-        switch error {
-        case .keyNotFound(let key, _): return "missing \(key.stringValue)"
-        case .typeMismatch(_, let context), .valueNotFound(_, let context), .dataCorrupted(let context):
-            return "bad value at \(context.codingPath.map(\.stringValue).joined(separator: "."))"
-        @unknown default: return "invalid"
-        }
+        try ServerJSON.decode(type, from: bytes)
     }
 
     private func encode(_ body: (some Encodable)?) throws -> [UInt8]? {
