@@ -101,7 +101,7 @@ final class ReceiveScheduler: Sendable {
 
     /// Runs one lane holding the session lock of its device (the lane key), without its planned
     /// keys when another lane of the device ran since they were read, and counts it.
-    func locked(_ lane: ReceiveLane, _ messages: [IncomingMessage], plannedUnder: [String: UInt64]) async throws -> ReceiveLane.Run {
+    private func locked(_ lane: ReceiveLane, _ messages: [IncomingMessage], plannedUnder: [String: UInt64]) async throws -> ReceiveLane.Run {
         guard let key = messages.first?.laneKey else { return try await lane.run(messages) }
         let generations = generations
         return try await locks.withLock(LockKeys.session(DeviceID(stored: key))) {

@@ -13,11 +13,7 @@ extension IntegrationTests {
         func deviceMetThroughItsMessageIsPendingAtOnce() async throws {
             try await MessagingHarness.with { harness in
                 let configuration = NewDeviceSendTests.appDefaults
-                let alice = try await harness.register("alice", configuration: configuration)
-                let bob = try await harness.register("bob", configuration: configuration)
-                let dm = try await harness.acceptedDM(alice, bob)
-                try await alice.send(text: "hello phone", to: dm.id)  // first contact: Bob's phone is known
-                await alice.waitForOutbox()
+                let (alice, bob, dm) = try await NewDeviceSendTests.afterFirstContact(harness)
                 let events = alice.events()
                 var updates = alice.pendingRecipientUpdates().makeAsyncIterator()
                 #expect(await updates.next() == [], "first the list as it is")

@@ -11,14 +11,21 @@ extension IntegrationTests {
         /// The app's defaults, with the outbox's waits taken out.
         static let appDefaults = AccountConfiguration(outbox: OutboxPolicy(maxAttempts: 3, backoff: [.zero, .zero]), sleep: { _ in })
 
+        /// Alice and Bob with ``appDefaults``, in a DM where Alice has sent "hello phone" once:
+        /// first contact made, Bob's phone known and his device list cached.
+        static func afterFirstContact(_ harness: MessagingHarness) async throws -> (alice: Account, bob: Account, dm: ChatChannel) {
+            let alice = try await harness.register("alice", configuration: appDefaults)
+            let bob = try await harness.register("bob", configuration: appDefaults)
+            let dm = try await harness.acceptedDM(alice, bob)
+            try await alice.send(text: "hello phone", to: dm.id)
+            await alice.waitForOutbox()
+            return (alice, bob, dm)
+        }
+
         @Test("Alice sends to Bob within 50 ms of his laptop's login: the laptop is held and surfaced in the report, never left out unseen")
         func sendRightAfterLoginSeesTheNewDevice() async throws {
             try await MessagingHarness.with { harness in
-                let alice = try await harness.register("alice", configuration: Self.appDefaults)
-                let bob = try await harness.register("bob", configuration: Self.appDefaults)
-                let dm = try await harness.acceptedDM(alice, bob)
-                try await alice.send(text: "hello phone", to: dm.id)  // first contact: Bob's devices listed and cached
-                await alice.waitForOutbox()
+                let (alice, bob, dm) = try await Self.afterFirstContact(harness)
 
                 let laptop = try await harness.login("bob", configuration: Self.appDefaults)
                 let loggedIn = ContinuousClock.now
