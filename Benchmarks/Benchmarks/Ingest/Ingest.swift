@@ -77,7 +77,7 @@ func registerIngestBenchmark() {
         benchmark.measurement(IngestMetrics.floorParseTime, Int(floor.parse / .microseconds(1)))
         benchmark.measurement(IngestMetrics.floorCryptoTime, Int(floor.crypto / .microseconds(1)))
         benchmark.measurement(IngestMetrics.floorInsertTime, Int(floor.insert / .microseconds(1)))
-        let device = try await ReceivingDevice.make(keys: input.keys, bundles: input.traffic.bundles)
+        let device = try await ReceivingDevice.make(keys: input.keys, traffic: input.traffic)
         let tally: IngestTally
         let benchmarkWall: Duration
         let cpu: ProcessCPU

@@ -7,20 +7,32 @@ import Foundation
 /// `synchronous = NORMAL`, as the app opens it) holding the receiver's keys and account row, the
 /// `Account` opened over it as an app opens it after a restart — its directory, outbox, rollback
 /// check and receive pipeline wired as in the product — talking to ``IngestServer``, and an
-/// event subscriber reading every event the way an app's UI would.
+/// event subscriber reading every event the way an app's UI would. Before the sample the app
+/// has done what a user of these channels did: read the channel list, opened the two DMs and
+/// accepted the two groups with the members the server lists (so the DMs' participants are
+/// fixed and the groups' senders approved, as on a device that has been chatting in them).
 final class ReceivingDevice {
     let directory: URL
     let store: KeyStore
     let account: Account
     private let reader: Task<Int, Never>
 
-    /// Creates the store in a new temporary directory, installs `keys` and opens the account.
-    static func make(keys: ReceiverKeys, bundles: [String: [DeviceBundle]]) async throws -> ReceivingDevice {
+    /// Creates the store in a new temporary directory, installs `keys`, opens the account and
+    /// joins `traffic`'s channels as the user did.
+    static func make(keys: ReceiverKeys, traffic: Traffic) async throws -> ReceivingDevice {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("e2ee-ingest-bench-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let store = try KeyStore.open(at: directory.appendingPathComponent("receiver.sqlite"), key: .random())
         try await keys.install(into: store)
-        let account = try await Account.open(server: IngestServer(bundles: bundles), store: store)
+        let account = try await Account.open(server: IngestServer(traffic: traffic, receiver: keys.device.userID), store: store)
+        _ = try await account.refreshChannels()
+        for (index, channel) in traffic.channels.enumerated() {
+            if channel.encryption == .x3dh, let other = traffic.members[index].first {
+                _ = try await account.openDirectMessage(with: UserID(other))
+            } else {
+                try await account.acceptChannel(channel.id)
+            }
+        }
         return ReceivingDevice(directory: directory, store: store, account: account)
     }
 

@@ -22,6 +22,9 @@ struct Traffic {
     /// device: what the receiving account's directory reads for the first prekey message of
     /// each device.
     let bundles: [String: [DeviceBundle]]
+    /// Per channel, the users who write in it (the receiver's own user aside): a group's members
+    /// as the server lists them, a DM's other participant.
+    let members: [[String]]
     /// The text of the newest chat messages of each channel, by server id (to check the
     /// stored plaintexts of the newest page).
     let texts: [String: String]
@@ -58,6 +61,9 @@ struct Traffic {
         }
         var bundles: [String: [DeviceBundle]] = [:]
         for sender in senders { bundles[sender.device.userID, default: []].append(try sender.device.serverBundle()) }
+        let members = channels.indices.map { channel in
+            Array(Set(plan.filter { $0.channel == channel }.map { users[$0.user] })).sorted()
+        }
 
         let wireUUIDs = try channelIDs.map { try WireUUID(text: $0) }
         var wire: [WireMessage] = []
@@ -105,7 +111,7 @@ struct Traffic {
         }
         var chatMessages = Array(repeating: 0, count: channels.count)
         for row in rows where row.message.contentType != EnvelopeKind.senderKeyDistribution.contentType { chatMessages[row.channel] += 1 }
-        return Traffic(channels: channels, rows: rows, bundles: bundles, texts: newest, distributionCount: distributions, chatMessages: chatMessages,
+        return Traffic(channels: channels, rows: rows, bundles: bundles, members: members, texts: newest, distributionCount: distributions, chatMessages: chatMessages,
                        groupCount: rows.count(where: { $0.message.contentType == EnvelopeKind.group.contentType }),
                        directCount: rows.count(where: { $0.message.contentType == EnvelopeKind.dm.contentType }))
     }
