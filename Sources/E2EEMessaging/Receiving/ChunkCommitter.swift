@@ -1,19 +1,45 @@
 @_spi(StoreInternals) import E2EEKeyStore
 import Synchronization
 
-/// Commits the chunks of a batch's lanes, in the order they are handed in. A chunk handed in
-/// while no commit runs is committed at once; chunks handed in while one runs are committed
-/// together in the next transaction (``KeyStore/storeReceiveBatch(_:)``: all of them or none).
-/// A lane thus never waits for another lane's decryption, and under load a batch needs fewer
-/// transactions (each has a fixed cost: its WAL frames, a sync, checkpoints).
+/// Commits the chunks lanes hand in, in the order they are handed in, for every batch of the
+/// pipeline at once. A chunk handed in while no commit runs is committed at once; chunks handed
+/// in while one runs — by lanes of the same batch or of batches of other channels running at
+/// the same time — are committed together in the next transaction
+/// (``KeyStore/storeReceiveBatch(_:)``: all of them or none). A lane thus never waits for
+/// another lane's decryption, and under load fewer, larger transactions are written: each has a
+/// fixed cost (its WAL frames, a sync, checkpoints), and a received row dirties a page of each
+/// index on a random key (the server id, the envelope hash, the payload id), so rows committed
+/// together share those pages' writes.
 ///
-/// Handing in is synchronous (``submit(_:)``), so a lane's chunks are committed in the order it
-/// made them even when it does not wait for one before handing in the next. The lanes of one
-/// batch handle disjoint devices, so their chunks never touch the same session or sender key.
-/// A failed transaction fails every chunk in it and every chunk handed in after it, unwritten
-/// (a lane's later chunk was decrypted on top of the failed one's states).
+/// Handing in is synchronous (``Run/submit(_:)``), so a lane's chunks are committed in the order
+/// it made them even when it does not wait for one before handing in the next. Chunks that can
+/// share a transaction never touch the same session or sender key: lanes running at the same
+/// time hold different devices' session locks, and a lane keeps its lock until its chunks are
+/// committed.
+///
+/// A failure is scoped to the runs it touches (a run: the lanes of one batch, re-drive or
+/// edit, ``Run``): a failed transaction fails every chunk in it, and every chunk those runs
+/// hand in after it, unwritten (a lane's later chunk was decrypted on top of the failed one's
+/// states); the chunks of other runs are committed as before.
 final class ChunkCommitter: Sendable {
+    /// The handle one run of lanes hands its chunks in with. Ending the run (``end()``) forgets
+    /// its failure, if it had one.
+    struct Run: Sendable {
+        fileprivate let committer: ChunkCommitter
+        fileprivate let id: UInt64
+
+        /// Queues `writes` for the next transaction (with whatever else is waiting by then); the
+        /// ticket tells what happened to each, or throws the store's error when the transaction
+        /// holding them failed (nothing of it is stored) or one holding an earlier chunk of this
+        /// run did (nothing of the run is written after its failure).
+        func submit(_ writes: [ReceiveWrite]) -> CommitTicket { committer.submit(writes, run: id) }
+
+        /// Ends the run: its chunks are settled, nothing more is handed in.
+        func end() { committer.end(id) }
+    }
+
     private struct Waiting {
+        let run: UInt64
         let writes: [ReceiveWrite]
         let ticket: CommitTicket
     }
@@ -21,7 +47,9 @@ final class ChunkCommitter: Sendable {
     private struct State {
         var waiting: [Waiting] = []
         var committing = false
-        var failure: (any Error)?
+        /// The error of each run a failed transaction held, until the run ends.
+        var failedRuns: [UInt64: any Error] = [:]
+        var nextRun: UInt64 = 0
     }
 
     private let store: KeyStore
@@ -34,18 +62,27 @@ final class ChunkCommitter: Sendable {
         self.clock = clock
     }
 
-    /// Queues `writes` for the next transaction (with whatever else is waiting by then); the
-    /// ticket tells what happened to each, or throws the store's error when the transaction
-    /// holding them failed (nothing of it is stored) or an earlier one did (nothing is written
-    /// after a failure).
-    func submit(_ writes: [ReceiveWrite]) -> CommitTicket {
+    /// A new run's handle.
+    func startRun() -> Run {
+        let id = state.withLock { state in
+            defer { state.nextRun += 1 }
+            return state.nextRun
+        }
+        return Run(committer: self, id: id)
+    }
+
+    private func end(_ run: UInt64) {
+        state.withLock { _ = $0.failedRuns.removeValue(forKey: run) }
+    }
+
+    private func submit(_ writes: [ReceiveWrite], run: UInt64) -> CommitTicket {
         let ticket = CommitTicket()
         let start: Bool = state.withLock { state in
-            if let failure = state.failure {
+            if let failure = state.failedRuns[run] {
                 ticket.fulfil(.failure(failure))
                 return false
             }
-            state.waiting.append(Waiting(writes: writes, ticket: ticket))
+            state.waiting.append(Waiting(run: run, writes: writes, ticket: ticket))
             guard !state.committing else { return false }
             state.committing = true
             return true
@@ -74,14 +111,15 @@ final class ChunkCommitter: Sendable {
                     offset += entry.writes.count
                 }
             } catch {
+                // The runs this transaction held fail, with the chunks they queued meanwhile;
+                // the other runs' waiting chunks go into the next round.
                 let failed: [Waiting] = state.withLock { state in
-                    state.failure = error
-                    state.committing = false
-                    defer { state.waiting.removeAll() }
-                    return state.waiting
+                    for entry in round { state.failedRuns[entry.run] = error }
+                    let failed = state.waiting.filter { state.failedRuns[$0.run] != nil }
+                    state.waiting.removeAll { state.failedRuns[$0.run] != nil }
+                    return failed
                 }
                 for entry in round + failed { entry.ticket.fulfil(.failure(error)) }
-                return
             }
         }
     }

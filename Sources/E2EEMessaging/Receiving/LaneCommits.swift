@@ -11,8 +11,9 @@ struct LaneCommits {
 
     private var chunks: [Chunk] = []
 
-    /// Hands `writes` (the steps' writes, in order) to `committer`, after every chunk before.
-    mutating func start(entries: [(index: Int, step: ProcessingStep)], writes: [ReceiveWrite], committer: ChunkCommitter) {
+    /// Hands `writes` (the steps' writes, in order) to the lane's run of the chunk committer,
+    /// after every chunk before.
+    mutating func start(entries: [(index: Int, step: ProcessingStep)], writes: [ReceiveWrite], committer: ChunkCommitter.Run) {
         chunks.append(Chunk(entries: entries, writes: writes, ticket: committer.submit(writes)))
     }
 

@@ -24,8 +24,9 @@ struct ReceiveLane: Sendable {
     let chunkSize: Int
     /// Told the one-time prekeys each commit consumed (for republishing the remaining ones).
     let oneTimePrekeysConsumed: (@Sendable ([UInt32]) -> Void)?
-    /// Commits the chunks of this batch's lanes (merging those that wait).
-    let committer: ChunkCommitter
+    /// This run's handle on the pipeline's chunk committer (which merges the chunks that wait,
+    /// of any run).
+    let committer: ChunkCommitter.Run
     /// Sender-key states read with the batch's plan (see ``ReceivePlan/senderKeys``).
     var plannedKeys: [SenderKeyAddress: ReceiverSenderKey?] = [:]
 

@@ -53,7 +53,7 @@ import E2EECrypto
                 events: EventBroadcaster, chunkSize: Int = 500, clock: @escaping @Sendable () -> StoreTime = { StoreTime.now() },
                 random: any RandomSource = SystemRandom(), oneTimePrekeysConsumed: (@Sendable ([UInt32]) -> Void)? = nil,
                 locks: KeyedAsyncLock? = nil, listedIdentityLimit: Duration = .seconds(5)) {
-        self.scheduler = ReceiveScheduler(locks: locks ?? KeyedAsyncLock())
+        self.scheduler = ReceiveScheduler(locks: locks ?? KeyedAsyncLock(), store: store)
         self.oneTimePrekeysConsumed = oneTimePrekeysConsumed
         let limited = TimeLimitedListedIdentities(base: listedIdentities, limit: listedIdentityLimit)
         self.processor = MessageProcessor(store: store, device: device, listedIdentities: limited, ownMessages: ownMessages,
@@ -149,8 +149,10 @@ import E2EECrypto
     /// batch was planned, under the lane counts `plannedUnder`) while they still hold.
     private func runLanes(_ lanes: [[IncomingMessage]], plannedKeys: [SenderKeyAddress: ReceiverSenderKey?] = [:],
                           plannedUnder: [String: UInt64] = [:]) async throws -> [ReceiveOutcome] {
+        let run = scheduler.startCommitRun()
+        defer { run.end() }
         let lane = ReceiveLane(processor: processor, events: events, chunkSize: chunkSize, oneTimePrekeysConsumed: oneTimePrekeysConsumed,
-                               committer: scheduler.committer(for: processor.store), plannedKeys: plannedKeys)
+                               committer: run, plannedKeys: plannedKeys)
         return try await scheduler.runLanes(lanes, with: lane, plannedUnder: plannedUnder)
     }
 
@@ -173,8 +175,10 @@ import E2EECrypto
             return ReceiveOutcome(messageID: messageID, result: .editRefused(.originalNotReadable))
         case .pendingKey, .decrypted, .unencrypted:
             let message = IncomingMessage(editing: stored, content: content, editedAt: time, channel: channel, protocolVersion: protocolVersion)
+            let run = scheduler.startCommitRun()
+            defer { run.end() }
             let lane = ReceiveLane(processor: processor, events: events, chunkSize: chunkSize, oneTimePrekeysConsumed: oneTimePrekeysConsumed,
-                                   committer: ChunkCommitter(store: processor.store))
+                                   committer: run)
             let outcomes = try await scheduler.runLanes([[message]], with: lane)
             return outcomes.first ?? ReceiveOutcome(messageID: messageID, result: .ignored)
         }

@@ -21,9 +21,10 @@ import Synchronization
 /// 6. **Planned key states moved on**: a batch plans with the sender-key states the store held
 ///    when it started; a lane whose device had a lane of another batch run since
 ///    (``LaneGenerations``) drops the planned states and reads the store under its lock.
-/// 7. **Lanes committing at the same time**: their chunks go to one ``ChunkCommitter`` per run,
-///    which merges chunks that wait into the next transaction; a failed transaction fails its
-///    chunks and every later one, unwritten, and the lane that handed them in throws.
+/// 7. **Lanes committing at the same time**, of one batch or of batches of different channels:
+///    their chunks go to the pipeline's one ``ChunkCommitter``, which merges the chunks that wait
+///    into the next transaction; a failed transaction fails its chunks and every later one of
+///    the runs it held, unwritten, and the lanes that handed them in throw; other runs go on.
 /// 8. **Cancellation**: a lane stops between messages; committed chunks stay, the rest is redone
 ///    by the next call (it finds them new, or pending).
 /// 9. **A key that releases another device's rows** (our own device's message settling a DM
@@ -34,13 +35,18 @@ final class ReceiveScheduler: Sendable {
     private let admission = Mutex(PipelineAdmission<CheckedContinuation<Void, Never>>())
     private let generations = LaneGenerations()
     /// Where the time went (``ReceivePhaseTimes``).
-    let clock = PhaseClock()
+    let clock: PhaseClock
     /// The account's protocol-state locks (shared with the sending side).
     let locks: KeyedAsyncLock
+    /// Commits every run's chunks, merging those that wait (race 7).
+    private let committer: ChunkCommitter
 
-    /// A scheduler locking sender devices in `locks`.
-    init(locks: KeyedAsyncLock) {
+    /// A scheduler locking sender devices in `locks` and committing into `store`.
+    init(locks: KeyedAsyncLock, store: KeyStore) {
+        let clock = PhaseClock()
+        self.clock = clock
         self.locks = locks
+        self.committer = ChunkCommitter(store: store, clock: clock)
     }
 
     /// Runs `work` once `claim` is admitted (races 1–4), and ends the claim when it returns or throws.
@@ -53,10 +59,8 @@ final class ReceiveScheduler: Sendable {
     /// The lane generations now, taken before a batch's plan reads the store (race 6).
     func generationSnapshot() -> [String: UInt64] { generations.snapshot() }
 
-    /// A committer for one run of lanes (race 7).
-    func committer(for store: KeyStore) -> ChunkCommitter {
-        ChunkCommitter(store: store, clock: clock)
-    }
+    /// A new run's handle on the committer (race 7); the caller ends it once its lanes are done.
+    func startCommitRun() -> ChunkCommitter.Run { committer.startRun() }
 
     /// Runs each lane on its own task, holding its device's lock (race 5); `lane`'s planned keys
     /// (read under `plannedUnder`) are used by a lane only while no other lane of its device ran

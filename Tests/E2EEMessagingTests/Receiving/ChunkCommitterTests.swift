@@ -1,0 +1,74 @@
+import Dispatch
+import E2EECrypto
+@_spi(StoreInternals) import E2EEKeyStore
+@testable import E2EEMessaging
+import Testing
+
+@Suite("Receive: one chunk committer for every run")
+struct ChunkCommitterTests {
+    @Test("a failed transaction fails the later chunks of its run, unwritten, and no other run's")
+    func failureIsScopedToItsRun() async throws {
+        let store = try KeyStore.inMemory()
+        let committer = ChunkCommitter(store: store)
+        let failing = committer.startRun()
+        let other = committer.startRun()
+        await #expect(throws: KeyStoreError.self) { try await failing.submit([Self.row("a1"), Self.failingWrite("a2")]).value() }
+        // The run's next chunk was decrypted on top of the failed one: it fails without a transaction.
+        await #expect(throws: KeyStoreError.self) { try await failing.submit([Self.row("a3")]).value() }
+        #expect(try await other.submit([Self.row("b1")]).value() == [.stored])
+        failing.end()
+        other.end()
+        #expect(Set(try await store.receivedMessages(ids: ["a1", "a2", "a3", "b1"]).keys) == ["b1"])
+    }
+
+    @Test("chunks of different runs handed in while a commit runs share the next transaction", .timeLimit(.minutes(1)))
+    func runsShareWaitingTransactions() async throws {
+        let store = try KeyStore.inMemory()
+        let committer = ChunkCommitter(store: store)
+        // Hold the store's writer so that the first chunk's commit cannot finish while the
+        // other two are handed in.
+        let started = Signal()
+        let release = DispatchSemaphore(value: 0)
+        let blocker = Task {
+            try await store.write { _ in
+                started.fire()
+                release.wait()
+            }
+        }
+        await started.wait()
+        let first = committer.startRun()
+        let second = committer.startRun()
+        let third = committer.startRun()
+        let firstTicket = first.submit([Self.row("a1")])
+        let secondTicket = second.submit([Self.row("b1")])
+        let thirdTicket = third.submit([Self.failingWrite("c1")])
+        release.signal()
+        try await blocker.value
+        // The second run's chunk is valid; it fails only because it shares the third's transaction.
+        await #expect(throws: KeyStoreError.self) { try await thirdTicket.value() }
+        await #expect(throws: KeyStoreError.self) { try await secondTicket.value() }
+        _ = try? await firstTicket.value()
+        for run in [first, second, third] { run.end() }
+        #expect(try await store.receivedMessages(ids: ["b1", "c1"]).isEmpty)
+        // A new run commits as usual.
+        #expect(try await committer.startRun().submit([Self.row("d1")]).value() == [.stored])
+    }
+
+    /// An undecryptable row `id` (a write without key effects).
+    private static func row(_ id: String) -> ReceiveWrite {
+        ReceiveWrite(action: .outcome(message(id, state: .undecryptable(reason: "malformed"), plaintext: nil)), facts: ReceivedFacts(kind: .message))
+    }
+
+    /// A decryption that consumed a one-time prekey the store never had: the transaction
+    /// holding it fails (``KeyStoreError/missingRecord(_:id:)``).
+    private static func failingWrite(_ id: String) -> ReceiveWrite {
+        let row = message(id, state: .decrypted, plaintext: SecretBytes(copying: Array("text".utf8)))
+        return ReceiveWrite(action: .decrypted(DecryptionCommit(message: row, consumedOneTimePrekeyID: 9_999, processedAt: row.createdAt)),
+                            facts: ReceivedFacts(kind: .message))
+    }
+
+    private static func message(_ id: String, state: TimelineState, plaintext: SecretBytes?) -> TimelineMessage {
+        TimelineMessage(messageID: id, channelID: "channel-1", senderUserID: "user-b", senderDeviceID: "device-b",
+                        createdAt: StoreTime(microseconds: 1_000), contentHash: SHA256.hash(Array(id.utf8)), state: state, plaintext: plaintext)
+    }
+}
