@@ -175,11 +175,7 @@ import E2EECrypto
             return ReceiveOutcome(messageID: messageID, result: .editRefused(.originalNotReadable))
         case .pendingKey, .decrypted, .unencrypted:
             let message = IncomingMessage(editing: stored, content: content, editedAt: time, channel: channel, protocolVersion: protocolVersion)
-            let run = scheduler.startCommitRun()
-            defer { run.end() }
-            let lane = ReceiveLane(processor: processor, events: events, chunkSize: chunkSize, oneTimePrekeysConsumed: oneTimePrekeysConsumed,
-                                   committer: run)
-            let outcomes = try await scheduler.runLanes([[message]], with: lane)
+            let outcomes = try await runLanes([[message]])
             return outcomes.first ?? ReceiveOutcome(messageID: messageID, result: .ignored)
         }
     }
