@@ -92,6 +92,59 @@ import Testing
         #expect(try appliedMigrations(broken.storeURL.path) == Array(StoreSchema.versions.prefix { $0 != "v13" }))
     }
 
+    @Test func v14KeysEveryUsedPayloadIdAndTheRuleHoldsOnTheKey() async throws {
+        let key = StoreKey.random()
+        let dir = try TemporaryDirectory()
+        let sealer = Sealer(key: key)
+        let queue = try DatabaseQueue(path: dir.storeURL.path, configuration: KeyStore.configuration())
+        try StoreSchema.migrator.migrate(queue, upTo: "v13")
+        try await queue.write { db in
+            try StoreMetadata.create(db, source: .raw, salt: nil, parameters: nil, sealer: sealer, now: 1)
+            let timeline = TimelineStore(sealer: sealer)
+            for (id, at) in [("m1", 10), ("m2", 11), ("m3", 12)] {
+                try timeline.storeMessage(Fixtures.message(id, at: Int64(at), plaintext: id), db)
+            }
+            // m1 and m2 used payload ids at v13 (the same id by two users); m3 none.
+            try db.execute(sql: "UPDATE timeline SET sender_user_id = 'user-a', payload_id = 'p-1' WHERE message_id = 'm1'")
+            try db.execute(sql: "UPDATE timeline SET sender_user_id = 'user-b', payload_id = 'p-1' WHERE message_id = 'm2'")
+        }
+        try queue.close()
+
+        let store = try KeyStore.open(at: dir.storeURL, key: key)
+        let keys = try await store.read { db in
+            try Row.fetchAll(db, sql: "SELECT message_id, payload_key FROM timeline ORDER BY message_id").map { row -> Data? in row["payload_key"] }
+        }
+        #expect(keys == [StoreSchema.payloadKey(senderUserID: "user-a", payloadID: "p-1"),
+                         StoreSchema.payloadKey(senderUserID: "user-b", payloadID: "p-1"), nil])
+        let indexes = try await store.read { db in
+            try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'timeline'")
+        }
+        #expect(indexes.contains("timeline_payload_key") && !indexes.contains("timeline_payload_id"))
+        // The rule now holds on the key: user-a's p-1 again is a duplicate of m1, user-c's is not.
+        func row(_ id: String, at micros: Int64, user: String) -> TimelineMessage {
+            var message = Fixtures.message(id, at: micros, plaintext: id)
+            message.senderUserID = user
+            return message
+        }
+        let results = try await store.storeReceiveBatch([
+            ReceiveWrites.decrypted(row("m4", at: 13, user: "user-a"), payloadID: "p-1"),
+            ReceiveWrites.decrypted(row("m5", at: 14, user: "user-c"), payloadID: "p-1"),
+        ])
+        #expect(results == [.duplicateOfPayload("m1"), .stored])
+        try store.close()
+    }
+
+    @Test func thePayloadKeyNamesOnePairAndNeedsBoth() {
+        let key = StoreSchema.payloadKey(senderUserID: "ab", payloadID: "c")
+        #expect(key?.count == StoreSchema.payloadKeyLength)
+        #expect(key == StoreSchema.payloadKey(senderUserID: "ab", payloadID: "c"))
+        // The same characters split differently are another pair.
+        #expect(key != StoreSchema.payloadKey(senderUserID: "a", payloadID: "bc"))
+        #expect(key != StoreSchema.payloadKey(senderUserID: "c", payloadID: "ab"))
+        #expect(StoreSchema.payloadKey(senderUserID: nil, payloadID: "c") == nil)
+        #expect(StoreSchema.payloadKey(senderUserID: "ab", payloadID: nil) == nil)
+    }
+
     @Test func timelinePageQueryUsesTheIndex() async throws {
         let store = try KeyStore.inMemory()
         let plan = try await store.read { db in

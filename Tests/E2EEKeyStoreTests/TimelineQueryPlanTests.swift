@@ -20,11 +20,11 @@ import Testing
         plan.contains { $0 == "SCAN timeline" || $0 == "SCAN t" || $0.hasPrefix("SCAN timeline USING INDEX") || $0.hasPrefix("SCAN t USING INDEX") }
     }
 
-    /// The timeline's indexes since `v13`, each with a product query that seeks it.
+    /// The timeline's indexes since `v14`, each with a product query that seeks it.
     static let indexSeekers: [String: String] = [
         "timeline_page": TimelineStore.pageBeforeSQL,
         "timeline_by_content_prefix": KeyStore.contentLookupSQL,
-        "timeline_payload_id": KeyStore.payloadUseSQL,
+        "timeline_payload_key": KeyStore.payloadUseSQL,
         "timeline_tombstones": KeyStore.tombstoneSQL,
     ]
 
@@ -49,8 +49,8 @@ import Testing
             (TimelineStore.newestPageSQL, "timeline_page"),
             (TimelineStore.byIDSQL, "sqlite_autoindex_timeline_1"),
             (KeyStore.contentLookupSQL, "timeline_by_content_prefix"),
-            (KeyStore.payloadUseSQL, "timeline_payload_id"),
-            (KeyStore.tombstoneTargetSQL, "timeline_payload_id"),
+            (KeyStore.payloadUseSQL, "timeline_payload_key"),
+            (KeyStore.tombstoneTargetSQL, "timeline_payload_key"),
             (KeyStore.tombstoneSQL, "timeline_tombstones"),
             // The partial index holds tombstones only: scanning it is one probe.
             (KeyStore.anyTombstoneSQL, "timeline_tombstones"),

