@@ -79,7 +79,10 @@ if delta:
 
 # The per-sample lines: ingest wall and CPU, the floor's phases, ingest ÷ floor.
 pattern = re.compile(r"ingest sample: ([\d.]+) s \(CPU ([\d.]+) s user, ([\d.]+) s system\).*floor ([\d.]+) s "
-                     r"\(parse ([\d.]+) s, crypto on (\d+) cores ([\d.]+) s, insert ([\d.]+) s\)")
+                     r"\(parse ([\d.]+) s, crypto on (\d+) cores ([\d.]+) s, insert ([\d.]+) s[;)]")
+# The reference beside the floor (IndexedInsertReference.swift): the floor's insert into the
+# store's timeline indexes, at the floor's transaction size and at the ingest's mean one.
+indexed_pattern = re.compile(r"with the store's timeline indexes ([\d.]+) s at (\d+) rows a transaction, ([\d.]+) s at (\d+)\)")
 lines = []
 log = os.path.join(sys.argv[1], "samples.log")
 if os.path.exists(log):
@@ -106,6 +109,17 @@ if lines:
     print(f"| **ingest ÷ floor** (per sample) | **{median(ratios):.2f}** | {ratios[0]:.2f}–{ratios[-1]:.2f} |")
     print(f"| ingest CPU per stored row (user + system) | {median(cpu) / stored * 1e6:.0f} µs | {cpu[0] / stored * 1e6:.0f}–{cpu[-1] / stored * 1e6:.0f} µs |")
     print(f"| cores busy during ingest (CPU ÷ wall) | {median([r[1] + r[2] for r in rows]) / median(ingest):.2f} | |")
+    with open(log) as f:
+        indexed = [(m, r) for m, r in zip(map(indexed_pattern.search, (l for l in f if pattern.search(l))), rows) if m]
+    if indexed:
+        large = sorted(float(m.group(1)) for m, _ in indexed)
+        small = sorted(float(m.group(3)) for m, _ in indexed)
+        # The floor with its insert replaced by the indexed one at the ingest's transaction size.
+        indexed_ratios = sorted((r[3] - r[7] + float(m.group(3))) / r[0] for m, r in indexed)
+        big, few = indexed[0][0].group(2), indexed[0][0].group(4)
+        print(f"| reference (not the floor): its insert with the store's timeline indexes, {int(big):,} rows a transaction | {median(large):.2f} s | {large[0]:.2f}–{large[-1]:.2f} s |")
+        print(f"| the same, {few} rows a transaction | {median(small):.2f} s | {small[0]:.2f}–{small[-1]:.2f} s |")
+        print(f"| ingest ÷ (floor with that indexed insert of {few} rows a transaction) | {median(indexed_ratios):.2f} | {indexed_ratios[0]:.2f}–{indexed_ratios[-1]:.2f} |")
     frames = []
     with open(log) as f:
         for m in map(re.compile(r"frames \((\d+)\) ([\d.]+) s").search, f):

@@ -66,6 +66,12 @@ enum IngestMetrics {
     }
 }
 
+/// The sample line's words for the indexed reference (``IndexedInsertReference``).
+private func indexedReference(_ timing: IndexedInsertReference.Timing) -> String {
+    "; with the store's timeline indexes \(seconds(timing.large)) s at \(IndexedInsertReference.largeTransaction) rows a transaction, "
+        + "\(seconds(timing.small)) s at \(IndexedInsertReference.smallTransaction)"
+}
+
 func registerIngestBenchmark() {
     let input = Carried<IngestInput?>(nil)
     Benchmark("Ingest 100000 messages", closure: { benchmark async throws in
@@ -103,6 +109,8 @@ func registerIngestBenchmark() {
             throw error
         }
         await device.remove()
+        // Outside the measurement and after it, so that its writes do not slow the ingest.
+        let indexed = IndexedInsertReference.isWanted ? try IndexedInsertReference.run(input.floor.rows) : nil
         benchmark.measurement(IngestMetrics.restTime, Int(tally.restTime / .microseconds(1)))
         benchmark.measurement(IngestMetrics.frameTime, Int(tally.frameTime / .microseconds(1)))
         benchmark.measurement(IngestMetrics.cpuTime, Int((cpu.user + cpu.system) / .microseconds(1)))
@@ -111,7 +119,7 @@ func registerIngestBenchmark() {
                 + "frames (\(tally.frameCalls)) \(seconds(tally.frameTime)) s; \(tally.decrypted) decrypted, \(tally.keyDistributions) SKDs, "
                 + "\(tally.duplicates) duplicates, \(tally.pending) pending on the way; \(events) events; "
                 + "floor \(seconds(floor.total)) s (parse \(seconds(floor.parse)) s, crypto on \(IngestMetrics.cores) cores \(seconds(floor.crypto)) s, "
-                + "insert \(seconds(floor.insert)) s), "
+                + "insert \(seconds(floor.insert)) s\(indexed.map(indexedReference) ?? "")), "
                 + "ratio \(String(format: "%.2f", ratio(floor.total, benchmarkWall))); phases summed over \(phases.batches) batches: "
                 + "plan \(seconds(phases.plan)) s, prepare \(seconds(phases.prepare)) s, lanes \(seconds(phases.lanes)) s (commits \(seconds(phases.commit)) s)")
     }, setup: {
