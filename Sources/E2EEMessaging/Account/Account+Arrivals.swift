@@ -12,8 +12,8 @@ extension Account {
     /// - Throws: key store errors, the outbox's errors (never for bad input).
     func admit(_ messages: [ServerMessage], channel: ReceivingChannel) async throws -> [ReceiveOutcome] {
         guard !messages.isEmpty else { return [] }
-        try await noteOwnEchoes(messages)
+        let ownEchoes = try await noteOwnEchoes(messages)
         try await detectRollback(in: messages, channelID: channel.id)
-        return try await pipeline.ingest(messages, channel: channel)
+        return try await pipeline.ingest(messages, channel: channel, ownEchoes: ownEchoes)
     }
 }

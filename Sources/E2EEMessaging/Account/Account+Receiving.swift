@@ -38,11 +38,15 @@ extension Account {
     /// the timeline already holds them since the 201, so the receive side's dedupe would skip
     /// them; the outbox looks at each one first.
     /// Ours means our user *and* our device (T19): a copy someone else re-posts claiming our
-    /// device id is not ours.
-    func noteOwnEchoes(_ messages: [ServerMessage]) async throws {
+    /// device id is not ours. This is the only place echoes are matched: the receive pipeline
+    /// is told the ids the outbox recognised.
+    /// - Returns: the ids the outbox recognised as messages this device sent.
+    func noteOwnEchoes(_ messages: [ServerMessage]) async throws -> Set<MessageID> {
+        var recognised: Set<MessageID> = []
         for message in messages where message.isFrom(userID: userID, deviceID: deviceID) {
-            _ = try await outbox.ownMessageSeen(message)
+            if try await outbox.ownMessageSeen(message) { recognised.insert(message.id) }
         }
+        return recognised
     }
 
     /// Loads a channel's history older than the store holds, for an app scrolling up: pages

@@ -145,7 +145,7 @@ public actor Account {
         self.keys = KeyMaintenance(store: store, api: server, deviceID: device.deviceID, identity: device.identity, random: random,
                                    now: configuration.now)
         let consumed = ConsumedPrekeysRelay()
-        let pipeline = ReceivePipeline(store: store, device: device, listedIdentities: directory, ownMessages: outbox, events: events,
+        let pipeline = ReceivePipeline(store: store, device: device, listedIdentities: directory, events: events,
                                        clock: configuration.now, random: random, oneTimePrekeysConsumed: { _ in consumed.fire() },
                                        locks: locks)
         self.pipeline = pipeline

@@ -27,8 +27,9 @@ struct IncomingMessage: Sendable {
     var createdAt: StoreTime
     var editedAt: StoreTime?
     var mode: Mode
-    /// The posted message, for the own-message hand-off.
-    var source: ServerMessage?
+    /// A posted message the outbox recognised as this device's own (socket echo or REST
+    /// page): the account's one way in asked it before the batch (``Account``'s `admit`).
+    var isOwnEcho: Bool
     /// An earlier message of the same batch has the same envelope bytes (the lane decides
     /// whether this one is its duplicate).
     var hasEarlierCopy = false
@@ -48,7 +49,7 @@ struct IncomingMessage: Sendable {
 
     init(id: String, channelID: ChannelID, channelEncryption: ChannelEncryptionType, senderUserID: UserID?, senderDeviceID: DeviceID?,
          content: String, contentType: String, protocolVersion: Int, createdAt: StoreTime, editedAt: StoreTime?, mode: Mode,
-         source: ServerMessage?) {
+         isOwnEcho: Bool) {
         self.id = id
         self.channelID = channelID
         self.channelEncryption = channelEncryption
@@ -60,7 +61,7 @@ struct IncomingMessage: Sendable {
         self.createdAt = createdAt
         self.editedAt = editedAt
         self.mode = mode
-        self.source = source
+        self.isOwnEcho = isOwnEcho
         self.contentHash = SHA256.hash(Array(content.utf8))
         self.digest = ContentDigest(contentHash)
         let header = EnvelopeSniffer.header(of: content)
@@ -69,12 +70,12 @@ struct IncomingMessage: Sendable {
     }
 
     /// A posted message (a missing `protocol_version` counts as 1, a missing `content_type` as
-    /// none of ours).
-    init(posted message: ServerMessage, channel: ReceivingChannel, mode: Mode = .new) {
+    /// none of ours); `isOwnEcho` when the outbox recognised it as ours.
+    init(posted message: ServerMessage, channel: ReceivingChannel, mode: Mode = .new, isOwnEcho: Bool = false) {
         self.init(id: message.id.rawValue, channelID: message.channelID, channelEncryption: channel.encryption, senderUserID: message.senderID,
                   senderDeviceID: message.senderDeviceID, content: message.content, contentType: message.contentType ?? "",
                   protocolVersion: message.protocolVersion ?? 1, createdAt: StoreTime(microseconds: message.createdAt.microseconds),
-                  editedAt: message.editedAt.map { StoreTime(microseconds: $0.microseconds) }, mode: mode, source: message)
+                  editedAt: message.editedAt.map { StoreTime(microseconds: $0.microseconds) }, mode: mode, isOwnEcho: isOwnEcho)
     }
 
     /// A pending row to re-drive: the content was checked against its channel when it was
@@ -84,7 +85,7 @@ struct IncomingMessage: Sendable {
         self.init(id: row.pending.messageID, channelID: ChannelID(stored: row.pending.channelID), channelEncryption: kind.channelEncryption,
                   senderUserID: row.senderUserID.map { UserID(stored: $0) }, senderDeviceID: row.pending.senderDeviceID.map { DeviceID(stored: $0) }, content: row.pending.content,
                   contentType: kind.contentType, protocolVersion: 2, createdAt: row.createdAt, editedAt: row.editedAt,
-                  mode: .existingPending, source: nil)
+                  mode: .existingPending, isOwnEcho: false)
     }
 
     /// The new content of a stored message (`message.edit`, or a REST row whose content changed).
@@ -94,7 +95,7 @@ struct IncomingMessage: Sendable {
         self.init(id: original.message.messageID, channelID: ChannelID(stored: original.message.channelID), channelEncryption: channel.encryption,
                   senderUserID: original.message.senderUserID.map { UserID(stored: $0) }, senderDeviceID: original.message.senderDeviceID.map { DeviceID(stored: $0) }, content: content,
                   contentType: contentType, protocolVersion: protocolVersion, createdAt: original.message.createdAt, editedAt: editedAt,
-                  mode: mode, source: nil)
+                  mode: mode, isOwnEcho: false)
     }
 
     /// The timeline row this message starts from (state and plaintext are set by the outcome).

@@ -3,39 +3,39 @@ import E2EECrypto
 
 /// Turns one message into exactly one outcome and the write that stores it (docs/spec/protocol.md §2–§6,
 /// docs/spec/sync.md 3 and 8). It reads keys through the lane's state and never writes: the lane commits
-/// the writes of a chunk in one transaction. Bad input is an outcome; only store errors (and
-/// the outbox's, from ``OwnMessageObserving``) are thrown.
+/// the writes of a chunk in one transaction. Bad input is an outcome; only store errors are
+/// thrown. A message claiming this device is never decrypted (our own envelopes are not
+/// addressed to us): it is `own` when the outbox recognised it before the batch
+/// (``IncomingMessage/isOwnEcho``), refused otherwise.
 struct MessageProcessor: Sendable {
     let store: KeyStore
     let device: LocalDevice
     let listedIdentities: any ListedIdentityProviding
-    let ownMessages: any OwnMessageObserving
     let clock: @Sendable () -> StoreTime
     let random: any RandomSource
     /// Our device id as a wire UUID (nil if the account's id is not a lower-case UUID: then
     /// no entry can be ours).
     let deviceUUID: WireUUID?
 
-    init(store: KeyStore, device: LocalDevice, listedIdentities: any ListedIdentityProviding, ownMessages: any OwnMessageObserving,
+    init(store: KeyStore, device: LocalDevice, listedIdentities: any ListedIdentityProviding,
          clock: @escaping @Sendable () -> StoreTime, random: any RandomSource) {
         self.store = store
         self.device = device
         self.listedIdentities = listedIdentities
-        self.ownMessages = ownMessages
         self.clock = clock
         self.random = random
         self.deviceUUID = try? WireUUID(text: device.deviceID.rawValue)
     }
 
     /// The outcome of `message`, with what to store.
-    /// - Throws: store errors, and whatever ``OwnMessageObserving/ownMessageSeen(_:)`` throws.
+    /// - Throws: store errors.
     func process(_ message: IncomingMessage, lane: LaneState) async throws -> ProcessingStep {
         let rowKind: TimelineRowKind = message.contentType == EnvelopeKind.senderKeyDistribution.contentType ? .control : .message
         do {
             if !message.isEdit, message.senderDeviceID == device.deviceID {
                 // Another user posting under our device id (a re-posted copy, T19) is refused.
                 guard message.senderUserID == device.userID else { throw ReceiveRefusal(.senderMismatch) }
-                if let source = message.source, try await ownMessages.ownMessageSeen(source) {
+                if message.isOwnEcho {
                     return ProcessingStep(outcome: ReceiveOutcome(messageID: MessageID(stored: message.id), result: .own), write: nil, isNewRow: message.isNew,
                                           isTimelineRow: true, channelID: message.channelID)
                 }

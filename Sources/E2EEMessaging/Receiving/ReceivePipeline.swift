@@ -36,7 +36,6 @@ import E2EECrypto
     ///   - store: the account's key store, where every decryption commits.
     ///   - device: this device's identity and ids.
     ///   - listedIdentities: the identities the server lists, for prekey messages from devices not pinned yet.
-    ///   - ownMessages: the outbox's answer to messages claiming this device.
     ///   - events: where timeline and identity events go, after each commit.
     ///   - chunkSize: decrypted messages per transaction in a lane (at least 1).
     ///   - clock: the current time (prekey grace window, sender-key retention, record times).
@@ -49,36 +48,36 @@ import E2EECrypto
     ///     overlapping batches still need it).
     ///   - listedIdentityLimit: how long one ask for listed identities may take (the lane holds
     ///     its device's lock meanwhile); past it the message waits in the pending queue.
-    public init(store: KeyStore, device: LocalDevice, listedIdentities: any ListedIdentityProviding, ownMessages: any OwnMessageObserving,
+    public init(store: KeyStore, device: LocalDevice, listedIdentities: any ListedIdentityProviding,
                 events: EventBroadcaster, chunkSize: Int = 500, clock: @escaping @Sendable () -> StoreTime = { StoreTime.now() },
                 random: any RandomSource = SystemRandom(), oneTimePrekeysConsumed: (@Sendable ([UInt32]) -> Void)? = nil,
                 locks: KeyedAsyncLock? = nil, listedIdentityLimit: Duration = .seconds(5)) {
         self.scheduler = ReceiveScheduler(locks: locks ?? KeyedAsyncLock(), store: store)
         self.oneTimePrekeysConsumed = oneTimePrekeysConsumed
         let limited = TimeLimitedListedIdentities(base: listedIdentities, limit: listedIdentityLimit)
-        self.processor = MessageProcessor(store: store, device: device, listedIdentities: limited, ownMessages: ownMessages,
-                                          clock: clock, random: random)
+        self.processor = MessageProcessor(store: store, device: device, listedIdentities: limited, clock: clock, random: random)
         self.events = events
         self.chunkSize = max(1, chunkSize)
     }
 
     /// Ingests posted messages of `channel` (a socket event, a REST page, or both merged):
     /// one outcome per message (and per pending row re-driven because of it). Messages of
-    /// another channel are refused without being stored.
-    /// - Throws: store errors, whatever ``OwnMessageObserving/ownMessageSeen(_:)`` throws, or
-    ///   `CancellationError`; never for bad input.
-    public func ingest(_ messages: [ServerMessage], channel: ReceivingChannel) async throws -> [ReceiveOutcome] {
+    /// another channel are refused without being stored. `ownEchoes` are the ids among them the
+    /// outbox recognised as this device's own messages (asked once, before the batch, by the
+    /// account's one way in): a new one is `own`; any other message claiming this device is refused.
+    /// - Throws: store errors, or `CancellationError`; never for bad input.
+    public func ingest(_ messages: [ServerMessage], channel: ReceivingChannel, ownEchoes: Set<MessageID> = []) async throws -> [ReceiveOutcome] {
         try await scheduler.admitted(.batch(channelID: channel.id, messageIDs: Set(messages.map(\.id)))) {
-            try await ingestAdmitted(messages, channel: channel)
+            try await ingestAdmitted(messages, channel: channel, ownEchoes: ownEchoes)
         }
     }
 
-    private func ingestAdmitted(_ messages: [ServerMessage], channel: ReceivingChannel) async throws -> [ReceiveOutcome] {
+    private func ingestAdmitted(_ messages: [ServerMessage], channel: ReceivingChannel, ownEchoes: Set<MessageID>) async throws -> [ReceiveOutcome] {
         let clock = scheduler.clock
         clock.countBatch()
         let plannedUnder = scheduler.generationSnapshot()
         var phaseStarted = ContinuousClock.now
-        let plan = try await ReceivePlan.make(messages, channel: channel, store: processor.store)
+        let plan = try await ReceivePlan.make(messages, channel: channel, ownEchoes: ownEchoes, store: processor.store)
         phaseStarted = clock.lap(since: phaseStarted, phase: .plan)
         for event in plan.refusals { events.publish(event) }
         var outcomes = plan.outcomes

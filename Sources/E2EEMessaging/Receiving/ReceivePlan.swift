@@ -25,9 +25,9 @@ struct ReceivePlan: Sendable {
     var senderKeys: [SenderKeyAddress: ReceiverSenderKey?] = [:]
 
     /// Plans `messages` of `channel` against the store's dedupe set, read in one snapshot with
-    /// the sender keys the batch names.
+    /// the sender keys the batch names; `ownEchoes` are the ids the outbox recognised as ours.
     /// - Throws: store errors.
-    static func make(_ messages: [ServerMessage], channel: ReceivingChannel, store: KeyStore) async throws -> ReceivePlan {
+    static func make(_ messages: [ServerMessage], channel: ReceivingChannel, ownEchoes: Set<MessageID> = [], store: KeyStore) async throws -> ReceivePlan {
         var plan = ReceivePlan()
         var copies: [String: [ServerMessage]] = [:]
         var order: [String] = []
@@ -46,7 +46,7 @@ struct ReceivePlan: Sendable {
             return sorted.isEmpty ? nil : (id, sorted)
         }
         // Each first copy's content hash and header, computed over the cores.
-        let firsts = await ParallelWork.map(sortedCopies.map { $0.copies[0] }) { IncomingMessage(posted: $0, channel: channel) }
+        let firsts = await ParallelWork.map(sortedCopies.map { $0.copies[0] }) { IncomingMessage(posted: $0, channel: channel, isOwnEcho: ownEchoes.contains($0.id)) }
         let entries = zip(sortedCopies, firsts).map { (id: $0.id, copies: $0.copies, first: $1) }
         let envelopes = entries.map(\.first).filter(\.isEnvelope)
         let addresses = Set(envelopes.compactMap { message in

@@ -8,7 +8,7 @@ import E2EEKeyStore
 /// retry resends the stored bytes, never a re-encryption; before resending something the
 /// server may already have (an earlier attempt got no answer), it reconciles by content hash
 /// against the channel's recent messages, and deletes a copy the server stored twice.
-actor OutboxSender: OwnMessageObserving {
+actor OutboxSender {
     let store: KeyStore
     private let api: any ChatServerAPI
     private let device: LocalDevice
@@ -268,7 +268,9 @@ actor OutboxSender: OwnMessageObserving {
                                             contentHash: contentHash)
     }
 
-    /// See ``OwnMessageObserving/ownMessageSeen(_:)``.
+    /// A message with our `sender_device_id` was seen (socket echo or REST page). Returns
+    /// `true` when the outbox recognises it (by server id or, after an unknown POST outcome, by
+    /// content hash) and has recorded it as delivered; `false` means this device never sent it.
     func ownMessageSeen(_ message: ServerMessage) async throws -> Bool {
         // Another user's message claiming our device id is never ours (T19): nothing to
         // record, and no "duplicate" of ours to delete.

@@ -37,24 +37,6 @@ final class FakeListedIdentities: ListedIdentityProviding, @unchecked Sendable {
     }
 }
 
-/// The outbox's side for messages claiming our device: the ids it knows as sent.
-final class FakeOwnMessages: OwnMessageObserving, @unchecked Sendable {
-    private let lock = NSLock()
-    private var sent: Set<String> = []
-    private var seen: [String] = []
-
-    func markSent(_ id: String) { _ = lock.withLock { sent.insert(id) } }
-
-    var seenIDs: [String] { lock.withLock { seen } }
-
-    func ownMessageSeen(_ message: ServerMessage) async throws -> Bool {
-        lock.withLock {
-            seen.append(message.id.rawValue)
-            return sent.contains(message.id.rawValue)
-        }
-    }
-}
-
 /// A one-shot signal a test can wait on (no sleeps). Once fired (or cancelled) it stays open.
 final class Signal: @unchecked Sendable {
     private let lock = NSLock()

@@ -12,7 +12,6 @@ struct ReceiveHarness {
     let broadcaster: EventBroadcaster
     let events: AsyncStream<AccountEvent>
     let listed: FakeListedIdentities
-    let own: FakeOwnMessages
     let consumed: ConsumedPrekeys
     let clock: TestClock
     let reader: TimelineReader
@@ -25,13 +24,12 @@ struct ReceiveHarness {
         let local: LocalAccount
         if let account { local = account } else { local = try await LocalAccount.make(store: store, now: clock.now) }
         let broadcaster = EventBroadcaster()
-        let own = FakeOwnMessages()
         let consumed = ConsumedPrekeys()
-        let pipeline = ReceivePipeline(store: store, device: local.device, listedIdentities: listed, ownMessages: own, events: broadcaster,
+        let pipeline = ReceivePipeline(store: store, device: local.device, listedIdentities: listed, events: broadcaster,
                                        chunkSize: chunkSize, clock: clock.closure, random: random,
                                        oneTimePrekeysConsumed: consumed.callback, locks: locks, listedIdentityLimit: listedIdentityLimit)
         return ReceiveHarness(store: store, account: local, pipeline: pipeline, broadcaster: broadcaster, events: broadcaster.events(),
-                              listed: listed, own: own, consumed: consumed, clock: clock, reader: TimelineReader(store: store))
+                              listed: listed, consumed: consumed, clock: clock, reader: TimelineReader(store: store))
     }
 
     var deviceID: String { account.device.deviceID.rawValue }
@@ -44,10 +42,11 @@ struct ReceiveHarness {
         return peer
     }
 
-    /// Ingests and returns the outcomes by message id (each id must have one outcome).
-    func ingest(_ messages: [ServerMessage], _ channel: ReceivingChannel) async throws -> [MessageID: ReceiveOutcome.Result] {
+    /// Ingests (`ownEchoes`: the ids the outbox recognised as ours) and returns the outcomes by
+    /// message id (each id must have one outcome).
+    func ingest(_ messages: [ServerMessage], _ channel: ReceivingChannel, ownEchoes: Set<MessageID> = []) async throws -> [MessageID: ReceiveOutcome.Result] {
         var byID: [MessageID: ReceiveOutcome.Result] = [:]
-        for outcome in try await pipeline.ingest(messages, channel: channel) { byID[outcome.messageID] = outcome.result }
+        for outcome in try await pipeline.ingest(messages, channel: channel, ownEchoes: ownEchoes) { byID[outcome.messageID] = outcome.result }
         return byID
     }
 
