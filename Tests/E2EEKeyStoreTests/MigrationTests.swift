@@ -134,6 +134,38 @@ import Testing
         try store.close()
     }
 
+    @Test func v14KeysAStoreLargerThanOneMigrationPage() async throws {
+        let key = StoreKey.random()
+        let dir = try TemporaryDirectory()
+        let sealer = Sealer(key: key)
+        let rows = StoreSchema.migrationPageSize * 2 + 500
+        let queue = try DatabaseQueue(path: dir.storeURL.path, configuration: KeyStore.configuration())
+        try StoreSchema.migrator.migrate(queue, upTo: "v13")
+        try await queue.write { db in
+            try StoreMetadata.create(db, source: .raw, salt: nil, parameters: nil, sealer: sealer, now: 1)
+            for index in 0..<rows {
+                // Every third row has no payload id, and one sender user is missing: no key for those.
+                try db.execute(sql: """
+                    INSERT INTO timeline (message_id, channel_id, sender_user_id, created_at, content_hash, state, failure_reason, payload_id)
+                    VALUES (?, 'c', ?, ?, ?, 'undecryptable', 'test', ?)
+                    """, arguments: ["m\(index)", index == 7 ? nil : "user-\(index % 5)", index, Data(Fixtures.hash("m\(index)")),
+                                    index % 3 == 0 ? nil : "p-\(index)"])
+            }
+        }
+        try queue.close()
+
+        let store = try KeyStore.open(at: dir.storeURL, key: key)
+        let stored = try await store.read { db in
+            try Row.fetchAll(db, sql: "SELECT sender_user_id, payload_id, payload_key FROM timeline").map { row in
+                (user: row["sender_user_id"] as String?, payload: row["payload_id"] as String?, key: row["payload_key"] as Data?)
+            }
+        }
+        #expect(stored.count == rows)
+        #expect(stored.allSatisfy { $0.key == StoreSchema.payloadKey(senderUserID: $0.user, payloadID: $0.payload) })
+        #expect(stored.filter { $0.key != nil }.count == (0..<rows).filter { $0 % 3 != 0 && $0 != 7 }.count)
+        try store.close()
+    }
+
     @Test func thePayloadKeyNamesOnePairAndNeedsBoth() {
         let key = StoreSchema.payloadKey(senderUserID: "ab", payloadID: "c")
         #expect(key?.count == StoreSchema.payloadKeyLength)

@@ -65,7 +65,6 @@ extension KeyStore {
         SELECT message_id FROM timeline WHERE payload_key = ? AND sender_user_id = ? AND payload_id = ? AND message_id != ?
         """
 
-
     /// What every write of one batch shares.
     private struct BatchFacts {
         /// Whether any pending row exists (else no write needs to remove one).

@@ -15,23 +15,38 @@ extension StoreSchema {
     ///
     /// Every write that sets `payload_id` sets `payload_key` from the same pair, and a query by
     /// the pair seeks the key and checks both columns. The migration computes the key of every
-    /// row that has both, inside the migrator's transaction: a failure leaves the file at `v13`.
+    /// row that has both, ``migrationPageSize`` rows at a time in rowid order (a large store is
+    /// never read into memory at once), inside the migrator's transaction: a failure leaves the
+    /// file at `v13`.
+    /// - Throws: ``KeyStoreError/corruptColumn(table:column:)`` for a pair that is not text,
+    ///   GRDB's `DatabaseError`.
     static func keyPayloadUses(_ db: Database) throws {
         try db.execute(sql: "ALTER TABLE timeline ADD COLUMN payload_key BLOB CHECK (payload_key IS NULL OR length(payload_key) = 16)")
-        let rows = try Row.fetchAll(db, sql: """
-            SELECT message_id, sender_user_id, payload_id FROM timeline WHERE sender_user_id IS NOT NULL AND payload_id IS NOT NULL
+        let page = try db.makeStatement(sql: """
+            SELECT rowid, sender_user_id, payload_id FROM timeline
+            WHERE rowid > ? AND sender_user_id IS NOT NULL AND payload_id IS NOT NULL ORDER BY rowid LIMIT ?
             """)
-        let update = try db.makeStatement(sql: "UPDATE timeline SET payload_key = ? WHERE message_id = ?")
-        for row in rows {
-            let messageID: String = row["message_id"]
-            let key = payloadKey(senderUserID: row["sender_user_id"], payloadID: row["payload_id"])
-            try update.execute(arguments: [key, messageID])
+        let update = try db.makeStatement(sql: "UPDATE timeline SET payload_key = ? WHERE rowid = ?")
+        var after: Int64 = .min
+        while true {
+            let rows = try Row.fetchAll(page, arguments: [after, migrationPageSize])
+            for row in rows {
+                let rowID: Int64 = try row.decode("rowid", table: "timeline")
+                let user: String = try row.decode("sender_user_id", table: "timeline")
+                let payloadID: String = try row.decode("payload_id", table: "timeline")
+                try update.execute(arguments: [payloadKey(senderUserID: user, payloadID: payloadID), rowID])
+                after = rowID
+            }
+            if rows.count < migrationPageSize { break }
         }
         try db.execute(sql: """
             DROP INDEX timeline_payload_id;
             CREATE UNIQUE INDEX timeline_payload_key ON timeline(payload_key) WHERE payload_key IS NOT NULL;
             """)
     }
+
+    /// Rows the `v14` migration reads at a time.
+    static let migrationPageSize = 1_000
 
     /// Bytes of ``payloadKey(senderUserID:payloadID:)``.
     static let payloadKeyLength = 16
