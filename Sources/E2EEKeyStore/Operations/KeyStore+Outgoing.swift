@@ -72,15 +72,11 @@ extension KeyStore {
                                 createdAt: createdAt, contentHash: message.contentHash, state: .decrypted, plaintext: message.plaintext, isOwn: true), db)
             try pendingStore.removePending(messageID: serverMessageID, db)
             guard let payload = try? MessagePayload(json: message.plaintext) else { return .message }
-            guard payload.isControl else {
-                try db.run("UPDATE OR IGNORE timeline SET payload_id = ?, payload_key = ? WHERE message_id = ?",
-                           [payload.id.text, StoreSchema.payloadKey(senderUserID: senderUserID, payloadID: payload.id.text), serverMessageID])
-                return .message
-            }
-            try db.run("UPDATE timeline SET kind = 'control', plaintext = NULL, delete_of = ? WHERE message_id = ?",
-                       [payload.deleteOf?.text, serverMessageID])
             try db.run("UPDATE OR IGNORE timeline SET payload_id = ?, payload_key = ? WHERE message_id = ?",
                        [payload.id.text, StoreSchema.payloadKey(senderUserID: senderUserID, payloadID: payload.id.text), serverMessageID])
+            guard payload.isControl else { return .message }
+            try db.run("UPDATE timeline SET kind = 'control', plaintext = NULL, delete_of = ? WHERE message_id = ?",
+                       [payload.deleteOf?.text, serverMessageID])
             guard let deleteOf = payload.deleteOf, let senderUserID,
                   let erased = try tombstoneTarget(channelID: message.channelID, senderUserID: senderUserID, payloadID: deleteOf.text, db) else {
                 return .control(erased: nil)
