@@ -44,6 +44,16 @@ struct FloorRows: Sendable {
         let channelID: String
         let senderDeviceID: String
         let createdAt: Int64
+
+        /// Bytes of what the store keeps of the row, which the floor seals: the group message's
+        /// plaintext, a DM's payload, or an SKD's new receiving sender-key state (64 bytes).
+        var keptLength: Int {
+            switch kind {
+            case .group: ciphertext.count - FloorRows.tagLength
+            case .direct: payload.count - FloorRows.tagLength
+            case .distribution: 64
+            }
+        }
     }
 
     /// HKDF info and output length the floor derives with (a 32-byte key and a 12-byte nonce).

@@ -39,7 +39,7 @@ enum IndexedInsertReference {
     /// - Throws: GRDB's errors.
     static func run(_ rows: [FloorRows.Row]) throws -> Timing {
         let sealed = rows.map { row in
-            var bytes = Data(count: sealedLength(row))
+            var bytes = Data(count: 12 + row.keptLength + FloorRows.tagLength)  // nonce, what is kept, tag
             bytes.withUnsafeMutableBytes { randombytes_buf($0.baseAddress!, $0.count) }
             return bytes
         }
@@ -48,16 +48,6 @@ enum IndexedInsertReference {
         }
         return Timing(large: try insert(rows, sealed: sealed, keys: keys, perTransaction: largeTransaction),
                       small: try insert(rows, sealed: sealed, keys: keys, perTransaction: smallTransaction))
-    }
-
-    /// The length of the floor's sealed bytes for `row`: nonce, what the store keeps, tag.
-    private static func sealedLength(_ row: FloorRows.Row) -> Int {
-        let kept = switch row.kind {
-        case .group: row.ciphertext.count - FloorRows.tagLength
-        case .direct: row.payload.count - FloorRows.tagLength
-        case .distribution: 64
-        }
-        return 12 + kept + FloorRows.tagLength
     }
 
     private static func insert(_ rows: [FloorRows.Row], sealed: [Data], keys: [(content: Data, payload: Data)], perTransaction: Int) throws -> Duration {

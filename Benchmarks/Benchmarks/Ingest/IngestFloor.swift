@@ -138,9 +138,8 @@ enum IngestFloor {
         guard row.ciphertext.count - FloorRows.tagLength <= Scratch.plaintextCapacity,
               crypto_aead_aes256gcm_decrypt(scratch.plaintext, nil, nil, row.ciphertext, UInt64(row.ciphertext.count), row.associatedData,
                                             UInt64(row.associatedData.count), scratch.derived + 32, scratch.derived) == 0 else { return nil }
-        var keptLength = row.ciphertext.count - FloorRows.tagLength
         switch row.kind {
-        case .group:
+        case .group, .distribution:
             break
         case .direct:
             // The key commitment (an HMAC under the payload key), then the payload.
@@ -150,11 +149,8 @@ enum IngestFloor {
             guard row.payload.count - FloorRows.tagLength <= Scratch.plaintextCapacity,
                   crypto_aead_aes256gcm_decrypt(scratch.plaintext, nil, nil, row.payload, UInt64(row.payload.count), nil, 0,
                                                 scratch.payloadKey + 32, scratch.payloadKey) == 0 else { return nil }
-            keptLength = row.payload.count - FloorRows.tagLength
-        case .distribution:
-            keptLength = 64  // the new receiving sender-key state
         }
-        return seal(scratch.plaintext, count: keptLength, storeKey: storeKey, rowID: row.messageID)
+        return seal(scratch.plaintext, count: row.keptLength, storeKey: storeKey, rowID: row.messageID)
     }
 
     /// The store's sealing: a fresh nonce, then AES-256-GCM under `storeKey` with the row's place
