@@ -147,6 +147,27 @@ import Testing
         #expect(try await store.receivedTimelinePage(channelID: "channel-1").map(\.message.state) == [.deleted, .deleted])
     }
 
+    /// Lookups run statements of a few widths (a frame's single id, a few, a page's 50): every
+    /// count on and around those widths finds exactly the stored ids and hashes asked for.
+    @Test func lookupsOfEveryWidthFindExactlyTheStoredRows() async throws {
+        let store = try KeyStore.inMemory()
+        let stored = (0..<120).map { index in
+            var message = Fixtures.message("m\(index)", at: Int64(index), plaintext: "text \(index)")
+            message.contentHash = Fixtures.hash("envelope \(index)")
+            return message
+        }
+        _ = try await store.storeReceiveBatch(stored.map { ReceiveWrite(action: .decrypted(DecryptionCommit(message: $0)), facts: ReceivedFacts(kind: .message)) })
+        for count in [1, 2, 7, 8, 9, 49, 50, 51, 100, 101] {
+            // Every other id asked for is stored; the rest are unknown.
+            let ids = (0..<count).map { $0.isMultiple(of: 2) ? "m\($0)" : "unknown-\($0)" }
+            let expected = Set(ids.filter { $0.hasPrefix("m") })
+            #expect(Set(try await store.receivedMessages(ids: ids).keys) == expected, "\(count) ids")
+            let hashes = (0..<count).map { Fixtures.hash($0.isMultiple(of: 2) ? "envelope \($0)" : "unknown \($0)") }
+            let found = try await store.firstMessageIDs(channelID: "channel-1", contentHashes: hashes)
+            #expect(Set(found.values) == expected, "\(count) hashes")
+        }
+    }
+
     @Test func contentHashLookupFindsTheFirstReadableCopy() async throws {
         let store = try KeyStore.inMemory()
         var refused = Fixtures.message("m0", at: 0, state: .undecryptable(reason: "sender_mismatch"))

@@ -16,9 +16,9 @@ extension KeyStore {
 
     func receivedMessages(ids: [String], _ db: Database) throws -> [String: ReceivedMessage] {
         var found: [String: ReceivedMessage] = [:]
-        let statement = try db.cachedStatement(sql: "SELECT \(Self.receivedColumns) FROM timeline WHERE message_id IN (\(Self.lookupMarks))")
         for chunk in Self.lookupChunks(ids) {
-            for row in try Row.fetchAll(statement, arguments: StatementArguments(chunk)) {
+            let statement = try db.cachedStatement(sql: Self.receivedLookupSQLs[chunk.width])
+            for row in try Row.fetchAll(statement, arguments: StatementArguments(chunk.values)) {
                 let message = try decodeReceived(row, openPlaintext: false)
                 found[message.message.messageID] = message
             }
@@ -26,20 +26,32 @@ extension KeyStore {
         return found
     }
 
-    /// Values per lookup statement: every lookup of a batch runs one cached statement with this
-    /// many placeholders, the last chunk padded with NULLs (which match nothing), instead of
-    /// preparing a statement for each list length.
-    static let lookupWidth = 50
-    static let lookupMarks = Array(repeating: "?", count: lookupWidth).joined(separator: ",")
+    /// Values per lookup statement: a lookup runs cached statements with one of these many
+    /// placeholders, each chunk padded with NULLs (which match nothing) to the smallest that
+    /// holds it, instead of preparing a statement for each list length. The narrow ones are for
+    /// a socket frame's single message (binding and skipping 49 NULLs cost it more than the
+    /// seek itself).
+    static let lookupWidths = [1, 8, 50]
+    /// The widest lookup statement's placeholders.
+    static var lookupWidth: Int { lookupWidths[lookupWidths.count - 1] }
 
-    /// `values` in chunks of ``lookupWidth``, the last one padded with NULLs.
-    static func lookupChunks(_ values: [some DatabaseValueConvertible]) -> [[(any DatabaseValueConvertible)?]] {
+    /// `values` in chunks of ``lookupWidth``, each padded with NULLs to the smallest of
+    /// ``lookupWidths`` that holds it; `width` is that width's position in ``lookupWidths``.
+    static func lookupChunks(_ values: [some DatabaseValueConvertible]) -> [(width: Int, values: [(any DatabaseValueConvertible)?])] {
         stride(from: 0, to: values.count, by: lookupWidth).map { start in
             var chunk: [(any DatabaseValueConvertible)?] = values[start..<min(start + lookupWidth, values.count)].map { $0 }
-            chunk += Array(repeating: nil, count: lookupWidth - chunk.count)
-            return chunk
+            let width = lookupWidths.firstIndex { $0 >= chunk.count } ?? lookupWidths.count - 1
+            chunk += Array(repeating: nil, count: lookupWidths[width] - chunk.count)
+            return (width, chunk)
         }
     }
+
+    /// `width` placeholders, comma-separated.
+    private static func marks(_ width: Int) -> String { Array(repeating: "?", count: width).joined(separator: ",") }
+
+    /// The dedupe lookup by server id, one per width of ``lookupWidths``, in that order (built
+    /// once: a lookup only picks one).
+    static let receivedLookupSQLs = lookupWidths.map { "SELECT \(receivedColumns) FROM timeline WHERE message_id IN (\(marks($0)))" }
 
     /// For each of `contentHashes` already stored in `channelID` (not as a duplicate, and not
     /// refused: a refusal may come from forged metadata around genuine bytes), the first
@@ -55,19 +67,27 @@ extension KeyStore {
     /// instead (it cannot tell how selective a prefix is), and only rows whose whole hash was
     /// asked for count. No ORDER BY (with one, SQLite walks the channel's page index): the
     /// first copy is picked in Swift.
-    static let contentLookupSQL = """
+    static let contentLookupSQL = contentLookupSQL(width: lookupWidth)
+
+    /// ``contentLookupSQL`` per width of ``lookupWidths``, in that order.
+    static let contentLookupSQLs = lookupWidths.map(contentLookupSQL(width:))
+
+    /// ``contentLookupSQL`` with `width` placeholders for prefixes.
+    static func contentLookupSQL(width: Int) -> String {
+        """
         SELECT content_hash, message_id, created_at FROM timeline
-        WHERE \(StoreSchema.contentPrefixExpression) IN (\(lookupMarks))
+        WHERE \(StoreSchema.contentPrefixExpression) IN (\(marks(width)))
           AND +channel_id = ? AND kind != 'duplicate' AND state != 'undecryptable'
         """
+    }
 
     func firstMessageIDs(channelID: String, contentHashes: [[UInt8]], _ db: Database) throws -> [[UInt8]: String] {
         let asked = Set(contentHashes)
         var found: [[UInt8]: (createdAt: Int64, id: String)] = [:]
-        let statement = try db.cachedStatement(sql: Self.contentLookupSQL)
         let prefixes = Array(Set(contentHashes.map { Data($0.prefix(StoreSchema.contentPrefixLength)) }))
         for chunk in Self.lookupChunks(prefixes) {
-            for row in try Row.fetchAll(statement, arguments: StatementArguments(chunk + [channelID])) {
+            let statement = try db.cachedStatement(sql: Self.contentLookupSQLs[chunk.width])
+            for row in try Row.fetchAll(statement, arguments: StatementArguments(chunk.values + [channelID])) {
                 let hash: Data = try row.decode("content_hash", table: TimelineStore.table)
                 let key = [UInt8](hash)
                 guard asked.contains(key) else { continue }

@@ -62,9 +62,9 @@ final class ReceiveScheduler: Sendable {
     /// A new run's handle on the committer (race 7); the caller ends it once its lanes are done.
     func startCommitRun() -> ChunkCommitter.Run { committer.startRun() }
 
-    /// Runs each lane on its own task, holding its device's lock (race 5); `lane`'s planned keys
-    /// (read under `plannedUnder`) are used by a lane only while no other lane of its device ran
-    /// since (race 6). Pending rows of another device that a lane released (race 9) run next,
+    /// Runs each lane on its own task (a single lane in the caller's), holding its device's lock
+    /// (race 5); `lane`'s planned keys (read under `plannedUnder`) are used by a lane only while
+    /// no other lane of its device ran since (race 6). Pending rows of another device that a lane released (race 9) run next,
     /// in lanes of their own devices, for at most ``handOverRounds`` rounds (what is left stays
     /// pending for the next re-drive). Returns every lane's outcomes.
     /// - Throws: the first lane's error (store errors, cancellation); the other lanes finish first.
@@ -74,13 +74,21 @@ final class ReceiveScheduler: Sendable {
         var planned = plannedUnder
         var runner = lane
         for _ in 0...Self.handOverRounds where !round.isEmpty {
-            let runs = try await withThrowingTaskGroup(of: ReceiveLane.Run.self) { [runner, planned] group in
-                for messages in round where !messages.isEmpty {
-                    group.addTask { try await self.locked(runner, messages, plannedUnder: planned) }
+            let active = round.filter { !$0.isEmpty }
+            let runs: [ReceiveLane.Run]
+            if active.count == 1 {
+                // One lane (a socket frame, a DM's page): run in this task; a child task would
+                // only add two thread hops.
+                runs = [try await locked(runner, active[0], plannedUnder: planned)]
+            } else {
+                runs = try await withThrowingTaskGroup(of: ReceiveLane.Run.self) { [runner, planned] group in
+                    for messages in active {
+                        group.addTask { try await self.locked(runner, messages, plannedUnder: planned) }
+                    }
+                    var runs: [ReceiveLane.Run] = []
+                    for try await run in group { runs.append(run) }
+                    return runs
                 }
-                var runs: [ReceiveLane.Run] = []
-                for try await run in group { runs.append(run) }
-                return runs
             }
             all += runs.flatMap(\.outcomes)
             round = Self.lanes(of: runs.flatMap(\.handedOver))
