@@ -18,9 +18,12 @@ public final class KeyStore: Sendable {
     package let sealer: Sealer
     /// Where the store lives (`nil` in memory).
     public let path: String?
+    /// The receive path's accesses to the writer, on the calling thread when it is free.
+    let handOff: WriterHandOff
 
     private init(writer: any DatabaseWriter, sealer: Sealer, path: String?) {
         self.writer = writer
+        self.handOff = WriterHandOff(writer: writer)
         self.sealer = sealer
         self.path = path
     }

@@ -22,7 +22,7 @@ extension KeyStore {
     ///   or an identity that differs from its pin, ``KeyStoreError/missingRecord(_:id:)`` for an
     ///   unknown prekey or signed prekey, GRDB's `DatabaseError`; on failure nothing is stored.
     @_spi(StoreInternals) public func storeReceiveBatch(_ writes: [ReceiveWrite]) async throws -> [ReceiveWriteResult] {
-        try await writer.write { [self] db in
+        try await handOff.write { [self] db in
             var finalKeys: [SenderKeyAddress: ReceiverSenderKey] = [:]
             var finalSessions: [String: SessionUpdate] = [:]
             for write in writes {

@@ -19,7 +19,7 @@ extension KeyStore {
     /// - Throws: ``KeyStoreError`` for a corrupt or tampered row, GRDB's `DatabaseError`.
     package func receiveBatchLookup(ids: [String], channelID: String, contentHashes: [[UInt8]],
                                    senderKeys: [SenderKeyAddress]) async throws -> ReceiveBatchLookup {
-        try await writer.writeWithoutTransaction { [self] db in
+        try await handOff.run { [self] db in
             var lookup = ReceiveBatchLookup(known: [:], firstIDs: [:], senderKeys: [:])
             try db.inTransaction(.deferred) {
                 for address in senderKeys { lookup.senderKeys[address] = try receiverSenderKeyStore.loadReceiverSenderKey(address, db) }
