@@ -34,6 +34,12 @@ final class ChunkCommitter: Sendable {
         /// run did (nothing of the run is written after its failure).
         func submit(_ writes: [ReceiveWrite]) -> CommitTicket { committer.submit(writes, run: id) }
 
+        /// ``submit(_:)`` for a chunk its lane waits for at once (its last): when no commit
+        /// runs, it is committed in the caller's task, alone, before this returns — no task to
+        /// start and no thread to hand the result back to (a socket frame's whole commit).
+        /// Otherwise it is queued as ``submit(_:)`` queues it.
+        func commitLast(_ writes: [ReceiveWrite]) async -> CommitTicket { await committer.commitLast(writes, run: id) }
+
         /// Ends the run: its chunks are settled, nothing more is handed in.
         func end() { committer.end(id) }
     }
@@ -91,6 +97,31 @@ final class ChunkCommitter: Sendable {
         return ticket
     }
 
+    private func commitLast(_ writes: [ReceiveWrite], run: UInt64) async -> CommitTicket {
+        let ticket = CommitTicket()
+        let alone: Bool = state.withLock { state in
+            if let failure = state.failedRuns[run] {
+                ticket.fulfil(.failure(failure))
+                return false
+            }
+            guard !state.committing else {
+                state.waiting.append(Waiting(run: run, writes: writes, ticket: ticket))
+                return false
+            }
+            state.committing = true
+            return true
+        }
+        guard alone else { return ticket }
+        // Only this run's chunk: a cancelled caller fails its own commit, never another run's.
+        await commit([Waiting(run: run, writes: writes, ticket: ticket)])
+        let more: Bool = state.withLock { state in
+            if state.waiting.isEmpty { state.committing = false }
+            return !state.waiting.isEmpty
+        }
+        if more { Task { await drain() } }
+        return ticket
+    }
+
     /// Commits what is waiting, one transaction per round, until nothing is.
     private func drain() async {
         while true {
@@ -101,26 +132,31 @@ final class ChunkCommitter: Sendable {
                 return round
             }
             guard !round.isEmpty else { return }
-            do {
-                let started = ContinuousClock.now
-                let results = try await store.storeReceiveBatch(round.flatMap(\.writes))
-                clock?.add(ContinuousClock.now - started, to: .commit)
-                var offset = 0
-                for entry in round {
-                    entry.ticket.fulfil(.success(Array(results[offset..<offset + entry.writes.count])))
-                    offset += entry.writes.count
-                }
-            } catch {
-                // The runs this transaction held fail, with the chunks they queued meanwhile;
-                // the other runs' waiting chunks go into the next round.
-                let failed: [Waiting] = state.withLock { state in
-                    for entry in round { state.failedRuns[entry.run] = error }
-                    let failed = state.waiting.filter { state.failedRuns[$0.run] != nil }
-                    state.waiting.removeAll { state.failedRuns[$0.run] != nil }
-                    return failed
-                }
-                for entry in round + failed { entry.ticket.fulfil(.failure(error)) }
+            await commit(round)
+        }
+    }
+
+    /// Commits `round` in one transaction and settles its tickets.
+    private func commit(_ round: [Waiting]) async {
+        do {
+            let started = ContinuousClock.now
+            let results = try await store.storeReceiveBatch(round.flatMap(\.writes))
+            clock?.add(ContinuousClock.now - started, to: .commit)
+            var offset = 0
+            for entry in round {
+                entry.ticket.fulfil(.success(Array(results[offset..<offset + entry.writes.count])))
+                offset += entry.writes.count
             }
+        } catch {
+            // The runs this transaction held fail, with the chunks they queued meanwhile;
+            // the other runs' waiting chunks go into the next round.
+            let failed: [Waiting] = state.withLock { state in
+                for entry in round { state.failedRuns[entry.run] = error }
+                let failed = state.waiting.filter { state.failedRuns[$0.run] != nil }
+                state.waiting.removeAll { state.failedRuns[$0.run] != nil }
+                return failed
+            }
+            for entry in round + failed { entry.ticket.fulfil(.failure(error)) }
         }
     }
 }

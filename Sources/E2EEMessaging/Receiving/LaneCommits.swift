@@ -17,6 +17,12 @@ struct LaneCommits {
         chunks.append(Chunk(entries: entries, writes: writes, ticket: committer.submit(writes)))
     }
 
+    /// ``start(entries:writes:committer:)`` for the lane's last chunk, which it waits for at
+    /// once: committed in this task when no commit runs (``ChunkCommitter/Run/commitLast(_:)``).
+    mutating func startLast(entries: [(index: Int, step: ProcessingStep)], writes: [ReceiveWrite], committer: ChunkCommitter.Run) async {
+        chunks.append(Chunk(entries: entries, writes: writes, ticket: await committer.commitLast(writes)))
+    }
+
     /// Whether a chunk not settled yet holds a row queued to wait for one of `keys`.
     func holdsRow(waitingForAnyOf keys: [String]) -> Bool {
         chunks.contains { chunk in chunk.entries.contains { ReceiveLane.waits($0.step, forAnyOf: keys) } }

@@ -97,7 +97,7 @@ struct ReceiveLane: Sendable {
                     try settleDone(&commits, into: &outcomes)
                 }
             }
-            handOff(&buffer, to: &commits, lane: lane)
+            await handOffLast(&buffer, to: &commits, lane: lane)
             try await settle(&commits, into: &outcomes)
         } catch {
             await commits.finish()
@@ -119,17 +119,26 @@ struct ReceiveLane: Sendable {
         return keys.contains(key)
     }
 
-    /// Hands the buffered writes, with the lane's key states as they are now, to the group
-    /// commit without waiting for it.
+    /// Hands the buffered writes, with the lane's key states as they are now, to the chunk
+    /// committer without waiting for it.
     private func handOff(_ buffer: inout [(index: Int, step: ProcessingStep)], to commits: inout LaneCommits, lane: LaneState) {
         guard !buffer.isEmpty else { return }
-        let writes = finalStates(attachedTo: buffer.compactMap(\.step.write), steps: buffer.map(\.step), lane: lane)
-        commits.start(entries: buffer, writes: writes, committer: committer)
+        commits.start(entries: buffer, writes: chunkWrites(buffer, lane: lane), committer: committer)
         buffer.removeAll(keepingCapacity: true)
     }
 
-    /// Waits for every chunk handed over, in order, and applies what each commit found
-    /// (payload duplicates, consumed one-time prekeys) and its events.
+    /// ``handOff(_:to:lane:)`` of the lane's last chunk, which it settles at once.
+    private func handOffLast(_ buffer: inout [(index: Int, step: ProcessingStep)], to commits: inout LaneCommits, lane: LaneState) async {
+        guard !buffer.isEmpty else { return }
+        await commits.startLast(entries: buffer, writes: chunkWrites(buffer, lane: lane), committer: committer)
+        buffer.removeAll(keepingCapacity: true)
+    }
+
+    /// The buffered steps' writes, with the lane's key states as they are now.
+    private func chunkWrites(_ buffer: [(index: Int, step: ProcessingStep)], lane: LaneState) -> [ReceiveWrite] {
+        finalStates(attachedTo: buffer.compactMap(\.step.write), steps: buffer.map(\.step), lane: lane)
+    }
+
     private func settle(_ commits: inout LaneCommits, into outcomes: inout [ReceiveOutcome]) async throws {
         while let (chunk, results) = try await commits.next() { apply(chunk, results, to: &outcomes) }
     }
