@@ -54,6 +54,53 @@ struct ChunkCommitterTests {
         #expect(try await committer.startRun().submit([Self.row("d1")]).value() == [.stored])
     }
 
+    @Test("a last chunk is committed before its hand-in returns when no commit runs, and queues behind one that runs", .timeLimit(.minutes(1)))
+    func lastChunkCommitsInPlaceOrQueues() async throws {
+        let store = try KeyStore.inMemory()
+        let committer = ChunkCommitter(store: store)
+        let run = committer.startRun()
+        // Nothing runs: committed before commitLast returns.
+        let alone = await run.commitLast([Self.row("a1")])
+        #expect(try alone.result?.get() == [.stored])
+        // A commit runs (held on the store's writer): the last chunk queues behind it, in order.
+        let started = Signal()
+        let release = DispatchSemaphore(value: 0)
+        let blocker = Task {
+            try await store.write { _ in
+                started.fire()
+                release.wait()
+            }
+        }
+        await started.wait()
+        let earlier = run.submit([Self.row("a2")])
+        let last = await run.commitLast([Self.row("a3")])
+        #expect(last.result == nil)
+        release.signal()
+        try await blocker.value
+        #expect(try await earlier.value() == [.stored])
+        #expect(try await last.value() == [.stored])
+        run.end()
+        #expect(Set(try await store.receivedMessages(ids: ["a1", "a2", "a3"]).keys) == ["a1", "a2", "a3"])
+    }
+
+    @Test("a cancelled lane's last chunk fails alone; the run behind it and other runs commit")
+    func cancelledLastChunkFailsOnlyItsRun() async throws {
+        let store = try KeyStore.inMemory()
+        let committer = ChunkCommitter(store: store)
+        let cancelled = committer.startRun()
+        let lane = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return await cancelled.commitLast([Self.row("a1")])
+        }
+        let ticket = await lane.value
+        await #expect(throws: CancellationError.self) { try await ticket.value() }
+        // Its run is failed from then on; another run is not.
+        await #expect(throws: CancellationError.self) { try await cancelled.submit([Self.row("a2")]).value() }
+        #expect(try await committer.startRun().commitLast([Self.row("b1")]).value() == [.stored])
+        cancelled.end()
+        #expect(Set(try await store.receivedMessages(ids: ["a1", "a2", "b1"]).keys) == ["b1"])
+    }
+
     /// An undecryptable row `id` (a write without key effects).
     private static func row(_ id: String) -> ReceiveWrite {
         ReceiveWrite(action: .outcome(message(id, state: .undecryptable(reason: "malformed"), plaintext: nil)), facts: ReceivedFacts(kind: .message))
