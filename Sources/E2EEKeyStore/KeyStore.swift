@@ -104,7 +104,7 @@ public final class KeyStore: Sendable {
     /// Runs `body` in one write transaction (committed if it returns, rolled back if it throws).
     /// - Throws: whatever `body` throws, or GRDB's `DatabaseError`.
     package func write<T: Sendable>(_ body: @Sendable @escaping (Database) throws -> T) async throws -> T {
-        try await writer.write(body)
+        try await handOff.queuedWrite(body)
     }
 
     /// Runs `body` on a consistent read-only snapshot.

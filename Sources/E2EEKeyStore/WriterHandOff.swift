@@ -1,19 +1,22 @@
 import GRDB
 import Synchronization
 
-/// Runs the receive path's accesses to the writer connection without a thread hand-off when it
-/// can: on the calling thread while no other access that goes through it is in flight, through
-/// GRDB's async access otherwise.
+/// Every access the key store makes to its writer connection, counted, so that the receive
+/// path's can run without a thread hand-off when they can: on the calling thread while no other
+/// access is in flight, through GRDB's async access otherwise.
 ///
 /// GRDB's async access hands the task to the writer's dispatch queue and the result back to the
 /// task's executor: two thread wake-ups per access. A socket frame's batch makes two accesses
 /// (its lookup and its commit), and those wake-ups cost it more CPU than its SQL (measured on
 /// the Ingest benchmark's frames: 12 context switches and 4.4 wake-ups a frame on two cores).
-/// When no other access is in flight the writer's queue is free, so a synchronous access runs
-/// its work at once on the caller's thread; when one is, the caller suspends as before instead
-/// of blocking its thread behind it. An access that does not come through here (a maintenance
-/// write, say) can still hold the queue; a synchronous access then waits for it, at most one
-/// transaction long.
+/// When no access is in flight the writer's queue is free, so GRDB's synchronous access runs
+/// the work at once on the caller's thread (``run(_:)``, ``write(_:)``); when one is, the caller
+/// suspends instead of blocking its thread behind it. Every other access of the store to the
+/// writer goes through the counted async ones (``queued(_:)``, ``queuedWrite(_:)``), so a
+/// synchronous access finds the queue free (but for GRDB's own bookkeeping of an access that
+/// has just returned) and never waits behind a maintenance transaction or a checkpoint. (In
+/// memory the store is a `DatabaseQueue`, whose reads share the writer's queue: a synchronous
+/// access may wait behind one read there.)
 final class WriterHandOff: Sendable {
     private let writer: any DatabaseWriter
     /// Accesses through here in flight, synchronous or not.
@@ -33,9 +36,7 @@ final class WriterHandOff: Sendable {
             defer { inFlight.subtract(1, ordering: .releasing) }
             return try runHere(work)
         }
-        inFlight.add(1, ordering: .relaxed)
-        defer { inFlight.subtract(1, ordering: .releasing) }
-        return try await writer.writeWithoutTransaction(work)
+        return try await queued(work)
     }
 
     /// Runs `work` in one transaction on the writer connection (committed when it returns,
@@ -51,6 +52,22 @@ final class WriterHandOff: Sendable {
             guard let result else { throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "transaction ended without a result") }
             return result
         }
+    }
+
+    /// Runs `work` on the writer connection through GRDB's async access, counted as in flight.
+    /// - Throws: what `work` throws, GRDB's errors (`CancellationError` for a cancelled task).
+    func queued<T: Sendable>(_ work: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        inFlight.add(1, ordering: .relaxed)
+        defer { inFlight.subtract(1, ordering: .releasing) }
+        return try await writer.writeWithoutTransaction(work)
+    }
+
+    /// Runs `work` in one transaction through GRDB's async access, counted as in flight.
+    /// - Throws: what `work` throws, GRDB's errors (`CancellationError` for a cancelled task).
+    func queuedWrite<T: Sendable>(_ work: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        inFlight.add(1, ordering: .relaxed)
+        defer { inFlight.subtract(1, ordering: .releasing) }
+        return try await writer.write(work)
     }
 
     /// GRDB's synchronous access: the writer's serial queue runs `work` on this thread.

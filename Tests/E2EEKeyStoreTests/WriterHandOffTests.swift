@@ -35,14 +35,16 @@ import Testing
             try db.execute(sql: "INSERT INTO counter VALUES (0)")
         }
         // Read, then write what was read plus one: two accesses running at once would lose an
-        // increment.
+        // increment. Half go through the receive path's access, half through the store's other
+        // writes.
+        let increment: @Sendable (Database) throws -> Void = { db in
+            let value = try Int.fetchOne(db, sql: "SELECT value FROM counter") ?? -1
+            try db.execute(sql: "UPDATE counter SET value = ?", arguments: [value + 1])
+        }
         try await withThrowingTaskGroup(of: Void.self) { group in
-            for _ in 0..<200 {
+            for index in 0..<200 {
                 group.addTask {
-                    try await store.handOff.write { db in
-                        let value = try Int.fetchOne(db, sql: "SELECT value FROM counter") ?? -1
-                        try db.execute(sql: "UPDATE counter SET value = ?", arguments: [value + 1])
-                    }
+                    if index.isMultiple(of: 2) { try await store.handOff.write(increment) } else { try await store.write(increment) }
                 }
             }
             try await group.waitForAll()
@@ -50,22 +52,26 @@ import Testing
         #expect(try await store.read { db in try Int.fetchOne(db, sql: "SELECT value FROM counter") } == 200)
     }
 
-    @Test(.timeLimit(.minutes(1)))
-    func anAccessWaitsForAWriteThatDoesNotGoThroughIt() async throws {
+    /// Another write holds the writer: one of the store's own (counted: the access suspends
+    /// behind it) or GRDB's directly (not counted: the access blocks its thread until it ends).
+    /// Either way it runs after, and both commit.
+    @Test(.timeLimit(.minutes(1)), arguments: [true, false])
+    func anAccessRunsAfterAWriteThatHoldsTheWriter(counted: Bool) async throws {
         let dir = try TemporaryDirectory()
         let store = try KeyStore.open(at: dir.storeURL, key: .random())
         try await store.handOff.write { db in try db.execute(sql: "CREATE TABLE log (entry TEXT NOT NULL)") }
         let (started, startedContinuation) = AsyncStream<Void>.makeStream()
         let release = DispatchSemaphore(value: 0)
+        let holding: @Sendable (Database) throws -> Void = { db in
+            startedContinuation.yield()
+            // Released from a dispatch thread, never from a task: a synchronous access blocks
+            // its thread while it waits.
+            DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(200)) { release.signal() }
+            release.wait()
+            try db.execute(sql: "INSERT INTO log VALUES ('other')")
+        }
         let other = Task {
-            try await store.write { db in
-                startedContinuation.yield()
-                // Released from a dispatch thread, never from a task: a synchronous access
-                // blocks its thread while it waits, as it may in the product.
-                DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(200)) { release.signal() }
-                release.wait()
-                try db.execute(sql: "INSERT INTO log VALUES ('other')")
-            }
+            if counted { try await store.write(holding) } else { try await store.writer.write(holding) }
         }
         for await _ in started { break }
         try await store.handOff.write { db in try db.execute(sql: "INSERT INTO log VALUES ('mine')") }

@@ -15,7 +15,7 @@ extension KeyStore {
     /// recorded and not followed by a rejoin is kept.
     /// - Throws: GRDB's `DatabaseError`.
     package func recordDeparture(channelID: String) async throws {
-        try await writer.write { [self] db in try recordDeparture(channelID: channelID, db) }
+        try await handOff.queuedWrite { [self] db in try recordDeparture(channelID: channelID, db) }
     }
 
     /// As ``recordDeparture(channelID:)``, inside a caller's transaction.
@@ -53,7 +53,7 @@ extension KeyStore {
     /// (``pendingReceives(waitingFor:after:limit:)`` with that key). Returns the rows settled.
     /// - Throws: ``KeyStoreError`` for a tampered row, GRDB's `DatabaseError`.
     package func settleDepartedPending(reason: String) async throws -> [SettledDeparture] {
-        try await writer.write { [self] db in
+        try await handOff.queuedWrite { [self] db in
             let rows = try db.rows(Self.departedPendingSQL)
             var settled: [SettledDeparture] = []
             for row in rows {

@@ -5,7 +5,7 @@ extension KeyStore {
     /// Stores the account (replacing any previous row).
     /// - Throws: GRDB's `DatabaseError`.
     package func storeAccount(_ account: AccountRecord) async throws {
-        try await writer.write { [self] db in try accountStore.storeAccount(account, db) }
+        try await handOff.queuedWrite { [self] db in try accountStore.storeAccount(account, db) }
     }
 
     /// The account, if saved.
@@ -18,13 +18,13 @@ extension KeyStore {
     /// wipes them on logout).
     /// - Throws: ``KeyStoreError/missingRecord(_:id:)`` without an account.
     package func storeTokens(access: SecretBytes?, refresh: SecretBytes?, at time: StoreTime) async throws {
-        try await writer.write { [self] db in try accountStore.storeTokens(access: access, refresh: refresh, at: time, db) }
+        try await handOff.queuedWrite { [self] db in try accountStore.storeTokens(access: access, refresh: refresh, at: time, db) }
     }
 
     /// Stores the device's identity keys (once).
     /// - Throws: ``KeyStoreError/invalidTransition(_:id:from:to:)`` when keys exist.
     package func storeIdentityKeyPair(_ keys: IdentityKeyPair) async throws {
-        try await writer.write { [self] db in try identityKeyStore.storeIdentityKeyPair(keys, db) }
+        try await handOff.queuedWrite { [self] db in try identityKeyStore.storeIdentityKeyPair(keys, db) }
     }
 
     /// The device's identity keys.
@@ -36,7 +36,7 @@ extension KeyStore {
     /// Makes a new signed prekey current, retiring the previous one.
     /// - Throws: ``KeyStoreError/invalidTransition(_:id:from:to:)`` for an id in use.
     @_spi(StoreInternals) public func rotateSignedPrekey(_ prekey: SignedPrekey) async throws {
-        try await writer.write { [self] db in try signedPrekeyStore.storeCurrentSignedPrekey(prekey, db) }
+        try await handOff.queuedWrite { [self] db in try signedPrekeyStore.storeCurrentSignedPrekey(prekey, db) }
     }
 
     /// Generates and stores `count` one-time prekeys (state `.pendingUpload`) in one
@@ -44,7 +44,7 @@ extension KeyStore {
     /// - Throws: whatever `generate` throws (nothing is stored then),
     ///   ``KeyStoreError/invalidArgument(_:)`` for a negative count or exhausted ids.
     @_spi(StoreInternals) public func addOneTimePrekeys(count: Int, now: StoreTime, generate: @escaping @Sendable (UInt32) throws -> OneTimePrekeyMaterial) async throws -> [OneTimePrekey] {
-        try await writer.write { [self] db in
+        try await handOff.queuedWrite { [self] db in
             let store = oneTimePrekeyStore
             return try store.reserveIDs(count: count, db).map { id in
                 let material = try generate(id)
@@ -57,32 +57,32 @@ extension KeyStore {
     /// Marks prekeys published once the server accepted the upload.
     /// - Throws: GRDB's `DatabaseError`.
     @_spi(StoreInternals) public func markOneTimePrekeysPublished(ids: [UInt32]) async throws {
-        try await writer.write { [self] db in try oneTimePrekeyStore.markPublished(ids: ids, db) }
+        try await handOff.queuedWrite { [self] db in try oneTimePrekeyStore.markPublished(ids: ids, db) }
     }
 
     /// Marks a one-time prekey consumed (outside a decryption commit).
     /// - Throws: ``KeyStoreError/missingRecord(_:id:)``.
     package func consumeOneTimePrekey(id: UInt32, at time: StoreTime) async throws {
-        try await writer.write { [self] db in try oneTimePrekeyStore.consume(id: id, at: time, db) }
+        try await handOff.queuedWrite { [self] db in try oneTimePrekeyStore.consume(id: id, at: time, db) }
     }
 
     /// Installs a new current session with a device (archiving the previous one); returns its id.
     /// - Throws: GRDB's `DatabaseError`.
     @discardableResult
     package func installSession(userID: String, deviceID: String, state: SecretBytes, at time: StoreTime) async throws -> String {
-        try await writer.write { [self] db in try sessionStore.installSession(userID: userID, deviceID: deviceID, state: state, at: time, db) }
+        try await handOff.queuedWrite { [self] db in try sessionStore.installSession(userID: userID, deviceID: deviceID, state: state, at: time, db) }
     }
 
     /// Makes a new own sender key current for its channel.
     /// - Throws: GRDB's `DatabaseError` for a key id already used in the channel.
     package func storeNewSenderKey(_ key: OwnSenderKey) async throws {
-        try await writer.write { [self] db in try ownSenderKeyStore.storeNewSenderKey(key, db) }
+        try await handOff.queuedWrite { [self] db in try ownSenderKeyStore.storeNewSenderKey(key, db) }
     }
 
     /// Pins an identity on first use, confirms it, or records a change (keeping the old pin).
     /// - Throws: GRDB's `DatabaseError`, ``KeyStoreError/corruptColumn(table:column:)``.
     package func recordIdentity(_ claim: RemoteIdentityClaim, at time: StoreTime = .now()) async throws -> IdentityRecordResult {
-        try await writer.write { db in
+        try await handOff.queuedWrite { db in
             try RemoteIdentityStore().recordIdentity(userID: claim.userID, deviceID: claim.deviceID, identityBlob: claim.identityBlob, at: time, db)
         }
     }
@@ -92,7 +92,7 @@ extension KeyStore {
     /// numbers removed.
     /// - Throws: GRDB's `DatabaseError`.
     package func wipeExpiredKeys(consumedBefore: StoreTime, senderKeysIdleSince: StoreTime) async throws -> (oneTimePrekeys: Int, senderKeys: Int) {
-        try await writer.write { [self] db in
+        try await handOff.queuedWrite { [self] db in
             (try oneTimePrekeyStore.removeConsumed(before: consumedBefore, db),
              try receiverSenderKeyStore.removeReceiverSenderKeys(notUpdatedSince: senderKeysIdleSince, db))
         }

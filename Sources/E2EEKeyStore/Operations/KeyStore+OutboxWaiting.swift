@@ -7,7 +7,7 @@ extension KeyStore {
     /// The attempt stays counted in `attempts`, so the next one reconciles first.
     /// - Throws: ``KeyStoreError/missingRecord(_:id:)``, ``KeyStoreError/invalidTransition(_:id:from:to:)``.
     package func markUnreachable(localID: String, error: String, at time: StoreTime) async throws {
-        try await writer.write { [self] db in
+        try await handOff.queuedWrite { [self] db in
             try outboxStore.transition(localID: localID, from: [.sending], to: .queued, error: error, at: time, db)
         }
     }
@@ -18,7 +18,7 @@ extension KeyStore {
     /// - Throws: as ``markUnreachable(localID:error:at:)``.
     @discardableResult
     package func markAnsweredFailure(localID: String, error: String, limit: Int, at time: StoreTime) async throws -> Bool {
-        try await writer.write { [self] db in
+        try await handOff.queuedWrite { [self] db in
             guard let entry = try outboxStore.loadOutboxMessage(localID: localID, db) else {
                 throw KeyStoreError.missingRecord(.outboxMessage, id: localID)
             }
@@ -44,7 +44,7 @@ extension KeyStore {
     /// with `error` as its reason, in one transaction.
     func storeDraft(localID: String, channelID: String, plaintext: SecretBytes, kind: OutboxKind, targetMessageID: String?,
                     state: OutboxState, error: String, at time: StoreTime) async throws -> OutboxMessage {
-        try await writer.write { [self] db in
+        try await handOff.queuedWrite { [self] db in
             _ = try outboxStore.enqueue(localID: localID, channelID: channelID, content: "", plaintext: plaintext, at: time, kind: kind,
                                         targetMessageID: targetMessageID, db)
             try outboxStore.transition(localID: localID, from: [.queued], to: state, error: error, at: time, db)
@@ -59,7 +59,7 @@ extension KeyStore {
     /// `.failed` with the reason; a manual retry encrypts it again.
     /// - Throws: as ``markUnreachable(localID:error:at:)``.
     package func markDraftUnencryptable(localID: String, error: String, at time: StoreTime) async throws {
-        try await writer.write { [self] db in
+        try await handOff.queuedWrite { [self] db in
             try outboxStore.transition(localID: localID, from: [.queued], to: .failed, error: error, at: time, db)
         }
     }
@@ -80,7 +80,7 @@ extension KeyStore {
     ///   for an entry being sent or already sent.
     @discardableResult
     package func cancelOutboxEntry(localID: String) async throws -> OutboxMessage {
-        try await writer.write { [self] db in
+        try await handOff.queuedWrite { [self] db in
             guard let entry = try outboxStore.loadOutboxMessage(localID: localID, db) else {
                 throw KeyStoreError.missingRecord(.outboxMessage, id: localID)
             }

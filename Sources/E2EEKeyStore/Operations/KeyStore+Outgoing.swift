@@ -10,7 +10,7 @@ extension KeyStore {
     ///   GRDB's `DatabaseError` (for instance a duplicate local id).
     @discardableResult
     package func queueOutgoingMessage(_ commit: OutgoingCommit) async throws -> OutboxMessage {
-        try await writer.write { [self] db in
+        try await handOff.queuedWrite { [self] db in
             if commit.replacingDraft {
                 guard let draft = try outboxStore.loadOutboxMessage(localID: commit.localID, db), draft.state == .failed || draft.state == .queued,
                       draft.isDraft else {
@@ -47,7 +47,7 @@ extension KeyStore {
     /// A POST is starting: `.queued` (or `.failed`, a manual retry) → `.sending`, one more attempt.
     /// - Throws: ``KeyStoreError/missingRecord(_:id:)``, ``KeyStoreError/invalidTransition(_:id:from:to:)``.
     package func markSending(localID: String, at time: StoreTime) async throws {
-        try await writer.write { [self] db in
+        try await handOff.queuedWrite { [self] db in
             try outboxStore.transition(localID: localID, from: [.queued, .failed], to: .sending, countAttempt: true, at: time, db)
         }
     }
@@ -61,7 +61,7 @@ extension KeyStore {
     @discardableResult
     package func markSent(localID: String, serverMessageID: String, createdAt: StoreTime, senderUserID: String?,
                          senderDeviceID: String?) async throws -> SentRow {
-        try await writer.write { [self] db in
+        try await handOff.queuedWrite { [self] db in
             guard let message = try outboxStore.loadOutboxMessage(localID: localID, db) else {
                 throw KeyStoreError.missingRecord(.outboxMessage, id: localID)
             }
@@ -94,7 +94,7 @@ extension KeyStore {
     /// - Throws: ``KeyStoreError/invalidTransition(_:id:from:to:)`` from a state other than `.sent`.
     @discardableResult
     package func markDelivered(serverMessageID: String, at time: StoreTime) async throws -> Bool {
-        try await writer.write { [self] db in
+        try await handOff.queuedWrite { [self] db in
             guard let message = try outboxStore.loadOutboxMessage(serverMessageID: serverMessageID, db) else { return false }
             if message.state == .delivered { return true }
             try outboxStore.transition(localID: message.localID, from: [.sent], to: .delivered, at: time, db)
@@ -108,7 +108,7 @@ extension KeyStore {
     /// - Throws: ``KeyStoreError/missingRecord(_:id:)``, ``KeyStoreError/invalidArgument(_:)``
     ///   for an entry that is not an edit or a delete.
     package func completeEditOrDelete(localID: String, at time: StoreTime) async throws {
-        try await writer.write { [self] db in
+        try await handOff.queuedWrite { [self] db in
             guard let entry = try outboxStore.loadOutboxMessage(localID: localID, db) else {
                 throw KeyStoreError.missingRecord(.outboxMessage, id: localID)
             }
@@ -132,7 +132,7 @@ extension KeyStore {
     /// that id and anything else (another user's message a server named) stays.
     /// - Throws: GRDB's `DatabaseError`.
     package func forgetDuplicateCopy(serverMessageID: String, senderUserID: String, senderDeviceID: String, contentHash: [UInt8]) async throws {
-        try await writer.write { db in
+        try await handOff.queuedWrite { db in
             try db.run(Self.forgetDuplicateSQL, [serverMessageID, senderUserID, senderDeviceID, Data(contentHash)])
         }
     }
@@ -157,7 +157,7 @@ extension KeyStore {
     /// A manual retry: `.failed` → `.queued` with a fresh attempt budget.
     /// - Throws: ``KeyStoreError/missingRecord(_:id:)``, ``KeyStoreError/invalidTransition(_:id:from:to:)``.
     package func requeueFailed(localID: String, at time: StoreTime) async throws {
-        try await writer.write { [self] db in
+        try await handOff.queuedWrite { [self] db in
             try outboxStore.transition(localID: localID, from: [.failed], to: .queued, at: time, db)
             try db.run("UPDATE outbox SET attempts = 0, answered_failures = 0 WHERE local_id = ?", [localID])
         }
@@ -167,7 +167,7 @@ extension KeyStore {
     /// `.queued` for the next attempt; the error text is kept.
     /// - Throws: as ``markSending(localID:at:)``.
     package func markFailed(localID: String, error: String, giveUp: Bool, at time: StoreTime) async throws {
-        try await writer.write { [self] db in
+        try await handOff.queuedWrite { [self] db in
             try outboxStore.transition(localID: localID, from: [.sending], to: giveUp ? .failed : .queued, error: error, at: time, db)
         }
     }

@@ -9,7 +9,7 @@ extension KeyStore {
     /// - Throws: GRDB's `DatabaseError`.
     package func retireOldestPublishedOneTimePrekeys(count: Int, at time: StoreTime) async throws -> Int {
         guard count > 0 else { return 0 }
-        return try await writer.write { db in
+        return try await handOff.queuedWrite { db in
             try db.run("""
                 UPDATE one_time_prekeys SET state = 'consumed', consumed_at = ?
                 WHERE id IN (SELECT id FROM one_time_prekeys WHERE state = 'published' ORDER BY created_at, id LIMIT ?)
@@ -23,7 +23,7 @@ extension KeyStore {
     /// - Throws: GRDB's `DatabaseError`.
     @discardableResult
     package func trimOneTimePrekeys(keeping limit: Int) async throws -> Int {
-        try await writer.write { db in
+        try await handOff.queuedWrite { db in
             let total = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM one_time_prekeys") ?? 0
             guard total > limit else { return 0 }
             try db.run("""

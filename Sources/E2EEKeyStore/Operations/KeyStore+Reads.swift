@@ -60,7 +60,7 @@ extension KeyStore {
     /// Saves a channel's sync cursor.
     /// - Throws: GRDB's `DatabaseError`.
     package func storeSyncCursor(_ cursor: SyncCursor) async throws {
-        try await writer.write { db in try SyncCursorStore().storeCursor(cursor, db) }
+        try await handOff.queuedWrite { db in try SyncCursorStore().storeCursor(cursor, db) }
     }
 
     /// SQLite's `PRAGMA integrity_check` result lines (`["ok"]` for a sound file).
@@ -75,6 +75,6 @@ extension KeyStore {
     /// the background); committed data is durable either way.
     /// - Throws: GRDB's `DatabaseError` (for instance `SQLITE_BUSY` while readers hold snapshots).
     @_spi(StoreInternals) public func checkpoint() async throws {
-        try await writer.writeWithoutTransaction { db in _ = try db.checkpoint(.truncate) }
+        try await handOff.queued { db in _ = try db.checkpoint(.truncate) }
     }
 }

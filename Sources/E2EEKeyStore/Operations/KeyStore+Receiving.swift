@@ -53,7 +53,7 @@ extension KeyStore {
     /// Records a refused edit or delete on its own (outside a batch).
     /// - Throws: GRDB's `DatabaseError`.
     package func recordRefusedInput(_ input: RefusedInput) async throws {
-        try await writer.write { [self] db in try insertRefused(input, db) }
+        try await handOff.queuedWrite { [self] db in try insertRefused(input, db) }
     }
 
     /// Whether any tombstone is stored: one probe of the partial index `timeline_tombstones`.

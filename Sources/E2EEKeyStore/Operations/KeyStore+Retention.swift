@@ -47,7 +47,7 @@ extension KeyStore {
     /// - Throws: GRDB's `DatabaseError` (nothing is wiped then).
     package func wipeRetained(signedPrekeysRetiredBefore: StoreTime, oneTimePrekeysConsumedBefore: StoreTime,
                              senderKeyStates: [SenderKeyAddress]) async throws -> RetentionWipe {
-        try await writer.write { [self] db in
+        try await handOff.queuedWrite { [self] db in
             try db.run("DELETE FROM signed_prekeys WHERE is_current = 0 AND retired_at < ?", [signedPrekeysRetiredBefore.microseconds])
             let signed = db.changesCount
             let opks = try oneTimePrekeyStore.removeConsumed(before: oneTimePrekeysConsumedBefore, db)

@@ -33,7 +33,7 @@ extension KeyStore {
     /// mark's time is kept).
     /// - Throws: GRDB's `DatabaseError`.
     package func markRolledBack(at time: StoreTime) async throws {
-        try await writer.write { db in
+        try await handOff.queuedWrite { db in
             try db.run("UPDATE store_metadata SET rollback_detected_at = COALESCE(rollback_detected_at, ?) WHERE id = 1", [time.microseconds])
         }
     }
@@ -41,7 +41,7 @@ extension KeyStore {
     /// Forgets the rollback mark once the keys were renewed.
     /// - Throws: GRDB's `DatabaseError`.
     package func clearRollbackMark() async throws {
-        try await writer.write { db in try db.run("UPDATE store_metadata SET rollback_detected_at = NULL WHERE id = 1") }
+        try await handOff.queuedWrite { db in try db.run("UPDATE store_metadata SET rollback_detected_at = NULL WHERE id = 1") }
     }
 
     /// In one transaction: removes every pairwise session (the next send to each device starts
@@ -51,7 +51,7 @@ extension KeyStore {
     /// the retention period).
     /// - Throws: GRDB's `DatabaseError` (nothing changed then).
     package func retireKeysAfterRollback() async throws -> RollbackRetirement {
-        try await writer.write { db in
+        try await handOff.queuedWrite { db in
             try db.run("DELETE FROM sessions")
             let sessions = db.changesCount
             try db.run("UPDATE own_sender_keys SET is_current = 0 WHERE is_current = 1")

@@ -18,7 +18,7 @@ extension KeyStore {
     /// guarantee 9): the server's delete is a hint, so the row and its plaintext stay.
     /// - Throws: GRDB's `DatabaseError`.
     package func markRemovedFromServer(messageID: String, channelID: String, at time: StoreTime) async throws -> ServerRemovalResult {
-        try await writer.write { db in
+        try await handOff.queuedWrite { db in
             guard let row = try db.row("SELECT channel_id, kind, state, removed_from_server_at FROM timeline WHERE message_id = ?", [messageID])
             else { return .notShown }
             let storedChannel: String? = row["channel_id"]
@@ -38,7 +38,7 @@ extension KeyStore {
     /// - Throws: GRDB's `DatabaseError`.
     package func clearRemovedFromServer(messageIDs: [String]) async throws -> [String] {
         guard !messageIDs.isEmpty else { return [] }
-        return try await writer.write { db in
+        return try await handOff.queuedWrite { db in
             var cleared: [String] = []
             for chunk in Self.chunks(of: messageIDs) {
                 let marks = Array(repeating: "?", count: chunk.count).joined(separator: ",")
