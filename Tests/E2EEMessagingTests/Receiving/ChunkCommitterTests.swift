@@ -27,15 +27,7 @@ struct ChunkCommitterTests {
         let committer = ChunkCommitter(store: store)
         // Hold the store's writer so that the first chunk's commit cannot finish while the
         // other two are handed in.
-        let started = Signal()
-        let release = DispatchSemaphore(value: 0)
-        let blocker = Task {
-            try await store.write { _ in
-                started.fire()
-                release.wait()
-            }
-        }
-        await started.wait()
+        let (release, blocker) = await Self.holdWriter(of: store)
         let first = committer.startRun()
         let second = committer.startRun()
         let third = committer.startRun()
@@ -63,15 +55,7 @@ struct ChunkCommitterTests {
         let alone = await run.commitLast([Self.row("a1")])
         #expect(try alone.result?.get() == [.stored])
         // A commit runs (held on the store's writer): the last chunk queues behind it, in order.
-        let started = Signal()
-        let release = DispatchSemaphore(value: 0)
-        let blocker = Task {
-            try await store.write { _ in
-                started.fire()
-                release.wait()
-            }
-        }
-        await started.wait()
+        let (release, blocker) = await Self.holdWriter(of: store)
         let earlier = run.submit([Self.row("a2")])
         let last = await run.commitLast([Self.row("a3")])
         #expect(last.result == nil)
@@ -99,6 +83,20 @@ struct ChunkCommitterTests {
         #expect(try await committer.startRun().commitLast([Self.row("b1")]).value() == [.stored])
         cancelled.end()
         #expect(Set(try await store.receivedMessages(ids: ["a1", "a2", "b1"]).keys) == ["b1"])
+    }
+
+    /// Holds `store`'s writer in a write that waits for `release`; returns once it holds it.
+    private static func holdWriter(of store: KeyStore) async -> (release: DispatchSemaphore, blocker: Task<Void, any Error>) {
+        let started = Signal()
+        let release = DispatchSemaphore(value: 0)
+        let blocker = Task {
+            try await store.write { _ in
+                started.fire()
+                release.wait()
+            }
+        }
+        await started.wait()
+        return (release, blocker)
     }
 
     /// An undecryptable row `id` (a write without key effects).
