@@ -4,8 +4,8 @@ import Synchronization
 /// Commits the chunks lanes hand in, in the order they are handed in, for every batch of the
 /// pipeline at once. A chunk handed in while no commit runs is committed at once (by a task of
 /// its own, or, for a lane's last chunk, in the lane's task: ``Run/commitLast(_:)``); chunks
-/// handed in while one runs — by lanes of the same batch or of batches of other channels running at
-/// the same time — are committed together in the next transaction
+/// handed in while one runs — by lanes of the same batch or of batches of other channels
+/// running at the same time — are committed together in the next transaction
 /// (``KeyStore/storeReceiveBatch(_:)``: all of them or none). A lane thus never waits for
 /// another lane's decryption, and under load fewer, larger transactions are written: each has a
 /// fixed cost (its WAL frames, a sync, checkpoints), and a received row dirties a page of each
