@@ -10,13 +10,14 @@ import Synchronization
 /// (its lookup and its commit), and those wake-ups cost it more CPU than its SQL (measured on
 /// the Ingest benchmark's frames: 12 context switches and 4.4 wake-ups a frame on two cores).
 /// When no access is in flight the writer's queue is free, so GRDB's synchronous access runs
-/// the work at once on the caller's thread (``run(_:)``, ``write(_:)``); when one is, the caller
-/// suspends instead of blocking its thread behind it. Every other access of the store to the
-/// writer goes through the counted async ones (``queued(_:)``, ``queuedWrite(_:)``), so a
-/// synchronous access finds the queue free (but for GRDB's own bookkeeping of an access that
-/// has just returned) and never waits behind a maintenance transaction or a checkpoint. (In
-/// memory the store is a `DatabaseQueue`, whose reads share the writer's queue: a synchronous
-/// access may wait behind one read there.)
+/// the work at once on the caller's thread (``run(_:)``, ``write(_:)``; `run` is `@concurrent`,
+/// so that thread is one of Swift's cooperative pool, never an actor's such as the main
+/// actor's); when one is, the caller suspends instead of blocking its thread behind it. Every
+/// other access of the store to the writer goes through the counted async ones (``queued(_:)``,
+/// ``queuedWrite(_:)``), so a synchronous access finds the queue free (but for GRDB's own
+/// bookkeeping of an access that has just returned) and never waits behind a maintenance
+/// transaction or a checkpoint. (In memory the store is a `DatabaseQueue`, whose reads share
+/// the writer's queue: a synchronous access may wait behind one read there.)
 final class WriterHandOff: Sendable {
     private let writer: any DatabaseWriter
     /// Accesses through here in flight, synchronous or not.
@@ -30,6 +31,7 @@ final class WriterHandOff: Sendable {
     /// Runs `work` on the writer connection outside a transaction (the work opens its own).
     /// - Throws: `CancellationError` when the task is cancelled before it starts (as GRDB's
     ///   async access), what `work` throws, GRDB's errors.
+    @concurrent
     func run<T: Sendable>(_ work: @escaping @Sendable (Database) throws -> T) async throws -> T {
         try Task.checkCancellation()
         if inFlight.compareExchange(expected: 0, desired: 1, ordering: .acquiring).exchanged {
