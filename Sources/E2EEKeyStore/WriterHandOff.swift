@@ -10,9 +10,9 @@ import Synchronization
 /// (its lookup and its commit), and those wake-ups cost it more CPU than its SQL (measured on
 /// the Ingest benchmark's frames: 12 context switches and 4.4 wake-ups a frame on two cores).
 /// When no access is in flight the writer's queue is free, so GRDB's synchronous access runs
-/// the work at once on the caller's thread (``run(_:)``, ``write(_:)``; `run` is `@concurrent`,
-/// so that thread is one of Swift's cooperative pool, never an actor's such as the main
-/// actor's); when one is, the caller suspends instead of blocking its thread behind it. Every
+/// the work at once on the caller's thread (``run(_:)``, ``write(_:)``; the access is
+/// `@concurrent`, so that thread is one of Swift's cooperative pool, never an actor's such as
+/// the main actor's); when one is, the caller suspends instead of blocking its thread behind it. Every
 /// other access of the store to the writer goes through the counted async ones (``queued(_:)``,
 /// ``queuedWrite(_:)``), so a synchronous access finds the queue free (but for GRDB's own
 /// bookkeeping of an access that has just returned) and never waits behind a maintenance
@@ -31,29 +31,27 @@ final class WriterHandOff: Sendable {
     /// Runs `work` on the writer connection outside a transaction (the work opens its own).
     /// - Throws: `CancellationError` when the task is cancelled before it starts (as GRDB's
     ///   async access), what `work` throws, GRDB's errors.
-    @concurrent
     func run<T: Sendable>(_ work: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        try await access(here: { try writer.writeWithoutTransaction(work) }, queued: { try await queued(work) })
+    }
+
+    /// Runs `work` in one transaction on the writer connection (GRDB's `write`: committed when
+    /// it returns, rolled back when it throws).
+    /// - Throws: as ``run(_:)``.
+    func write<T: Sendable>(_ work: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        try await access(here: { try writer.write(work) }, queued: { try await queuedWrite(work) })
+    }
+
+    /// `here` (GRDB's synchronous access: the writer's serial queue runs it on this thread) when
+    /// nothing is in flight, else `queued`.
+    @concurrent
+    private func access<T: Sendable>(here: () throws -> T, queued: () async throws -> T) async throws -> T {
         try Task.checkCancellation()
         if inFlight.compareExchange(expected: 0, desired: 1, ordering: .acquiring).exchanged {
             defer { inFlight.subtract(1, ordering: .releasing) }
-            return try runHere(work)
+            return try here()
         }
-        return try await queued(work)
-    }
-
-    /// Runs `work` in one transaction on the writer connection (committed when it returns,
-    /// rolled back when it throws).
-    /// - Throws: what `work` throws, GRDB's errors.
-    func write<T: Sendable>(_ work: @escaping @Sendable (Database) throws -> T) async throws -> T {
-        try await run { db in
-            var result: T?
-            try db.inTransaction {
-                result = try work(db)
-                return .commit
-            }
-            guard let result else { throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "transaction ended without a result") }
-            return result
-        }
+        return try await queued()
     }
 
     /// Runs `work` on the writer connection through GRDB's async access, counted as in flight.
@@ -70,10 +68,5 @@ final class WriterHandOff: Sendable {
         inFlight.add(1, ordering: .relaxed)
         defer { inFlight.subtract(1, ordering: .releasing) }
         return try await writer.write(work)
-    }
-
-    /// GRDB's synchronous access: the writer's serial queue runs `work` on this thread.
-    private func runHere<T>(_ work: (Database) throws -> T) throws -> T {
-        try writer.writeWithoutTransaction(work)
     }
 }
