@@ -83,44 +83,40 @@ final class ChunkCommitter: Sendable {
     }
 
     private func submit(_ writes: [ReceiveWrite], run: UInt64) -> CommitTicket {
-        let ticket = CommitTicket()
-        let start: Bool = state.withLock { state in
-            if let failure = state.failedRuns[run] {
-                ticket.fulfil(.failure(failure))
-                return false
-            }
-            state.waiting.append(Waiting(run: run, writes: writes, ticket: ticket))
-            guard !state.committing else { return false }
-            state.committing = true
-            return true
-        }
-        if start { Task { await drain() } }
-        return ticket
+        let entry = Waiting(run: run, writes: writes, ticket: CommitTicket())
+        if enqueue(entry) { Task { await drain() } }
+        return entry.ticket
     }
 
     private func commitLast(_ writes: [ReceiveWrite], run: UInt64) async -> CommitTicket {
-        let ticket = CommitTicket()
-        let alone: Bool = state.withLock { state in
-            if let failure = state.failedRuns[run] {
-                ticket.fulfil(.failure(failure))
-                return false
-            }
-            guard !state.committing else {
-                state.waiting.append(Waiting(run: run, writes: writes, ticket: ticket))
-                return false
-            }
-            state.committing = true
-            return true
-        }
-        guard alone else { return ticket }
-        // Only this run's chunk: a cancelled caller fails its own commit, never another run's.
-        await commit([Waiting(run: run, writes: writes, ticket: ticket)])
+        let entry = Waiting(run: run, writes: writes, ticket: CommitTicket())
+        guard enqueue(entry) else { return entry.ticket }
+        // Only this chunk (first in the queue, which was empty): a cancelled caller fails its
+        // own commit, never another run's.
+        state.withLock { _ = $0.waiting.removeFirst() }
+        await commit([entry])
         let more: Bool = state.withLock { state in
             if state.waiting.isEmpty { state.committing = false }
             return !state.waiting.isEmpty
         }
         if more { Task { await drain() } }
-        return ticket
+        return entry.ticket
+    }
+
+    /// Queues `entry` unless its run failed (its ticket then fails at once); returns whether the
+    /// caller is to commit it, no commit running until now. The queue is empty whenever no
+    /// commit runs, so `entry` is then first in it.
+    private func enqueue(_ entry: Waiting) -> Bool {
+        state.withLock { state in
+            if let failure = state.failedRuns[entry.run] {
+                entry.ticket.fulfil(.failure(failure))
+                return false
+            }
+            state.waiting.append(entry)
+            guard !state.committing else { return false }
+            state.committing = true
+            return true
+        }
     }
 
     /// Commits what is waiting, one transaction per round, until nothing is.

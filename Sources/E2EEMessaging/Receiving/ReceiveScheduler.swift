@@ -64,9 +64,10 @@ final class ReceiveScheduler: Sendable {
 
     /// Runs each lane on its own task (a single lane in the caller's), holding its device's lock
     /// (race 5); `lane`'s planned keys (read under `plannedUnder`) are used by a lane only while
-    /// no other lane of its device ran since (race 6). Pending rows of another device that a lane released (race 9) run next,
-    /// in lanes of their own devices, for at most ``handOverRounds`` rounds (what is left stays
-    /// pending for the next re-drive). Returns every lane's outcomes.
+    /// no other lane of its device ran since (race 6). Pending rows of another device that a lane
+    /// released (race 9) run next, in lanes of their own devices, for at most
+    /// ``handOverRounds`` rounds (what is left stays pending for the next re-drive). Returns
+    /// every lane's outcomes.
     /// - Throws: the first lane's error (store errors, cancellation); the other lanes finish first.
     func runLanes(_ lanes: [[IncomingMessage]], with lane: ReceiveLane, plannedUnder: [String: UInt64] = [:]) async throws -> [ReceiveOutcome] {
         var all: [ReceiveOutcome] = []
