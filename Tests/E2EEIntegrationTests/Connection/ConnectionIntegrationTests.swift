@@ -196,12 +196,8 @@ extension IntegrationTests {
 
         /// Waits until the server counts `count` sockets of `userID`.
         private func waitForSocketCount(_ harness: ConnectionHarness, userID: String, _ count: Int) async -> Bool {
-            let deadline = ContinuousClock.now + .seconds(20)
-            while ContinuousClock.now < deadline {
-                if await harness.server.socketCount(ofUser: userID) == count { return true }
-                try? await Task.sleep(for: .milliseconds(10))  // the server offers no signal to await
-            }
-            return false
+            // The server offers no signal to await.
+            await eventually(within: .seconds(20)) { await harness.server.socketCount(ofUser: userID) == count }
         }
     }
 }

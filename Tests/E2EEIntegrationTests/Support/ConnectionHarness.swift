@@ -65,12 +65,8 @@ struct ConnectionHarness: Sendable {
     /// Waits until the server has subscribed `userID` to `channelID` (the subscribe frame is
     /// applied asynchronously and the server sends no acknowledgement).
     func waitForSubscription(userID: String, channelID: String) async -> Bool {
-        let deadline = ContinuousClock.now + .seconds(20)
-        while ContinuousClock.now < deadline {
-            if await server.subscriptions(ofUser: userID).contains(channelID) { return true }
-            try? await Task.sleep(for: .milliseconds(10))  // the server offers no signal to await
-        }
-        return false
+        // The server offers no signal to await.
+        await eventually(within: .seconds(20)) { await server.subscriptions(ofUser: userID).contains(channelID) }
     }
 }
 

@@ -38,16 +38,6 @@ extension IntegrationTests {
             try await account.timeline(channelID: ChannelID(channelID)).compactMap { $0.state == .decrypted ? $0.text : nil }
         }
 
-        /// Whether `account` records no sync failure within `limit` (checked every 20 ms).
-        private static func failuresClear(_ account: Account, limit: Duration) async throws -> Bool {
-            let deadline = ContinuousClock.now + limit
-            while await !account.channelSyncFailures().isEmpty {
-                guard ContinuousClock.now < deadline else { return false }
-                try await Task.sleep(for: .milliseconds(20))
-            }
-            return true
-        }
-
         /// Bob's sync with `fault` on team-bad's pages: it returns, team-ok's new message is
         /// read, and the failure is team-bad's alone.
         private static func badChannelLeavesTheOtherCaughtUp(_ fault: FaultInjector.PageFault, timeout: TimeAmount = .seconds(30)) async throws {
@@ -107,7 +97,7 @@ extension IntegrationTests {
                 #expect(try await Self.readable(bob, bad.id.rawValue) == ["bad one", "bad two"])
                 // The record is cleared when the retry's catch-up ends, just after the message it
                 // read was committed and announced: wait for that, not for the announcement.
-                #expect(try await Self.failuresClear(bob, limit: .seconds(5)))
+                #expect(await eventually(within: .seconds(5)) { await bob.channelSyncFailures().isEmpty })
                 monitor.stop()
                 await alice.shutdown()
                 await bob.shutdown()
