@@ -35,8 +35,11 @@ public struct Identifier<Kind: IdentifierKind>: Hashable, Comparable, Sendable, 
     /// `string` lower-cased; the same string when it has no upper-case ASCII letter, which is the
     /// case for every id the reference server makes.
     private static func normalized(_ string: String) -> String {
-        let needsLowerCasing = string.utf8.contains { byte in
-            (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z")) || byte >= 0x80
+        // Scanned over the contiguous bytes (a native string's own; a bridged one is copied):
+        // every id of every decoded message passes here.
+        var bytes = string
+        let needsLowerCasing = bytes.withUTF8 { utf8 in
+            utf8.contains { byte in (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z")) || byte >= 0x80 }
         }
         return needsLowerCasing ? string.lowercased() : string
     }

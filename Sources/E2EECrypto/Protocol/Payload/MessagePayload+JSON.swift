@@ -85,8 +85,11 @@ extension MessagePayload {
             negative = true
             digits = digits.dropFirst()
         }
-        guard !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber }) else { throw fail("\(field) is not an integer") }
-        guard digits.count <= 16, let magnitude = Int64(digits), magnitude <= maxTimestamp else { throw fail("\(field) out of range") }
+        // Over the UTF-8 bytes, not the characters (no grapheme breaking): only ASCII digits pass.
+        guard !digits.isEmpty, digits.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) else {
+            throw fail("\(field) is not an integer")
+        }
+        guard digits.utf8.count <= 16, let magnitude = Int64(digits), magnitude <= maxTimestamp else { throw fail("\(field) out of range") }
         guard !negative || magnitude == 0 else { throw fail("\(field) out of range") }
         return magnitude
     }

@@ -23,7 +23,7 @@ enum StrictJSON: Sendable, Equatable {
     /// The member named `key` of an object (keys are unique after parsing).
     subscript(key: String) -> StrictJSON? {
         guard case .object(let members) = self else { return nil }
-        return members.first { $0.key.utf8.elementsEqual(key.utf8) }?.value
+        return members.first { $0.key.utf8.count == key.utf8.count && $0.key.utf8.elementsEqual(key.utf8) }?.value
     }
 }
 
@@ -39,9 +39,9 @@ struct StrictJSONParser {
     /// - Throws: ``ProtocolError/malformed(_:reason:)`` at ``WireLocation/payload``.
     static func parse(_ bytes: [UInt8]) throws -> StrictJSON {
         guard !bytes.starts(with: [0xEF, 0xBB, 0xBF]) else { throw fail("byte-order mark") }
-        // Swift replaces invalid sequences (overlong, surrogates, truncated) with U+FFFD, so a
-        // byte-exact round trip means the input was valid UTF-8.
-        guard String(decoding: bytes, as: UTF8.self).utf8.elementsEqual(bytes) else { throw fail("invalid UTF-8") }
+        // Swift's validating initializer refuses overlong forms, surrogates and truncated
+        // sequences, as RFC 3629 does.
+        guard String(validating: bytes, as: UTF8.self) != nil else { throw fail("invalid UTF-8") }
         var parser = StrictJSONParser(bytes: bytes)
         parser.skipWhitespace()
         let value = try parser.parseValue(depth: 0)

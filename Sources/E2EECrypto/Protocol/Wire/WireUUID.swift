@@ -41,15 +41,24 @@ public struct WireUUID: Sendable, Hashable, Comparable, CustomStringConvertible,
 
     /// The lower-case 8-4-4-4-12 text form.
     public var text: String {
-        let digits = Array("0123456789abcdef".utf8)
-        var out: [UInt8] = []
-        for (index, byte) in bytes.enumerated() {
-            if [4, 6, 8, 10].contains(index) { out.append(UInt8(ascii: "-")) }
-            out.append(digits[Int(byte >> 4)])
-            out.append(digits[Int(byte & 0x0f)])
+        // Written into the string's own storage: envelopes are read for every received message.
+        String(unsafeUninitializedCapacity: 36) { out in
+            var position = 0
+            for (index, byte) in bytes.enumerated() {
+                if index == 4 || index == 6 || index == 8 || index == 10 {
+                    out[position] = UInt8(ascii: "-")
+                    position += 1
+                }
+                out[position] = Self.hexDigits[Int(byte >> 4)]
+                out[position + 1] = Self.hexDigits[Int(byte & 0x0f)]
+                position += 2
+            }
+            return position
         }
-        return String(decoding: out, as: UTF8.self)
     }
+
+    /// The lower-case hex digits of ``text``.
+    private static let hexDigits = Array("0123456789abcdef".utf8)
 
     /// The text form.
     public var description: String { text }
