@@ -33,9 +33,10 @@ extension KeyStore {
             let now = StoreTime.now()
             for session in finalSessions.values { try sessionStore.storeUpdate(session, at: now, db) }
             var batch = BatchFacts(anyPending: try pendingStore.hasPending(db),
-                                   anyTombstone: try db.row(Self.anyTombstoneSQL) != nil, now: now)
+                                   anyTombstone: try db.row(Self.anyTombstoneSQL) != nil, now: now,
+                                   rowUpsert: try db.cachedStatement(sql: Self.receivedRowUpsertSQL))
             return try writes.map { write in
-                let result = try applyReceive(write, batch, db)
+                let result = try applyReceive(write, &batch, db)
                 if write.facts.deleteOf != nil { batch.anyTombstone = true }
                 return result
             }
@@ -73,9 +74,13 @@ extension KeyStore {
         var anyTombstone: Bool
         /// The batch's time.
         var now: StoreTime
+        /// ``KeyStore/receivedRowUpsertSQL``, looked up in the statement cache once a batch (its
+        /// key is the whole SQL text, which every lookup hashes) and again after it fails (GRDB
+        /// drops a failed statement from its cache: it cannot be reused).
+        var rowUpsert: Statement
     }
 
-    private func applyReceive(_ write: ReceiveWrite, _ batch: BatchFacts, _ db: Database) throws -> ReceiveWriteResult {
+    private func applyReceive(_ write: ReceiveWrite, _ batch: inout BatchFacts, _ db: Database) throws -> ReceiveWriteResult {
         var facts = write.facts
         var result = ReceiveWriteResult.stored
         var pinnedNow = false
@@ -89,7 +94,7 @@ extension KeyStore {
             let control = try controlEffect(of: &facts, &commit.message, anyTombstone: batch.anyTombstone, db)
             if control == .storedErased { result = .storedErased }
             do {
-                try storeReceivedRow(commit.message, facts, db)
+                try storeReceivedRow(commit.message, facts, batch.rowUpsert)
             } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
                 // A used (sender user, payload id): the unique index refused the row (only that
                 // statement is undone), which is then stored as a duplicate of the first (§6).
@@ -99,11 +104,12 @@ extension KeyStore {
                           db.cachedStatement(sql: Self.payloadUseSQL),
                           arguments: [StoreSchema.payloadKey(senderUserID: user, payloadID: payloadID), user, payloadID, messageID])
                 else { throw error }
+                batch.rowUpsert = try db.cachedStatement(sql: Self.receivedRowUpsertSQL)
                 commit.message.state = .undecryptable(reason: "duplicate")
                 commit.message.plaintext = nil
                 facts = ReceivedFacts(kind: .duplicate, payloadID: nil, editedAt: facts.editedAt, duplicateOf: first)
                 result = .duplicateOfPayload(first)
-                try storeReceivedRow(commit.message, facts, db)
+                try storeReceivedRow(commit.message, facts, batch.rowUpsert)
             }
             if removePending { try pendingStore.removePending(messageID: messageID, db) }
             if let users = write.fixesParticipants { try fixParticipantsOnce(channelID: commit.message.channelID, userIDs: users, db) }
@@ -113,7 +119,7 @@ extension KeyStore {
             if let state = try timelineStore.loadState(id: messageID, db), state != .pendingKey { return .unchanged }
             row.state = .pendingKey
             row.plaintext = nil
-            try storeReceivedRow(row, facts, db)
+            try storeReceivedRow(row, facts, batch.rowUpsert)
             try pendingStore.storePending(
                 PendingCiphertext(messageID: messageID, channelID: row.channelID, senderDeviceID: row.senderDeviceID, content: content,
                                   waitingFor: waitingFor, receivedAt: receivedAt), db)
@@ -123,7 +129,7 @@ extension KeyStore {
             case .decrypted?, .unencrypted?, .deleted?: return .unchanged
             default: break
             }
-            try storeReceivedRow(row, facts, db)
+            try storeReceivedRow(row, facts, batch.rowUpsert)
             if removePending { try pendingStore.removePending(messageID: messageID, db) }
         case .refused(let input):
             try insertRefused(input, db)
@@ -168,30 +174,33 @@ extension KeyStore {
     /// none, and so is an existing payload id (with its key) when the sender user stays the
     /// same: a payload id belongs to its sender user, so `payload_key` always matches the row's
     /// (sender user, payload id).
-    private func storeReceivedRow(_ message: TimelineMessage, _ facts: ReceivedFacts, _ db: Database) throws {
+    private func storeReceivedRow(_ message: TimelineMessage, _ facts: ReceivedFacts, _ upsert: Statement) throws {
         let plaintext = try sealer.sealIfPresent(message.plaintext, table: TimelineStore.table, column: "plaintext", rowID: message.messageID)
-        try db.run(
-            """
-            INSERT INTO timeline (message_id, channel_id, sender_user_id, sender_device_id, created_at, content_hash, state, failure_reason,
-                                  plaintext, is_own, kind, edited_at, duplicate_of, payload_id, payload_key, delete_of)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            ON CONFLICT (message_id) DO UPDATE SET
-                channel_id = excluded.channel_id, sender_user_id = excluded.sender_user_id, sender_device_id = excluded.sender_device_id,
-                created_at = excluded.created_at, content_hash = excluded.content_hash, state = excluded.state,
-                failure_reason = excluded.failure_reason, plaintext = excluded.plaintext, is_own = excluded.is_own, kind = excluded.kind,
-                edited_at = COALESCE(excluded.edited_at, timeline.edited_at), duplicate_of = excluded.duplicate_of,
-                payload_id = CASE WHEN excluded.payload_id IS NOT NULL THEN excluded.payload_id
-                                  WHEN excluded.sender_user_id IS timeline.sender_user_id THEN timeline.payload_id END,
-                payload_key = CASE WHEN excluded.payload_id IS NOT NULL THEN excluded.payload_key
-                                   WHEN excluded.sender_user_id IS timeline.sender_user_id THEN timeline.payload_key END,
-                delete_of = excluded.delete_of
-            WHERE timeline.state != 'deleted'
-            """,
-            [message.messageID, message.channelID, message.senderUserID, message.senderDeviceID, message.createdAt.microseconds,
-             Data(message.contentHash), message.state.columnValue, message.state.reason, plaintext, message.isOwn ? 1 : 0,
-             facts.kind.rawValue, facts.editedAt?.microseconds, facts.duplicateOf, facts.payloadID,
-             StoreSchema.payloadKey(senderUserID: message.senderUserID, payloadID: facts.payloadID), facts.deleteOf])
+        try upsert.execute(arguments: [
+            message.messageID, message.channelID, message.senderUserID, message.senderDeviceID, message.createdAt.microseconds,
+            Data(message.contentHash), message.state.columnValue, message.state.reason, plaintext, message.isOwn ? 1 : 0,
+            facts.kind.rawValue, facts.editedAt?.microseconds, facts.duplicateOf, facts.payloadID,
+            StoreSchema.payloadKey(senderUserID: message.senderUserID, payloadID: facts.payloadID), facts.deleteOf])
     }
+
+    /// Inserts a received row with its receive-side columns, or replaces the row with the same
+    /// server id (``storeReceivedRow(_:_:_:)`` says what is kept).
+    static let receivedRowUpsertSQL = """
+        INSERT INTO timeline (message_id, channel_id, sender_user_id, sender_device_id, created_at, content_hash, state, failure_reason,
+                              plaintext, is_own, kind, edited_at, duplicate_of, payload_id, payload_key, delete_of)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        ON CONFLICT (message_id) DO UPDATE SET
+            channel_id = excluded.channel_id, sender_user_id = excluded.sender_user_id, sender_device_id = excluded.sender_device_id,
+            created_at = excluded.created_at, content_hash = excluded.content_hash, state = excluded.state,
+            failure_reason = excluded.failure_reason, plaintext = excluded.plaintext, is_own = excluded.is_own, kind = excluded.kind,
+            edited_at = COALESCE(excluded.edited_at, timeline.edited_at), duplicate_of = excluded.duplicate_of,
+            payload_id = CASE WHEN excluded.payload_id IS NOT NULL THEN excluded.payload_id
+                              WHEN excluded.sender_user_id IS timeline.sender_user_id THEN timeline.payload_id END,
+            payload_key = CASE WHEN excluded.payload_id IS NOT NULL THEN excluded.payload_key
+                               WHEN excluded.sender_user_id IS timeline.sender_user_id THEN timeline.payload_key END,
+            delete_of = excluded.delete_of
+        WHERE timeline.state != 'deleted'
+        """
 
     /// What a decrypted write's control payload (or a tombstone already here) does.
     private enum ControlEffect: Equatable {

@@ -57,11 +57,16 @@ extension StoreSchema {
     /// takes no part in the rule, as before).
     static func payloadKey(senderUserID: String?, payloadID: String?) -> Data? {
         guard let senderUserID, let payloadID else { return nil }
-        var input = Array("e2ee payload key v1".utf8)
-        let user = Array(senderUserID.utf8)
-        withUnsafeBytes(of: UInt64(user.count).bigEndian) { input += $0 }
-        input += user
-        input += Array(payloadID.utf8)
+        // One buffer, sized once: this runs for every received row.
+        var input: [UInt8] = []
+        input.reserveCapacity(payloadKeyLabel.count + 8 + senderUserID.utf8.count + payloadID.utf8.count)
+        input += payloadKeyLabel
+        withUnsafeBytes(of: UInt64(senderUserID.utf8.count).bigEndian) { input += $0 }
+        input += senderUserID.utf8
+        input += payloadID.utf8
         return Data(SHA256.hash(input).prefix(payloadKeyLength))
     }
+
+    /// The label ``payloadKey(senderUserID:payloadID:)`` hashes first.
+    private static let payloadKeyLabel = Array("e2ee payload key v1".utf8)
 }
