@@ -26,6 +26,24 @@ extension KeyStore {
         return found
     }
 
+    /// The content hash of each stored row among `ids`, by id: the dedupe set as a batch's plan
+    /// reads it (whether an id is known, and whether a copy carries the stored bytes). Two
+    /// columns, where ``receivedMessages(ids:)`` reads whole rows with their sealed plaintexts.
+    /// - Throws: ``KeyStoreError/corruptColumn(table:column:)``, GRDB's `DatabaseError`.
+    func storedContentHashes(ids: [String], _ db: Database) throws -> [String: [UInt8]] {
+        var found: [String: [UInt8]] = [:]
+        for chunk in Self.lookupChunks(ids) {
+            let statement = try db.cachedStatement(sql: Self.storedHashLookupSQLs[chunk.width])
+            let rows = try Row.fetchCursor(statement, arguments: StatementArguments(chunk.values))
+            while let row = try rows.next() {
+                let id: String = try row.decode("message_id", table: TimelineStore.table)
+                let hash: Data = try row.decode("content_hash", table: TimelineStore.table)
+                found[id] = [UInt8](hash)
+            }
+        }
+        return found
+    }
+
     /// Values per lookup statement: a lookup runs cached statements with one of these many
     /// placeholders, each chunk padded with NULLs (which match nothing) to the smallest that
     /// holds it, instead of preparing a statement for each list length. The narrow ones are for
@@ -52,6 +70,10 @@ extension KeyStore {
     /// The dedupe lookup by server id, one per width of ``lookupWidths``, in that order (built
     /// once: a lookup only picks one).
     static let receivedLookupSQLs = lookupWidths.map { "SELECT \(receivedColumns) FROM timeline WHERE message_id IN (\(marks($0)))" }
+
+    /// ``storedContentHashes(ids:_:)``'s lookup by server id, one per width of
+    /// ``lookupWidths``, in that order.
+    static let storedHashLookupSQLs = lookupWidths.map { "SELECT message_id, content_hash FROM timeline WHERE message_id IN (\(marks($0)))" }
 
     /// For each of `contentHashes` already stored in `channelID` (not as a duplicate, and not
     /// refused: a refusal may come from forged metadata around genuine bytes), the first
@@ -148,7 +170,9 @@ extension KeyStore {
             if let limit { values.append(max(0, limit)) }
             let arguments = StatementArguments(values)
             let t = PendingCiphertextStore.table
-            return try Row.fetchAll(db, sql: sql, arguments: arguments).map { row in
+            // Cached: a lane asks this after every key distribution (the SQL varies only with
+            // how many keys are asked for, a handful of shapes).
+            return try Row.fetchAll(db.cachedStatement(sql: sql), arguments: arguments).map { row in
                 let edited: Int64? = try row.decodeIfPresent("edited_at", table: t)
                 let pending = PendingCiphertext(
                     messageID: try row.decode("message_id", table: t), channelID: try row.decode("channel_id", table: t),
@@ -192,7 +216,8 @@ extension KeyStore {
     }
 
     func remoteIdentities(deviceID: String, _ db: Database) throws -> [RemoteIdentity] {
-        let users = try String.fetchAll(db, sql: "SELECT user_id FROM remote_identities WHERE device_id = ? ORDER BY user_id", arguments: [deviceID])
+        let users = try String.fetchAll(db.cachedStatement(sql: "SELECT user_id FROM remote_identities WHERE device_id = ? ORDER BY user_id"),
+                                        arguments: [deviceID])
         return try users.compactMap { try remoteIdentityStore.loadIdentity(userID: $0, deviceID: deviceID, db) }
     }
 
