@@ -52,7 +52,7 @@ enum GoldenStoreReads {
                 .map { "\(hex($0.key)) → \($0.value)" }.sorted()
         }
         let lookup = try await store.receiveBatchLookup(ids: ids, channelID: G.group, contentHashes: hashes, senderKeys: [G.senderKeyB, G.senderKeyC])
-        reads["receiveBatchLookup known"] = lookup.known.keys.sorted()
+        reads["receiveBatchLookup known"] = lookup.knownHashes.keys.sorted()
         reads["receiveBatchLookup firstIDs"] = lookup.firstIDs.map { "\(hex($0.key)) → \($0.value)" }.sorted()
         reads["receiveBatchLookup senderKeys"] = lookup.senderKeys.values.map(render).sorted()
         reads["knownMessageIDs"] = try await store.knownMessageIDs(ids + ["s-1", "unknown"]).sorted()

@@ -162,6 +162,9 @@ import Testing
             let ids = (0..<count).map { $0.isMultiple(of: 2) ? "m\($0)" : "unknown-\($0)" }
             let expected = Set(ids.filter { $0.hasPrefix("m") })
             #expect(Set(try await store.receivedMessages(ids: ids).keys) == expected, "\(count) ids")
+            let lookup = try await store.receiveBatchLookup(ids: ids, channelID: "channel-1", contentHashes: [], senderKeys: [])
+            #expect(lookup.knownHashes == Dictionary(uniqueKeysWithValues: expected.map { ($0, Fixtures.hash("envelope \($0.dropFirst())")) }),
+                    "\(count) ids, with their hashes")
             let hashes = (0..<count).map { Fixtures.hash($0.isMultiple(of: 2) ? "envelope \($0)" : "unknown \($0)") }
             let found = try await store.firstMessageIDs(channelID: "channel-1", contentHashes: hashes)
             #expect(Set(found.values) == expected, "\(count) hashes")

@@ -65,9 +65,10 @@ import Testing
 
     @Test func lookupsOfEveryWidthSeekTheirIndex() async throws {
         let store = try KeyStore.inMemory()
-        #expect(KeyStore.receivedLookupSQLs.count == KeyStore.lookupWidths.count && KeyStore.contentLookupSQLs.count == KeyStore.lookupWidths.count)
-        for (byID, byContent) in zip(KeyStore.receivedLookupSQLs, KeyStore.contentLookupSQLs) {
-            for (sql, index) in [(byID, "sqlite_autoindex_timeline_1"), (byContent, "timeline_by_content_prefix")] {
+        #expect(KeyStore.receivedLookupSQLs.count == KeyStore.lookupWidths.count && KeyStore.contentLookupSQLs.count == KeyStore.lookupWidths.count
+                && KeyStore.storedHashLookupSQLs.count == KeyStore.lookupWidths.count)
+        for ((byID, hashByID), byContent) in zip(zip(KeyStore.receivedLookupSQLs, KeyStore.storedHashLookupSQLs), KeyStore.contentLookupSQLs) {
+            for (sql, index) in [(byID, "sqlite_autoindex_timeline_1"), (hashByID, "sqlite_autoindex_timeline_1"), (byContent, "timeline_by_content_prefix")] {
                 let plan = try await store.read { db in try Self.plan(sql, db) }
                 #expect(plan.contains { $0.contains(index) }, "\(sql): \(plan)")
                 #expect(!Self.scansTheTimeline(plan), "\(sql): \(plan)")

@@ -7,7 +7,7 @@ import GRDB
 /// themselves): the dedupe set and the sender keys of the batch, then, under the lanes'
 /// session locks, the pins and sessions of the devices whose pairwise messages it holds.
 extension KeyStore {
-    /// The stored rows among `ids` (``receivedMessages(ids:)``), the first ids of the content
+    /// The content hashes of the stored rows among `ids` (``storedContentHashes(ids:_:)``), the first ids of the content
     /// hashes stored in `channelID` (``firstMessageIDs(channelID:contentHashes:)``) and the
     /// receiving sender-key states at `senderKeys`, all from one snapshot.
     ///
@@ -20,10 +20,10 @@ extension KeyStore {
     package func receiveBatchLookup(ids: [String], channelID: String, contentHashes: [[UInt8]],
                                    senderKeys: [SenderKeyAddress]) async throws -> ReceiveBatchLookup {
         try await handOff.run { [self] db in
-            var lookup = ReceiveBatchLookup(known: [:], firstIDs: [:], senderKeys: [:])
+            var lookup = ReceiveBatchLookup(knownHashes: [:], firstIDs: [:], senderKeys: [:])
             try db.inTransaction(.deferred) {
                 for address in senderKeys { lookup.senderKeys[address] = try receiverSenderKeyStore.loadReceiverSenderKey(address, db) }
-                lookup.known = try receivedMessages(ids: ids, db)
+                lookup.knownHashes = try storedContentHashes(ids: ids, db)
                 lookup.firstIDs = try firstMessageIDs(channelID: channelID, contentHashes: contentHashes, db)
                 return .commit
             }
@@ -50,16 +50,16 @@ extension KeyStore {
 
 /// The reads of ``KeyStore/receiveBatchLookup(ids:channelID:contentHashes:senderKeys:)``.
 package struct ReceiveBatchLookup: Sendable {
-    /// The stored rows by id (plaintexts not opened).
-    public var known: [String: ReceivedMessage]
+    /// The content hash of each stored row asked for, by id (an id not here is not stored).
+    public var knownHashes: [String: [UInt8]]
     /// Per content hash already stored in the channel, the first message id.
     public var firstIDs: [[UInt8]: String]
     /// The stored states among the addresses asked for (an address not here has none).
     public var senderKeys: [SenderKeyAddress: ReceiverSenderKey]
 
     /// Creates the value.
-    public init(known: [String: ReceivedMessage], firstIDs: [[UInt8]: String], senderKeys: [SenderKeyAddress: ReceiverSenderKey]) {
-        self.known = known
+    public init(knownHashes: [String: [UInt8]], firstIDs: [[UInt8]: String], senderKeys: [SenderKeyAddress: ReceiverSenderKey]) {
+        self.knownHashes = knownHashes
         self.firstIDs = firstIDs
         self.senderKeys = senderKeys
     }

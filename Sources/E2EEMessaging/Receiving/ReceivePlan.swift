@@ -57,11 +57,24 @@ struct ReceivePlan: Sendable {
         for address in addresses { plan.senderKeys[address] = .some(lookup.senderKeys[address]) }
         var fresh: [IncomingMessage] = []
         for (id, sorted, first) in entries {
+            if sorted.count == 1 {
+                // One copy (nearly every message): no set of contents to build and hash.
+                if let storedHash = lookup.knownHashes[id] {
+                    if first.contentHash == storedHash {
+                        plan.outcomes.append(ReceiveOutcome(messageID: MessageID(stored: id), result: .duplicate(of: nil)))
+                    } else {
+                        plan.edits.append(sorted[0])
+                    }
+                } else {
+                    fresh.append(first)
+                }
+                continue
+            }
             var contents: Set<String> = []
             var later = sorted[...]
-            if let stored = lookup.known[id] {
+            if let storedHash = lookup.knownHashes[id] {
                 contents.formUnion(sorted.filter { copy in
-                    (copy.content == first.content ? first.contentHash : SHA256.hash(Array(copy.content.utf8))) == stored.message.contentHash
+                    (copy.content == first.content ? first.contentHash : SHA256.hash(Array(copy.content.utf8))) == storedHash
                 }.map(\.content))
             } else {
                 fresh.append(first)
