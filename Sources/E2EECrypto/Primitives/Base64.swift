@@ -33,7 +33,8 @@ public enum Base64 {
         }
     }
 
-    /// Decodes `string`, refusing anything but the canonical padded standard encoding.
+    /// Decodes `string`, refusing anything but the canonical padded standard encoding. Its time
+    /// depends on the input: it is for public text (wire content, published keys), not secrets.
     /// - Parameters:
     ///   - string: the base64 text.
     ///   - maxEncodedLength: the longest string accepted; checked before any decoding.
