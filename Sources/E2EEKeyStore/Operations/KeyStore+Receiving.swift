@@ -94,7 +94,7 @@ extension KeyStore {
             let control = try controlEffect(of: &facts, &commit.message, anyTombstone: batch.anyTombstone, db)
             if control == .storedErased { result = .storedErased }
             do {
-                try storeReceivedRow(commit.message, facts, batch.rowUpsert, ahead: write.ahead)
+                try storeReceivedRow(commit.message, facts, batch.rowUpsert)
             } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
                 // A used (sender user, payload id): the unique index refused the row (only that
                 // statement is undone), which is then stored as a duplicate of the first (§6).
@@ -109,7 +109,7 @@ extension KeyStore {
                 commit.message.plaintext = nil
                 facts = ReceivedFacts(kind: .duplicate, payloadID: nil, editedAt: facts.editedAt, duplicateOf: first)
                 result = .duplicateOfPayload(first)
-                try storeReceivedRow(commit.message, facts, batch.rowUpsert, ahead: write.ahead)
+                try storeReceivedRow(commit.message, facts, batch.rowUpsert)
             }
             if removePending { try pendingStore.removePending(messageID: messageID, db) }
             if let users = write.fixesParticipants { try fixParticipantsOnce(channelID: commit.message.channelID, userIDs: users, db) }
@@ -174,18 +174,13 @@ extension KeyStore {
     /// none, and so is an existing payload id (with its key) when the sender user stays the
     /// same: a payload id belongs to its sender user, so `payload_key` always matches the row's
     /// (sender user, payload id).
-    /// `ahead` holds the sealed plaintext and the payload key when they were computed before
-    /// the transaction (``sealingAhead(_:)``); each is used only while the row still has the
-    /// inputs it was computed from.
-    private func storeReceivedRow(_ message: TimelineMessage, _ facts: ReceivedFacts, _ upsert: Statement, ahead: SealedAhead? = nil) throws {
-        let plaintext = try ahead?.sealedPlaintext(for: message)
-            ?? sealer.sealIfPresent(message.plaintext, table: TimelineStore.table, column: "plaintext", rowID: message.messageID)
-        let payloadKey = ahead?.payloadKey(for: message, facts)
-            ?? StoreSchema.payloadKey(senderUserID: message.senderUserID, payloadID: facts.payloadID)
+    private func storeReceivedRow(_ message: TimelineMessage, _ facts: ReceivedFacts, _ upsert: Statement) throws {
+        let plaintext = try sealer.sealIfPresent(message.plaintext, table: TimelineStore.table, column: "plaintext", rowID: message.messageID)
         try upsert.execute(arguments: [
             message.messageID, message.channelID, message.senderUserID, message.senderDeviceID, message.createdAt.microseconds,
             Data(message.contentHash), message.state.columnValue, message.state.reason, plaintext, message.isOwn ? 1 : 0,
-            facts.kind.rawValue, facts.editedAt?.microseconds, facts.duplicateOf, facts.payloadID, payloadKey, facts.deleteOf])
+            facts.kind.rawValue, facts.editedAt?.microseconds, facts.duplicateOf, facts.payloadID,
+            StoreSchema.payloadKey(senderUserID: message.senderUserID, payloadID: facts.payloadID), facts.deleteOf])
     }
 
     /// Inserts a received row with its receive-side columns, or replaces the row with the same

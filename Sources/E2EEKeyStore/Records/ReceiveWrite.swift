@@ -35,9 +35,6 @@ import E2EECrypto
     /// participant, docs/spec/protocol.md §5.10): applied with the row, only while none are
     /// fixed and the channel is not pinned as a group, and then the DM is accepted here.
     public var fixesParticipants: Set<String>?
-    /// The row's sealed plaintext and payload key, computed before the commit
-    /// (``KeyStore/sealingAhead(_:)``); the commit computes what this does not hold.
-    package var ahead: SealedAhead?
 
     /// Creates the value.
     public init(action: Action, facts: ReceivedFacts, session: SessionUpdate? = nil, senderKey: ReceiverSenderKey? = nil,

@@ -134,10 +134,9 @@ struct ReceiveLane: Sendable {
         buffer.removeAll(keepingCapacity: true)
     }
 
-    /// The buffered steps' writes, with the lane's key states as they are now, sealed ahead here
-    /// (lanes run side by side; the commit runs on the one writer).
+    /// The buffered steps' writes, with the lane's key states as they are now.
     private func chunkWrites(_ buffer: [(index: Int, step: ProcessingStep)], lane: LaneState) -> [ReceiveWrite] {
-        processor.store.sealingAhead(finalStates(attachedTo: buffer.compactMap(\.step.write), steps: buffer.map(\.step), lane: lane))
+        finalStates(attachedTo: buffer.compactMap(\.step.write), steps: buffer.map(\.step), lane: lane)
     }
 
     private func settle(_ commits: inout LaneCommits, into outcomes: inout [ReceiveOutcome]) async throws {
