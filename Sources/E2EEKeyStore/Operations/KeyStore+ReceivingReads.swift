@@ -16,12 +16,9 @@ extension KeyStore {
 
     func receivedMessages(ids: [String], _ db: Database) throws -> [String: ReceivedMessage] {
         var found: [String: ReceivedMessage] = [:]
-        for chunk in Self.lookupChunks(ids) {
-            let statement = try db.cachedStatement(sql: Self.receivedLookupSQLs[chunk.width])
-            for row in try Row.fetchAll(statement, arguments: StatementArguments(chunk.values)) {
-                let message = try decodeReceived(row, openPlaintext: false)
-                found[message.message.messageID] = message
-            }
+        try Self.forEachLookupRow(Self.receivedLookupSQLs, ids, db) { row in
+            let message = try decodeReceived(row, openPlaintext: false)
+            found[message.message.messageID] = message
         }
         return found
     }
@@ -32,14 +29,10 @@ extension KeyStore {
     /// - Throws: ``KeyStoreError/corruptColumn(table:column:)``, GRDB's `DatabaseError`.
     func storedContentHashes(ids: [String], _ db: Database) throws -> [String: [UInt8]] {
         var found: [String: [UInt8]] = [:]
-        for chunk in Self.lookupChunks(ids) {
-            let statement = try db.cachedStatement(sql: Self.storedHashLookupSQLs[chunk.width])
-            let rows = try Row.fetchCursor(statement, arguments: StatementArguments(chunk.values))
-            while let row = try rows.next() {
-                let id: String = try row.decode("message_id", table: TimelineStore.table)
-                let hash: Data = try row.decode("content_hash", table: TimelineStore.table)
-                found[id] = [UInt8](hash)
-            }
+        try Self.forEachLookupRow(Self.storedHashLookupSQLs, ids, db) { row in
+            let id: String = try row.decode("message_id", table: TimelineStore.table)
+            let hash: Data = try row.decode("content_hash", table: TimelineStore.table)
+            found[id] = [UInt8](hash)
         }
         return found
     }
@@ -61,6 +54,18 @@ extension KeyStore {
             let width = lookupWidths.firstIndex { $0 >= chunk.count } ?? lookupWidths.count - 1
             chunk += Array(repeating: nil, count: lookupWidths[width] - chunk.count)
             return (width, chunk)
+        }
+    }
+
+    /// Runs the lookup `sqls` (one statement per width of ``lookupWidths``, in that order) for
+    /// `values`, a chunk at a time (``lookupChunks(_:)``), with `trailing` arguments after each
+    /// chunk's, and hands every row to `body` (a cursor's row: read it before returning).
+    /// - Throws: what `body` throws, GRDB's `DatabaseError`.
+    static func forEachLookupRow(_ sqls: [String], _ values: [some DatabaseValueConvertible], then trailing: [(any DatabaseValueConvertible)?] = [],
+                                 _ db: Database, _ body: (Row) throws -> Void) throws {
+        for chunk in lookupChunks(values) {
+            let rows = try Row.fetchCursor(db.cachedStatement(sql: sqls[chunk.width]), arguments: StatementArguments(chunk.values + trailing))
+            while let row = try rows.next() { try body(row) }
         }
     }
 
@@ -107,17 +112,14 @@ extension KeyStore {
         let asked = Set(contentHashes)
         var found: [[UInt8]: (createdAt: Int64, id: String)] = [:]
         let prefixes = Array(Set(contentHashes.map { Data($0.prefix(StoreSchema.contentPrefixLength)) }))
-        for chunk in Self.lookupChunks(prefixes) {
-            let statement = try db.cachedStatement(sql: Self.contentLookupSQLs[chunk.width])
-            for row in try Row.fetchAll(statement, arguments: StatementArguments(chunk.values + [channelID])) {
-                let hash: Data = try row.decode("content_hash", table: TimelineStore.table)
-                let key = [UInt8](hash)
-                guard asked.contains(key) else { continue }
-                let id: String = try row.decode("message_id", table: TimelineStore.table)
-                let createdAt: Int64 = try row.decode("created_at", table: TimelineStore.table)
-                if let first = found[key], (first.createdAt, first.id) <= (createdAt, id) { continue }
-                found[key] = (createdAt, id)
-            }
+        try Self.forEachLookupRow(Self.contentLookupSQLs, prefixes, then: [channelID], db) { row in
+            let hash: Data = try row.decode("content_hash", table: TimelineStore.table)
+            let key = [UInt8](hash)
+            guard asked.contains(key) else { return }
+            let id: String = try row.decode("message_id", table: TimelineStore.table)
+            let createdAt: Int64 = try row.decode("created_at", table: TimelineStore.table)
+            if let first = found[key], (first.createdAt, first.id) <= (createdAt, id) { return }
+            found[key] = (createdAt, id)
         }
         return found.mapValues(\.id)
     }
