@@ -46,14 +46,14 @@ enum GoldenStoreReads {
             reads["refusedInputs \(id)"] = try await store.refusedInputs(messageID: id).map(render)
         }
         reads["receivedMessages"] = try await store.receivedMessages(ids: ids + ["unknown"]).sorted { $0.key < $1.key }.map { "\($0.key) → \(render($0.value))" }
-        let hashes = ids.map { SHA256.hash(Array("envelope \($0)".utf8)) } + [SHA256.hash(Array("unknown".utf8))]
+        let hashes = (ids.map { SHA256.hash(Array("envelope \($0)".utf8)) } + [SHA256.hash(Array("unknown".utf8))]).map(ContentDigest.init)
         for channel in channels {
             reads["firstMessageIDs \(channel)"] = try await store.firstMessageIDs(channelID: channel, contentHashes: hashes)
-                .map { "\(hex($0.key)) → \($0.value)" }.sorted()
+                .map { "\(hex($0.key.bytes)) → \($0.value)" }.sorted()
         }
         let lookup = try await store.receiveBatchLookup(ids: ids, channelID: G.group, contentHashes: hashes, senderKeys: [G.senderKeyB, G.senderKeyC])
         reads["receiveBatchLookup known"] = lookup.knownHashes.keys.sorted()
-        reads["receiveBatchLookup firstIDs"] = lookup.firstIDs.map { "\(hex($0.key)) → \($0.value)" }.sorted()
+        reads["receiveBatchLookup firstIDs"] = lookup.firstIDs.map { "\(hex($0.key.bytes)) → \($0.value)" }.sorted()
         reads["receiveBatchLookup senderKeys"] = lookup.senderKeys.values.map(render).sorted()
         reads["knownMessageIDs"] = try await store.knownMessageIDs(ids + ["s-1", "unknown"]).sorted()
         reads["removedFromServer"] = try await store.removedFromServer(messageIDs: ids).sorted()

@@ -166,7 +166,7 @@ import Testing
             #expect(lookup.knownHashes == Dictionary(uniqueKeysWithValues: expected.map { ($0, Fixtures.hash("envelope \($0.dropFirst())")) }),
                     "\(count) ids, with their hashes")
             let hashes = (0..<count).map { Fixtures.hash($0.isMultiple(of: 2) ? "envelope \($0)" : "unknown \($0)") }
-            let found = try await store.firstMessageIDs(channelID: "channel-1", contentHashes: hashes)
+            let found = try await store.firstMessageIDs(channelID: "channel-1", contentHashes: hashes.map(ContentDigest.init))
             #expect(Set(found.values) == expected, "\(count) hashes")
         }
     }
@@ -179,28 +179,29 @@ import Testing
         first.contentHash = Fixtures.hash("env")
         _ = try await store.storeReceiveBatch([ReceiveWrite(action: .outcome(refused), facts: ReceivedFacts(kind: .message)),
                                                ReceiveWrite(action: .decrypted(DecryptionCommit(message: first)), facts: ReceivedFacts(kind: .message))])
-        let found = try await store.firstMessageIDs(channelID: "channel-1", contentHashes: [Fixtures.hash("env"), Fixtures.hash("none")])
-        #expect(found == [Fixtures.hash("env"): "m1"])
-        #expect(try await store.firstMessageIDs(channelID: "channel-2", contentHashes: [Fixtures.hash("env")]).isEmpty)
+        let env = ContentDigest(Fixtures.hash("env"))
+        let found = try await store.firstMessageIDs(channelID: "channel-1", contentHashes: [env, ContentDigest(Fixtures.hash("none"))])
+        #expect(found == [env: "m1"])
+        #expect(try await store.firstMessageIDs(channelID: "channel-2", contentHashes: [env]).isEmpty)
     }
 
     @Test func contentHashLookupComparesWholeHashesBehindASharedPrefix() async throws {
         let store = try KeyStore.inMemory()
         // Two envelopes whose hashes share the 8 bytes the index holds; one more in another channel.
         let prefix = [UInt8](repeating: 0xAB, count: 8)
-        let hashA = prefix + [UInt8](repeating: 1, count: 24)
-        let hashB = prefix + [UInt8](repeating: 2, count: 24)
+        let hashA = ContentDigest(prefix + [UInt8](repeating: 1, count: 24))
+        let hashB = ContentDigest(prefix + [UInt8](repeating: 2, count: 24))
         var rowA = Fixtures.message("mA", at: 1, plaintext: "a")
-        rowA.contentHash = hashA
+        rowA.contentHash = hashA.bytes
         var rowB = Fixtures.message("mB", at: 2, plaintext: "b")
-        rowB.contentHash = hashB
+        rowB.contentHash = hashB.bytes
         var elsewhere = Fixtures.message("mC", at: 0, plaintext: "c")
         elsewhere.channelID = "channel-2"
-        elsewhere.contentHash = hashA
+        elsewhere.contentHash = hashA.bytes
         _ = try await store.storeReceiveBatch([rowA, rowB, elsewhere].map { ReceiveWrite(action: .decrypted(DecryptionCommit(message: $0)), facts: ReceivedFacts(kind: .message)) })
         #expect(try await store.firstMessageIDs(channelID: "channel-1", contentHashes: [hashA]) == [hashA: "mA"])
         #expect(try await store.firstMessageIDs(channelID: "channel-1", contentHashes: [hashB, hashA]) == [hashA: "mA", hashB: "mB"])
-        #expect(try await store.firstMessageIDs(channelID: "channel-1", contentHashes: [prefix + [UInt8](repeating: 3, count: 24)]).isEmpty)
+        #expect(try await store.firstMessageIDs(channelID: "channel-1", contentHashes: [ContentDigest(prefix + [UInt8](repeating: 3, count: 24))]).isEmpty)
         #expect(try await store.firstMessageIDs(channelID: "channel-2", contentHashes: [hashA, hashB]) == [hashA: "mC"])
     }
 

@@ -17,7 +17,7 @@ extension KeyStore {
     /// benchmark: about 1 s less of planning per 100,000 messages). The pipeline makes this
     /// call between batches, when none of its commits is waiting for the writer.
     /// - Throws: ``KeyStoreError`` for a corrupt or tampered row, GRDB's `DatabaseError`.
-    package func receiveBatchLookup(ids: [String], channelID: String, contentHashes: [[UInt8]],
+    package func receiveBatchLookup(ids: [String], channelID: String, contentHashes: [ContentDigest],
                                    senderKeys: [SenderKeyAddress]) async throws -> ReceiveBatchLookup {
         try await handOff.run { [self] db in
             var lookup = ReceiveBatchLookup(knownHashes: [:], firstIDs: [:], senderKeys: [:])
@@ -53,12 +53,12 @@ package struct ReceiveBatchLookup: Sendable {
     /// The content hash of each stored row asked for, by id (an id not here is not stored).
     public var knownHashes: [String: [UInt8]]
     /// Per content hash already stored in the channel, the first message id.
-    public var firstIDs: [[UInt8]: String]
+    public var firstIDs: [ContentDigest: String]
     /// The stored states among the addresses asked for (an address not here has none).
     public var senderKeys: [SenderKeyAddress: ReceiverSenderKey]
 
     /// Creates the value.
-    public init(knownHashes: [String: [UInt8]], firstIDs: [[UInt8]: String], senderKeys: [SenderKeyAddress: ReceiverSenderKey]) {
+    public init(knownHashes: [String: [UInt8]], firstIDs: [ContentDigest: String], senderKeys: [SenderKeyAddress: ReceiverSenderKey]) {
         self.knownHashes = knownHashes
         self.firstIDs = firstIDs
         self.senderKeys = senderKeys

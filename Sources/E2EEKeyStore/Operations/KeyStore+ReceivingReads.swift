@@ -84,7 +84,7 @@ extension KeyStore {
     /// refused: a refusal may come from forged metadata around genuine bytes), the first
     /// message id by `(created_at, id)`: the same envelope bytes under another id (§6).
     /// - Throws: GRDB's `DatabaseError`.
-    package func firstMessageIDs(channelID: String, contentHashes: [[UInt8]]) async throws -> [[UInt8]: String] {
+    package func firstMessageIDs(channelID: String, contentHashes: [ContentDigest]) async throws -> [ContentDigest: String] {
         guard !contentHashes.isEmpty else { return [:] }
         return try await writer.read { [self] db in try firstMessageIDs(channelID: channelID, contentHashes: contentHashes, db) }
     }
@@ -108,13 +108,13 @@ extension KeyStore {
         """
     }
 
-    func firstMessageIDs(channelID: String, contentHashes: [[UInt8]], _ db: Database) throws -> [[UInt8]: String] {
+    func firstMessageIDs(channelID: String, contentHashes: [ContentDigest], _ db: Database) throws -> [ContentDigest: String] {
         let asked = Set(contentHashes)
-        var found: [[UInt8]: (createdAt: Int64, id: String)] = [:]
-        let prefixes = Array(Set(contentHashes.map { Data($0.prefix(StoreSchema.contentPrefixLength)) }))
+        var found: [ContentDigest: (createdAt: Int64, id: String)] = [:]
+        let prefixes = Array(Set(contentHashes.map { $0.prefix(StoreSchema.contentPrefixLength) }))
         try Self.forEachLookupRow(Self.contentLookupSQLs, prefixes, then: [channelID], db) { row in
             let hash: Data = try row.decode("content_hash", table: TimelineStore.table)
-            let key = [UInt8](hash)
+            let key = ContentDigest(hash)
             guard asked.contains(key) else { return }
             let id: String = try row.decode("message_id", table: TimelineStore.table)
             let createdAt: Int64 = try row.decode("created_at", table: TimelineStore.table)

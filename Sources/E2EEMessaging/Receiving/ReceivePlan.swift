@@ -52,7 +52,7 @@ struct ReceivePlan: Sendable {
         let addresses = Set(envelopes.compactMap { message in
             message.groupKeyID.map { SenderKeyAddress(channelID: channel.id.rawValue, senderDeviceID: message.laneKey, keyID: $0) }
         })
-        let lookup = try await store.receiveBatchLookup(ids: order, channelID: channel.id.rawValue, contentHashes: Array(Set(envelopes.map(\.contentHash))),
+        let lookup = try await store.receiveBatchLookup(ids: order, channelID: channel.id.rawValue, contentHashes: Array(Set(envelopes.map(\.digest))),
                                                         senderKeys: Array(addresses))
         for address in addresses { plan.senderKeys[address] = .some(lookup.senderKeys[address]) }
         var fresh: [IncomingMessage] = []
@@ -96,7 +96,7 @@ struct ReceivePlan: Sendable {
         // may come from forged metadata around genuine bytes, so the copy gets its own chance).
         var seenInBatch: Set<ContentDigest> = []
         for var message in fresh {
-            if message.isEnvelope, let first = lookup.firstIDs[message.contentHash] {
+            if message.isEnvelope, let first = lookup.firstIDs[message.digest] {
                 plan.outcomes.append(ReceiveOutcome(messageID: MessageID(stored: message.id), result: .duplicate(of: first)))
                 plan.duplicateWrites.append(message.duplicateWrite(of: first))
                 continue

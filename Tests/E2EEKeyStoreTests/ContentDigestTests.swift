@@ -1,5 +1,6 @@
 import E2EECrypto
-@testable import E2EEMessaging
+@_spi(StoreInternals) @testable import E2EEKeyStore
+import Foundation
 import Testing
 
 @Suite("Content digests")
@@ -17,5 +18,15 @@ struct ContentDigestTests {
             #expect(ContentDigest(changed) != ContentDigest(a), "byte \(index)")
         }
         #expect(Set([ContentDigest(a), ContentDigest(b), ContentDigest(a)]).count == 2)
+    }
+
+    @Test("a digest gives back its bytes and their prefix, whether it was made from contiguous bytes or not")
+    func bytesRoundTrip() {
+        let hash = SHA256.hash(Array("envelope".utf8))
+        #expect(ContentDigest(hash).bytes == hash)
+        #expect(ContentDigest(Data(hash)).bytes == hash)
+        #expect(ContentDigest(hash.lazy.map { $0 }).bytes == hash)  // not contiguous: the byte-wise path
+        #expect(ContentDigest(hash.lazy.map { $0 }) == ContentDigest(hash))
+        #expect(ContentDigest(hash).prefix(8) == Data(hash.prefix(8)))
     }
 }
