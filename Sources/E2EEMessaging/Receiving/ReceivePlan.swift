@@ -48,44 +48,43 @@ struct ReceivePlan: Sendable {
         // Each first copy's content hash and header, computed over the cores.
         let firsts = await ParallelWork.map(sortedCopies.map { $0.copies[0] }) { IncomingMessage(posted: $0, channel: channel, isOwnEcho: ownEchoes.contains($0.id)) }
         let entries = zip(sortedCopies, firsts).map { (id: $0.id, copies: $0.copies, first: $1) }
-        let envelopes = entries.map(\.first).filter(\.isEnvelope)
-        let addresses = Set(envelopes.compactMap { message in
-            message.groupKeyID.map { SenderKeyAddress(channelID: channel.id.rawValue, senderDeviceID: message.laneKey, keyID: $0) }
-        })
-        let lookup = try await store.receiveBatchLookup(ids: order, channelID: channel.id.rawValue, contentHashes: Array(Set(envelopes.map(\.digest))),
+        // The envelopes' hashes and the sender keys their headers name, read with the dedupe set.
+        var envelopeDigests: Set<ContentDigest> = []
+        var addresses: Set<SenderKeyAddress> = []
+        for index in entries.indices where entries[index].first.isEnvelope {  // by index: no copy of each message
+            envelopeDigests.insert(entries[index].first.digest)
+            if let keyID = entries[index].first.groupKeyID {
+                addresses.insert(SenderKeyAddress(channelID: channel.id.rawValue, senderDeviceID: entries[index].first.laneKey, keyID: keyID))
+            }
+        }
+        let lookup = try await store.receiveBatchLookup(ids: order, channelID: channel.id.rawValue, contentHashes: Array(envelopeDigests),
                                                         senderKeys: Array(addresses))
         for address in addresses { plan.senderKeys[address] = .some(lookup.senderKeys[address]) }
         var fresh: [IncomingMessage] = []
         for (id, sorted, first) in entries {
-            if sorted.count == 1 {
-                // One copy (nearly every message): no set of contents to build and hash.
-                if let storedHash = lookup.knownHashes[id] {
-                    if first.contentHash == storedHash {
-                        plan.outcomes.append(ReceiveOutcome(messageID: MessageID(stored: id), result: .duplicate(of: nil)))
-                    } else {
-                        plan.edits.append(sorted[0])
-                    }
-                } else {
-                    fresh.append(first)
-                }
-                continue
-            }
-            var contents: Set<String> = []
+            // A copy is a duplicate when its content is the id's stored one (compared by hash) or,
+            // for an id not stored, the first copy's; or when an earlier copy of the batch already
+            // brought that content as an edit. Any other content is an edit.
+            let storedHash = lookup.knownHashes[id]
             var later = sorted[...]
-            if let storedHash = lookup.knownHashes[id] {
-                contents.formUnion(sorted.filter { copy in
-                    (copy.content == first.content ? first.contentHash : SHA256.hash(Array(copy.content.utf8))) == storedHash
-                }.map(\.content))
-            } else {
+            if storedHash == nil {
                 fresh.append(first)
-                contents.insert(first.content)
-                later = sorted.dropFirst()
+                later = later.dropFirst()
             }
+            // The contents taken as edits so far: a handful at most (nearly every id has one
+            // copy, and then this stays empty), searched in order rather than hashed.
+            var edited: [String] = []
             for copy in later {
-                if contents.contains(copy.content) {
+                let isFirstContent = copy.content == first.content
+                let isKnownContent = if let storedHash {
+                    (isFirstContent ? first.contentHash : SHA256.hash(Array(copy.content.utf8))) == storedHash
+                } else {
+                    isFirstContent
+                }
+                if isKnownContent || edited.contains(copy.content) {
                     plan.outcomes.append(ReceiveOutcome(messageID: MessageID(stored: id), result: .duplicate(of: nil)))
                 } else {
-                    contents.insert(copy.content)
+                    edited.append(copy.content)
                     plan.edits.append(copy)
                 }
             }
