@@ -1,6 +1,4 @@
-import Foundation
-
-/// CPU work on the items of a batch, split over the processor cores.
+/// CPU work on the items of a batch, split over the cores the process may use (``UsableCores``).
 enum ParallelWork {
     /// Below this many items per core the work runs on the calling task (a child task costs
     /// more than it saves).
@@ -23,5 +21,5 @@ enum ParallelWork {
         }
     }
 
-    private static let cores = max(1, ProcessInfo.processInfo.activeProcessorCount)
+    private static let cores = UsableCores.count
 }
