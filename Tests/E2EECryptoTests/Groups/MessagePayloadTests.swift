@@ -38,6 +38,25 @@ struct MessagePayloadTests {
         }
     }
 
+    @Test("in an object of many members, a duplicate key is still refused, wherever it is, and keys that differ by normalisation are not duplicates")
+    func duplicatesAmongManyMembers() throws {
+        let many = (0..<40).map { #""k\#($0)":\#($0)"# }
+        let head = #"{"v":1,"id":"\#(Self.id)","ts":1,"text":"x","#
+        #expect(try parse(head + many.joined(separator: ",") + "}").text == "x")
+        for (first, second) in [(0, 5), (0, 39), (20, 39), (38, 39), (3, 17)] {
+            var members = many
+            members[second] = #""k\#(first)":0"#
+            #expect(throws: ProtocolError.self, "k\(first) again at \(second)") { try parse(head + members.joined(separator: ",") + "}") }
+        }
+        var escaped = many
+        escaped[30] = #""\u006b5":0"#  // "k5", spelled with an escape
+        #expect(throws: ProtocolError.self) { try parse(head + escaped.joined(separator: ",") + "}") }
+        var normalised = many
+        normalised[10] = #""é":1"#
+        normalised[30] = #""e\u0301":2"#
+        #expect(try parse(head + normalised.joined(separator: ",") + "}").text == "x")
+    }
+
     @Test("invalid UTF-8, lone surrogates and a byte-order mark are refused")
     func encodingRules() {
         let head = Array(#"{"v":1,"id":"\#(Self.id)","ts":1,"text":""#.utf8)

@@ -84,11 +84,15 @@ struct StrictJSONParser {
         }
     }
 
+    /// Members up to which an object's keys are checked for a duplicate by scanning them.
+    static let scannedMembers = 16
+
     private mutating func parseObject(depth: Int) throws -> StrictJSON {
         guard depth <= ProtocolLimits.maxPayloadNestingDepth else { throw Self.fail("nesting deeper than \(ProtocolLimits.maxPayloadNestingDepth)") }
         index += 1
         var members: [(key: String, value: StrictJSON)] = []
-        var seen = Set<[UInt8]>()
+        // Built only for an object of more than `scannedMembers` members.
+        var seen: Set<CodePointKey> = []
         skipWhitespace()
         if current == UInt8(ascii: "}") { index += 1; return .object(members) }
         while true {
@@ -96,8 +100,17 @@ struct StrictJSONParser {
             guard current == UInt8(ascii: "\"") else { throw Self.fail("object key expected at offset \(index)") }
             let keyOffset = index
             let key = try parseString()
-            // By code points (their UTF-8 bytes), not by String equality, which folds canonically equivalent keys.
-            guard seen.insert(Array(key.utf8)).inserted else { throw Self.fail("duplicate key at offset \(keyOffset)") }
+            // By code points (their UTF-8 bytes), not by String equality, which folds canonically
+            // equivalent keys. A small object (every payload's) is scanned, nothing hashed; a
+            // larger one keeps a set, so that many keys cost linear time, not quadratic.
+            let isDuplicate: Bool
+            if members.count < Self.scannedMembers {
+                isDuplicate = members.contains { CodePointKey.sameCodePoints($0.key, key) }
+            } else {
+                if seen.isEmpty { seen = Set(members.map { CodePointKey(text: $0.key) }) }
+                isDuplicate = !seen.insert(CodePointKey(text: key)).inserted
+            }
+            guard !isDuplicate else { throw Self.fail("duplicate key at offset \(keyOffset)") }
             skipWhitespace()
             guard current == UInt8(ascii: ":") else { throw Self.fail("':' expected at offset \(index)") }
             index += 1
@@ -245,5 +258,23 @@ struct StrictJSONParser {
             index += 1
         }
         return value
+    }
+}
+
+/// An object key compared and hashed by its code points (its UTF-8 bytes): two keys that differ
+/// only by Unicode normalisation are different keys, which `String`'s equality would fold.
+private struct CodePointKey: Hashable {
+    let text: String
+
+    /// Whether `a` and `b` have the same code points.
+    static func sameCodePoints(_ a: String, _ b: String) -> Bool {
+        a.utf8.count == b.utf8.count && a.utf8.elementsEqual(b.utf8)
+    }
+
+    static func == (lhs: CodePointKey, rhs: CodePointKey) -> Bool { sameCodePoints(lhs.text, rhs.text) }
+
+    func hash(into hasher: inout Hasher) {
+        var text = text
+        text.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
     }
 }
