@@ -29,20 +29,22 @@ struct PreparedContent: Sendable {
 /// Prepares a batch's messages (``PreparedContent``) and verifies group signatures, split
 /// over the processor cores (``ParallelWork``).
 enum ContentPreparation {
-    /// `lanes` with every envelope message decoded and its pairwise entry parsed; lane order
-    /// and contents are unchanged.
+    /// Decodes every envelope message of `lanes` and parses its pairwise entry, in place; lane
+    /// order and contents are unchanged.
     /// - Parameter device: this device (nil when its id is not a UUID: no entry can be ours).
-    static func prepare(_ lanes: [[IncomingMessage]], device: WireUUID?) async -> [[IncomingMessage]] {
+    static func prepare(_ lanes: inout [[IncomingMessage]], device: WireUUID?) async {
         var positions: [(lane: Int, index: Int)] = []
         for (lane, messages) in lanes.enumerated() {
             for (index, message) in messages.enumerated() where message.isEnvelope && message.prepared == nil {
                 positions.append((lane, index))
             }
         }
-        let prepared = await ParallelWork.map(positions) { prepare(lanes[$0.lane][$0.index], device: device) }
-        var result = lanes
-        for (position, content) in zip(positions, prepared) { result[position.lane][position.index].prepared = content }
-        return result
+        let prepared: [PreparedContent]
+        do {  // the tasks read a snapshot, released before the lanes are written: they stay unshared, and are not copied
+            let snapshot = lanes
+            prepared = await ParallelWork.map(positions) { prepare(snapshot[$0.lane][$0.index], device: device) }
+        }
+        for (position, content) in zip(positions, prepared) { lanes[position.lane][position.index].prepared = content }
     }
 
     /// Each envelope's signature verified for `channel` with `signingKey` (nil where it fails).

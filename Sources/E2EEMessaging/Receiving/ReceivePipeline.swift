@@ -77,11 +77,14 @@ import E2EECrypto
         clock.countBatch()
         let plannedUnder = scheduler.generationSnapshot()
         var phaseStarted = ContinuousClock.now
-        let plan = try await ReceivePlan.make(messages, channel: channel, ownEchoes: ownEchoes, store: processor.store)
+        var plan = try await ReceivePlan.make(messages, channel: channel, ownEchoes: ownEchoes, store: processor.store)
         phaseStarted = clock.lap(since: phaseStarted, phase: .plan)
         for event in plan.refusals { events.publish(event) }
         var outcomes = plan.outcomes
-        let lanes = await ContentPreparation.prepare(Array(plan.lanes.values), device: processor.deviceUUID)
+        // The lanes move out of the plan, so that preparing them in place copies no message.
+        var lanes = Array(plan.lanes.values)
+        plan.lanes = [:]
+        await ContentPreparation.prepare(&lanes, device: processor.deviceUUID)
         phaseStarted = clock.lap(since: phaseStarted, phase: .prepare)
         outcomes += try await runLanes(lanes, plannedKeys: plan.senderKeys, plannedUnder: plannedUnder)
         _ = clock.lap(since: phaseStarted, phase: .lanes)

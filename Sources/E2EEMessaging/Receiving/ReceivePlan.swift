@@ -94,14 +94,14 @@ struct ReceivePlan: Sendable {
         // device), after it: there it is a duplicate unless the first was refused (a refusal
         // may come from forged metadata around genuine bytes, so the copy gets its own chance).
         var seenInBatch: Set<ContentDigest> = []
-        for var message in fresh {
-            if message.isEnvelope, let first = lookup.firstIDs[message.digest] {
-                plan.outcomes.append(ReceiveOutcome(messageID: MessageID(stored: message.id), result: .duplicate(of: first)))
-                plan.duplicateWrites.append(message.duplicateWrite(of: first))
+        for index in fresh.indices {  // by index: each message is copied once, into its lane
+            if fresh[index].isEnvelope, let first = lookup.firstIDs[fresh[index].digest] {
+                plan.outcomes.append(ReceiveOutcome(messageID: MessageID(stored: fresh[index].id), result: .duplicate(of: first)))
+                plan.duplicateWrites.append(fresh[index].duplicateWrite(of: first))
                 continue
             }
-            if message.isEnvelope { message.hasEarlierCopy = !seenInBatch.insert(message.digest).inserted }
-            plan.lanes[message.laneKey, default: []].append(message)
+            if fresh[index].isEnvelope { fresh[index].hasEarlierCopy = !seenInBatch.insert(fresh[index].digest).inserted }
+            plan.lanes[fresh[index].laneKey, default: []].append(fresh[index])
         }
         return plan
     }
