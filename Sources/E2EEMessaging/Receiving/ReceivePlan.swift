@@ -61,23 +61,25 @@ struct ReceivePlan: Sendable {
                                                         senderKeys: Array(addresses))
         for address in addresses { plan.senderKeys[address] = .some(lookup.senderKeys[address]) }
         var fresh: [IncomingMessage] = []
-        for (id, sorted, first) in entries {
+        fresh.reserveCapacity(entries.count)
+        for index in entries.indices {  // by index: a message is copied only into `fresh`
             // A copy is a duplicate when its content is the id's stored one (compared by hash) or,
             // for an id not stored, the first copy's; or when an earlier copy of the batch already
             // brought that content as an edit. Any other content is an edit.
+            let id = entries[index].id
             let storedHash = lookup.knownHashes[id]
-            var later = sorted[...]
+            var later = entries[index].copies[...]
             if storedHash == nil {
-                fresh.append(first)
+                fresh.append(entries[index].first)
                 later = later.dropFirst()
             }
             // The contents taken as edits so far: a handful at most (nearly every id has one
             // copy, and then this stays empty), searched in order rather than hashed.
             var edited: [String] = []
             for copy in later {
-                let isFirstContent = copy.content == first.content
+                let isFirstContent = copy.content == entries[index].first.content
                 let isKnownContent = if let storedHash {
-                    (isFirstContent ? first.contentHash : SHA256.hash(Array(copy.content.utf8))) == storedHash
+                    (isFirstContent ? entries[index].first.contentHash : SHA256.hash(Array(copy.content.utf8))) == storedHash
                 } else {
                     isFirstContent
                 }
