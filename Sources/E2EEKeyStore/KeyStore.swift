@@ -12,14 +12,21 @@ import GRDB
 /// stores (which all take GRDB's `Database`) are `package`, for the messaging layer and the tool
 /// (docs/public-api.md).
 public final class KeyStore: Sendable {
-    /// The GRDB writer (a `DatabasePool` on disk, a `DatabaseQueue` in memory).
-    let writer: any DatabaseWriter
+    /// The GRDB writer (a `DatabasePool` on disk, a `DatabaseQueue` in memory). Private to this
+    /// file: the operations write through ``handOff`` (``write(_:)`` included), which counts
+    /// every access so that its synchronous path never blocks behind one it does not know of,
+    /// and read through ``read(_:)``.
+    private let writer: any DatabaseWriter
     /// Seals and opens every secret column.
     package let sealer: Sealer
     /// Where the store lives (`nil` in memory).
     public let path: String?
     /// The receive path's accesses to the writer, on the calling thread when it is free.
     let handOff: WriterHandOff
+
+    /// GRDB's writer itself, past ``handOff``'s count: only for tests that mount an access the
+    /// store never makes (another of GRDB's own holding the writer).
+    var uncountedWriter: any DatabaseWriter { writer }
 
     private init(writer: any DatabaseWriter, sealer: Sealer, path: String?) {
         self.writer = writer

@@ -71,7 +71,7 @@ import Testing
             try db.execute(sql: "INSERT INTO log VALUES ('other')")
         }
         let other = Task {
-            if counted { try await store.write(holding) } else { try await store.writer.write(holding) }
+            if counted { try await store.write(holding) } else { try await store.uncountedWriter.write(holding) }
         }
         for await _ in started { break }
         try await store.handOff.write { db in try db.execute(sql: "INSERT INTO log VALUES ('mine')") }

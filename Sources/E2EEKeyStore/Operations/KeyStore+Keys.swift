@@ -11,7 +11,7 @@ extension KeyStore {
     /// The account, if saved.
     /// - Throws: ``KeyStoreError`` for a tampered row, GRDB's `DatabaseError`.
     package func loadAccount() async throws -> AccountRecord? {
-        try await writer.read { [self] db in try accountStore.loadAccount(db) }
+        try await read { [self] db in try accountStore.loadAccount(db) }
     }
 
     /// Replaces the tokens (a refresh persists the new refresh token before it is used; `nil`
@@ -30,7 +30,7 @@ extension KeyStore {
     /// The device's identity keys.
     /// - Throws: ``KeyStoreError`` for a tampered row, GRDB's `DatabaseError`.
     package func loadIdentityKeyPair() async throws -> IdentityKeyPair? {
-        try await writer.read { [self] db in try identityKeyStore.loadIdentityKeyPair(db) }
+        try await read { [self] db in try identityKeyStore.loadIdentityKeyPair(db) }
     }
 
     /// Makes a new signed prekey current, retiring the previous one.

@@ -68,7 +68,7 @@ extension KeyStore {
     /// to keep the channel's order).
     /// - Throws: GRDB's `DatabaseError`.
     package func hasWaitingDraft(channelID: String) async throws -> Bool {
-        try await writer.read { db in
+        try await read { db in
             try db.count("SELECT COUNT(*) FROM outbox WHERE channel_id = ? AND state = 'queued' AND content = '' AND kind != 'delete'",
                          [channelID]) > 0
         }

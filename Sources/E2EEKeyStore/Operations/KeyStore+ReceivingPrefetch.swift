@@ -36,7 +36,7 @@ extension KeyStore {
     /// `sessionLimit` each), from one snapshot.
     /// - Throws: ``KeyStoreError`` for a corrupt or tampered row, GRDB's `DatabaseError`.
     package func receiveLaneKeys(devices: Set<String>, sessions: Set<RemoteDeviceKey>, sessionLimit: Int) async throws -> ReceiveLaneKeys {
-        try await writer.read { [self] db in
+        try await read { [self] db in
             var pins: [String: [RemoteIdentity]] = [:]
             for device in devices { pins[device] = try remoteIdentities(deviceID: device, db) }
             var rows: [RemoteDeviceKey: [StoredSession]] = [:]

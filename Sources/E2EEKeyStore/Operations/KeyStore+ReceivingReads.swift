@@ -11,7 +11,7 @@ extension KeyStore {
     /// - Throws: ``KeyStoreError/corruptColumn(table:column:)``, GRDB's `DatabaseError`.
     package func receivedMessages(ids: [String]) async throws -> [String: ReceivedMessage] {
         guard !ids.isEmpty else { return [:] }
-        return try await writer.read { [self] db in try receivedMessages(ids: ids, db) }
+        return try await read { [self] db in try receivedMessages(ids: ids, db) }
     }
 
     func receivedMessages(ids: [String], _ db: Database) throws -> [String: ReceivedMessage] {
@@ -86,7 +86,7 @@ extension KeyStore {
     /// - Throws: GRDB's `DatabaseError`.
     package func firstMessageIDs(channelID: String, contentHashes: [ContentDigest]) async throws -> [ContentDigest: String] {
         guard !contentHashes.isEmpty else { return [:] }
-        return try await writer.read { [self] db in try firstMessageIDs(channelID: channelID, contentHashes: contentHashes, db) }
+        return try await read { [self] db in try firstMessageIDs(channelID: channelID, contentHashes: contentHashes, db) }
     }
 
     /// The envelope-hash lookup: ``lookupWidth`` hash prefixes, then the channel. The index
@@ -130,7 +130,7 @@ extension KeyStore {
     /// - Throws: ``KeyStoreError`` for a tampered row, GRDB's `DatabaseError`.
     package func receivedTimelinePage(channelID: String, before cursor: TimelineCursor? = nil, limit: Int = 50) async throws -> [ReceivedMessage] {
         guard limit > 0 else { return [] }
-        return try await writer.read { [self] db in
+        return try await read { [self] db in
             let rows: [Row]
             if let cursor {
                 rows = try db.rows(
@@ -150,7 +150,7 @@ extension KeyStore {
     /// One row by server id with its receive-side columns, plaintext opened.
     /// - Throws: ``KeyStoreError`` for a tampered row, GRDB's `DatabaseError`.
     package func receivedMessage(id: String) async throws -> ReceivedMessage? {
-        try await writer.read { [self] db in
+        try await read { [self] db in
             try db.row("SELECT \(Self.receivedColumns) FROM timeline WHERE message_id = ?", [id]).map { try decodeReceived($0, openPlaintext: true) }
         }
     }
@@ -163,7 +163,7 @@ extension KeyStore {
     /// - Throws: ``KeyStoreError/corruptColumn(table:column:)``, GRDB's `DatabaseError`.
     package func pendingReceives(waitingFor: [String]? = nil, after cursor: TimelineCursor? = nil, limit: Int? = nil) async throws -> [PendingReceive] {
         if let waitingFor, waitingFor.isEmpty { return [] }
-        return try await writer.read { db in
+        return try await read { db in
             let sql = Self.pendingReceivesSQL(waitingFor: waitingFor?.count, after: cursor != nil, limited: limit != nil)
             var values: [(any DatabaseValueConvertible)?] = waitingFor ?? []
             if let cursor {
@@ -214,7 +214,7 @@ extension KeyStore {
     /// same device id is a sender mismatch for the receiver).
     /// - Throws: ``KeyStoreError/corruptColumn(table:column:)``, GRDB's `DatabaseError`.
     package func remoteIdentities(deviceID: String) async throws -> [RemoteIdentity] {
-        try await writer.read { [self] db in try remoteIdentities(deviceID: deviceID, db) }
+        try await read { [self] db in try remoteIdentities(deviceID: deviceID, db) }
     }
 
     func remoteIdentities(deviceID: String, _ db: Database) throws -> [RemoteIdentity] {
@@ -226,27 +226,27 @@ extension KeyStore {
     /// The device's current session row (one serialised ratchet state).
     /// - Throws: ``KeyStoreError`` for a tampered row, GRDB's `DatabaseError`.
     package func currentSession(userID: String, deviceID: String) async throws -> StoredSession? {
-        try await writer.read { [self] db in try sessionStore.loadCurrentSession(userID: userID, deviceID: deviceID, db) }
+        try await read { [self] db in try sessionStore.loadCurrentSession(userID: userID, deviceID: deviceID, db) }
     }
 
     /// The device's session rows: the current one first, then archived ones most recently used
     /// first, at most `limit`.
     /// - Throws: ``KeyStoreError`` for a tampered row, GRDB's `DatabaseError`.
     package func sessions(userID: String, deviceID: String, limit: Int) async throws -> [StoredSession] {
-        try await writer.read { [self] db in Array(try sessionStore.loadSessions(userID: userID, deviceID: deviceID, db).prefix(limit)) }
+        try await read { [self] db in Array(try sessionStore.loadSessions(userID: userID, deviceID: deviceID, db).prefix(limit)) }
     }
 
     /// The receiving sender-key state at `address`.
     /// - Throws: ``KeyStoreError`` for a tampered row, GRDB's `DatabaseError`.
     package func receiverSenderKey(_ address: SenderKeyAddress) async throws -> ReceiverSenderKey? {
-        try await writer.read { [self] db in try receiverSenderKeyStore.loadReceiverSenderKey(address, db) }
+        try await read { [self] db in try receiverSenderKeyStore.loadReceiverSenderKey(address, db) }
     }
 
     /// The signed and one-time prekeys a prekey message names, and whether its `EK_A` was
     /// accepted before.
     /// - Throws: ``KeyStoreError`` for a tampered row, GRDB's `DatabaseError`.
     package func prekeyLookup(signedPrekeyID: UInt32, oneTimePrekeyID: UInt32, ephemeralKey: [UInt8]) async throws -> PrekeyLookup {
-        try await writer.read { [self] db in
+        try await read { [self] db in
             PrekeyLookup(
                 signedPrekey: try signedPrekeyStore.loadSignedPrekey(id: signedPrekeyID, db),
                 oneTimePrekey: oneTimePrekeyID == 0 ? nil : try oneTimePrekeyStore.loadOneTimePrekey(id: oneTimePrekeyID, db),
@@ -257,7 +257,7 @@ extension KeyStore {
     /// The refused edits and deletes recorded for `messageID`, oldest first.
     /// - Throws: ``KeyStoreError/corruptColumn(table:column:)``, GRDB's `DatabaseError`.
     package func refusedInputs(messageID: String) async throws -> [RefusedInput] {
-        try await writer.read { db in
+        try await read { db in
             let t = "refused_inputs"
             return try db.rows("SELECT * FROM refused_inputs WHERE message_id = ? ORDER BY id", [messageID]).map { row in
                 let hash: Data? = try row.decodeIfPresent("content_hash", table: t)

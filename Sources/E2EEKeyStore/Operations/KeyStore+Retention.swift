@@ -25,7 +25,7 @@ extension KeyStore {
     /// newest state of each (channel, sender device) is never among them.
     /// - Throws: ``KeyStoreError`` for a tampered row, GRDB's `DatabaseError`.
     package func receiverSenderKeysWithNewerKey() async throws -> [ReceiverSenderKey] {
-        try await writer.read { [self] db in
+        try await read { [self] db in
             let rows = try db.rows("""
                 SELECT r.channel_id, r.sender_device_id, r.key_id FROM receiver_sender_keys r
                 WHERE EXISTS (SELECT 1 FROM receiver_sender_keys o

@@ -24,7 +24,7 @@ extension KeyStore {
     /// When a rollback was detected and the keys are not renewed yet (`nil` otherwise).
     /// - Throws: GRDB's `DatabaseError`.
     package func rollbackDetectedAt() async throws -> StoreTime? {
-        try await writer.read { db in
+        try await read { db in
             try Int64.fetchOne(db, sql: "SELECT rollback_detected_at FROM store_metadata WHERE id = 1").map { StoreTime(microseconds: $0) }
         }
     }
@@ -65,7 +65,7 @@ extension KeyStore {
     /// `channelID` with the same `content` bytes (by SHA-256): what this store sent or received.
     /// - Throws: GRDB's `DatabaseError`.
     package func holdsMessage(id messageID: String, channelID: String, contentHash: [UInt8]) async throws -> Bool {
-        try await writer.read { db in
+        try await read { db in
             if try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM timeline WHERE message_id = ?)", arguments: [messageID]) == true {
                 return true
             }

@@ -57,7 +57,7 @@ extension KeyStore {
     /// - Throws: GRDB's `DatabaseError`.
     package func removedFromServer(messageIDs: [String]) async throws -> Set<String> {
         guard !messageIDs.isEmpty else { return [] }
-        return try await writer.read { db in
+        return try await read { db in
             var marked: Set<String> = []
             for chunk in Self.chunks(of: messageIDs) {
                 let marks = Array(repeating: "?", count: chunk.count).joined(separator: ",")

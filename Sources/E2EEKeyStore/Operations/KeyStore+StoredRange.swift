@@ -6,7 +6,7 @@ extension KeyStore {
     /// (docs/spec/sync.md guarantee 9).
     /// - Throws: GRDB's `DatabaseError`.
     package func undeletedMessageIDs(channelID: String, after: StoreTime, through: StoreTime) async throws -> [String] {
-        try await writer.read { db in
+        try await read { db in
             try String.fetchAll(db, sql: """
                 SELECT message_id FROM timeline WHERE channel_id = ? AND created_at > ? AND created_at <= ? AND state != 'deleted'
                 """, arguments: [channelID, after.microseconds, through.microseconds])

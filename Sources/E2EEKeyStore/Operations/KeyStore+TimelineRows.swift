@@ -9,7 +9,7 @@ extension KeyStore {
     /// - Throws: ``KeyStoreError/corruptColumn(table:column:)`` for an unknown state, GRDB's `DatabaseError`.
     package func deliveryStates(messageIDs: [String]) async throws -> [String: OutboxState] {
         guard !messageIDs.isEmpty else { return [:] }
-        return try await writer.read { db in
+        return try await read { db in
             var states: [String: OutboxState] = [:]
             for start in stride(from: 0, to: messageIDs.count, by: 500) {
                 let chunk = Array(messageIDs[start..<min(start + 500, messageIDs.count)])
@@ -29,7 +29,7 @@ extension KeyStore {
     /// after it registered or logged in (`nil` before). Read without opening the sealed keys.
     /// - Throws: GRDB's `DatabaseError`.
     package func deviceSetUpAt() async throws -> StoreTime? {
-        try await writer.read { db in
+        try await read { db in
             try Int64.fetchOne(db, sql: "SELECT created_at FROM identity_keys WHERE id = 1").map { StoreTime(microseconds: $0) }
         }
     }
