@@ -73,9 +73,7 @@ struct ReceivePlan: Sendable {
                 fresh.append(entries[index].first)
                 later = later.dropFirst()
             }
-            // The contents taken as edits so far: a handful at most (nearly every id has one
-            // copy, and then this stays empty), searched in order rather than hashed.
-            var edited: [String] = []
+            var edited = EditedContents()
             for copy in later {
                 let isFirstContent = copy.content == entries[index].first.content
                 let isKnownContent = if let storedHash {
@@ -86,7 +84,7 @@ struct ReceivePlan: Sendable {
                 if isKnownContent || edited.contains(copy.content) {
                     plan.outcomes.append(ReceiveOutcome(messageID: MessageID(stored: id), result: .duplicate(of: nil)))
                 } else {
-                    edited.append(copy.content)
+                    edited.insert(copy.content)
                     plan.edits.append(copy)
                 }
             }
@@ -106,5 +104,35 @@ struct ReceivePlan: Sendable {
             plan.lanes[fresh[index].laneKey, default: []].append(fresh[index])
         }
         return plan
+    }
+}
+
+/// The contents the copies of one id have brought as edits so far, in a batch's plan. Nearly
+/// every id has one copy, and then nothing is kept or hashed; a few are scanned in order; past
+/// ``scanLimit`` they move into a hashed set, so that a batch of many copies of one id (a
+/// server's doing) costs linear time, not quadratic.
+struct EditedContents {
+    /// Contents kept in the scanned list before the set takes over.
+    static let scanLimit = 16
+
+    private var scanned: [String] = []
+    private var hashed: Set<String> = []
+
+    /// Whether `content` was inserted before.
+    func contains(_ content: String) -> Bool {
+        hashed.isEmpty ? scanned.contains(content) : hashed.contains(content)
+    }
+
+    /// Remembers `content`.
+    mutating func insert(_ content: String) {
+        if hashed.isEmpty {
+            if scanned.count < Self.scanLimit {
+                scanned.append(content)
+                return
+            }
+            hashed = Set(scanned)
+            scanned = []
+        }
+        hashed.insert(content)
     }
 }
