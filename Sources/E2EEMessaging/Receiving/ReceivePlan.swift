@@ -45,39 +45,39 @@ struct ReceivePlan: Sendable {
             let sorted = (copies[id] ?? []).sorted { ($0.editedAt?.microseconds ?? .min) < ($1.editedAt?.microseconds ?? .min) }
             return sorted.isEmpty ? nil : (id, sorted)
         }
-        // Each first copy's content hash and header, computed over the cores.
+        // Each first copy's content hash and header, computed over the cores (`firsts[i]` is
+        // `sortedCopies[i]`'s first copy).
         let firsts = await ParallelWork.map(sortedCopies.map { $0.copies[0] }) { IncomingMessage(posted: $0, channel: channel, isOwnEcho: ownEchoes.contains($0.id)) }
-        let entries = zip(sortedCopies, firsts).map { (id: $0.id, copies: $0.copies, first: $1) }
         // The envelopes' hashes and the sender keys their headers name, read with the dedupe set.
         var envelopeDigests: Set<ContentDigest> = []
         var addresses: Set<SenderKeyAddress> = []
-        for index in entries.indices where entries[index].first.isEnvelope {  // by index: no copy of each message
-            envelopeDigests.insert(entries[index].first.digest)
-            if let keyID = entries[index].first.groupKeyID {
-                addresses.insert(SenderKeyAddress(channelID: channel.id.rawValue, senderDeviceID: entries[index].first.laneKey, keyID: keyID))
+        for index in firsts.indices where firsts[index].isEnvelope {  // by index: no copy of each message
+            envelopeDigests.insert(firsts[index].digest)
+            if let keyID = firsts[index].groupKeyID {
+                addresses.insert(SenderKeyAddress(channelID: channel.id.rawValue, senderDeviceID: firsts[index].laneKey, keyID: keyID))
             }
         }
         let lookup = try await store.receiveBatchLookup(ids: order, channelID: channel.id.rawValue, contentHashes: Array(envelopeDigests),
                                                         senderKeys: Array(addresses))
         for address in addresses { plan.senderKeys[address] = .some(lookup.senderKeys[address]) }
         var fresh: [IncomingMessage] = []
-        fresh.reserveCapacity(entries.count)
-        for index in entries.indices {  // by index: a message is copied only into `fresh`
+        fresh.reserveCapacity(firsts.count)
+        for index in firsts.indices {  // by index: a message is copied only into `fresh`
             // A copy is a duplicate when its content is the id's stored one (compared by hash) or,
             // for an id not stored, the first copy's; or when an earlier copy of the batch already
             // brought that content as an edit. Any other content is an edit.
-            let id = entries[index].id
+            let id = sortedCopies[index].id
             let storedHash = lookup.knownHashes[id]
-            var later = entries[index].copies[...]
+            var later = sortedCopies[index].copies[...]
             if storedHash == nil {
-                fresh.append(entries[index].first)
+                fresh.append(firsts[index])
                 later = later.dropFirst()
             }
             var edited = EditedContents()
             for copy in later {
-                let isFirstContent = copy.content == entries[index].first.content
+                let isFirstContent = copy.content == firsts[index].content
                 let isKnownContent = if let storedHash {
-                    (isFirstContent ? entries[index].first.contentHash : SHA256.hash(Array(copy.content.utf8))) == storedHash
+                    (isFirstContent ? firsts[index].contentHash : SHA256.hash(Array(copy.content.utf8))) == storedHash
                 } else {
                     isFirstContent
                 }
