@@ -20,13 +20,12 @@ struct ContentDigestTests {
         #expect(Set([ContentDigest(a), ContentDigest(b), ContentDigest(a)]).count == 2)
     }
 
-    @Test("a digest gives back its bytes and their prefix, whether it was made from contiguous bytes or not")
+    @Test("a digest gives back its bytes and their prefix, whether it was made from an array or from Data")
     func bytesRoundTrip() {
         let hash = SHA256.hash(Array("envelope".utf8))
         #expect(ContentDigest(hash).bytes == hash)
         #expect(ContentDigest(Data(hash)).bytes == hash)
-        #expect(ContentDigest(hash.lazy.map { $0 }).bytes == hash)  // not contiguous: the byte-wise path
-        #expect(ContentDigest(hash.lazy.map { $0 }) == ContentDigest(hash))
+        #expect(ContentDigest(Data(hash)) == ContentDigest(hash))
         #expect(ContentDigest(hash).prefix(8) == Data(hash.prefix(8)))
     }
 }

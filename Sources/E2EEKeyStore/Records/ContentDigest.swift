@@ -11,15 +11,10 @@ package struct ContentDigest: Hashable, Sendable {
     /// The digest of `hash`, a SHA-256 output. Only the first 32 bytes count, and a shorter
     /// input is zero-padded; neither occurs for a SHA-256 output or a stored `content_hash`,
     /// which the schema holds to 32 bytes.
-    package init(_ hash: some Collection<UInt8>) {
+    package init(_ hash: some ContiguousBytes) {
         var padded = (UInt64(0), UInt64(0), UInt64(0), UInt64(0))
         withUnsafeMutableBytes(of: &padded) { target in
-            let copied: Void? = hash.withContiguousStorageIfAvailable { source in
-                target.copyMemory(from: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: source.prefix(32))))
-            }
-            if copied == nil {
-                for (index, byte) in zip(target.indices, hash) { target[index] = byte }
-            }
+            hash.withUnsafeBytes { source in target.copyMemory(from: UnsafeRawBufferPointer(rebasing: source.prefix(32))) }
         }
         words = padded
     }
