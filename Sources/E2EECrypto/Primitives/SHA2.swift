@@ -11,6 +11,13 @@ public enum SHA256 {
         data.withByteView { hash(bytes: $0) }
     }
 
+    /// The SHA-256 digest of `text`'s UTF-8 bytes: read where the string keeps them (a native
+    /// string keeps them contiguous), copied once only when it does not.
+    package static func hash(utf8 text: String) -> [UInt8] {
+        if let digest = text.utf8.withContiguousStorageIfAvailable({ hash(bytes: UnsafeRawBufferPointer($0)) }) { return digest }
+        return hash(Array(text.utf8))
+    }
+
     /// Non-generic core of ``hash(_:)``.
     @usableFromInline
     static func hash(bytes input: UnsafeRawBufferPointer) -> [UInt8] {

@@ -15,7 +15,7 @@ enum Credentials {
 
     /// The digest a token is stored and looked up under.
     static func digest(_ token: String) -> Data {
-        Data(SHA256.hash(Array(token.utf8)))
+        Data(SHA256.hash(utf8: token))
     }
 
     /// A new random salt.

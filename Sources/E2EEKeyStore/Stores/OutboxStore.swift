@@ -16,7 +16,7 @@ package struct OutboxStore: Sendable {
     public func enqueue(localID: String, channelID: String, content: String, plaintext: SecretBytes, at time: StoreTime,
                         kind: OutboxKind = .message, contentType: String = "", targetMessageID: String? = nil, _ db: Database) throws -> OutboxMessage {
         let sequence = Int64(try db.count("SELECT COALESCE(MAX(sequence), 0) + 1 FROM outbox WHERE channel_id = ?", [channelID]))
-        let hash = SHA256.hash(Array(content.utf8))
+        let hash = SHA256.hash(utf8: content)
         try db.run(
             """
             INSERT INTO outbox (local_id, channel_id, sequence, content, content_hash, plaintext, state, created_at, updated_at,

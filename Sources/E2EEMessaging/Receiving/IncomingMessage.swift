@@ -62,7 +62,7 @@ struct IncomingMessage: Sendable {
         self.editedAt = editedAt
         self.mode = mode
         self.isOwnEcho = isOwnEcho
-        self.contentHash = SHA256.hash(Array(content.utf8))
+        self.contentHash = SHA256.hash(utf8: content)
         self.digest = ContentDigest(contentHash)
         let header = EnvelopeSniffer.header(of: content)
         self.laneKey = header?.senderDevice ?? senderDeviceID?.rawValue ?? ""

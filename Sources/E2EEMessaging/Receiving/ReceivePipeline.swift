@@ -162,7 +162,7 @@ import E2EECrypto
                            editedAt: ServerTimestamp?, protocolVersion: Int) async throws -> ReceiveOutcome {
         guard let stored, stored.facts.kind == .message else { return ReceiveOutcome(messageID: messageID, result: .ignored) }
         guard stored.message.channelID == channel.id.rawValue else { return ReceiveOutcome(messageID: messageID, result: .refused(.wrongChannel)) }
-        guard SHA256.hash(Array(content.utf8)) != stored.message.contentHash else {
+        guard SHA256.hash(utf8: content) != stored.message.contentHash else {
             return ReceiveOutcome(messageID: messageID, result: .duplicate(of: nil))
         }
         let time = editedAt.map { StoreTime(microseconds: $0.microseconds) }
@@ -171,7 +171,7 @@ import E2EECrypto
             return ReceiveOutcome(messageID: messageID, result: .ignored)
         case .undecryptable:
             let input = RefusedInput(channelID: channel.id.rawValue, messageID: messageID.rawValue, kind: .edit, reason: UndecryptableReason.originalNotReadable.rawValue,
-                                     contentHash: SHA256.hash(Array(content.utf8)), seenAt: processor.clock())
+                                     contentHash: SHA256.hash(utf8: content), seenAt: processor.clock())
             try await processor.store.recordRefusedInput(input)
             events.publish(.inputRefused(reason: "edit refused: \(UndecryptableReason.originalNotReadable.rawValue)"))
             return ReceiveOutcome(messageID: messageID, result: .editRefused(.originalNotReadable))

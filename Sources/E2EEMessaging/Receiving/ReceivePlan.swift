@@ -77,7 +77,7 @@ struct ReceivePlan: Sendable {
             for copy in later {
                 let isFirstContent = copy.content == firsts[index].content
                 let isKnownContent = if let storedHash {
-                    (isFirstContent ? firsts[index].contentHash : SHA256.hash(Array(copy.content.utf8))) == storedHash
+                    (isFirstContent ? firsts[index].contentHash : SHA256.hash(utf8: copy.content)) == storedHash
                 } else {
                     isFirstContent
                 }

@@ -219,7 +219,7 @@ actor OutboxSender {
     private func reconcile(_ entry: OutboxMessage) async throws -> Bool {
         let page = try await api.messages(channelID: ChannelID(stored: entry.channelID), before: nil, limit: policy.reconcileWindow)
         let copies = page.messages
-            .filter { $0.isFrom(userID: device.userID, deviceID: device.deviceID) && ConstantTime.equals(SHA256.hash(Array($0.content.utf8)), entry.contentHash) }
+            .filter { $0.isFrom(userID: device.userID, deviceID: device.deviceID) && ConstantTime.equals(SHA256.hash(utf8: $0.content), entry.contentHash) }
             .sorted(by: ServerMessage.timelineOrder)
         guard let first = copies.first else { return false }
         try await recordSent(entry, serverID: first.id.rawValue, createdAt: first.createdAt)
@@ -281,7 +281,7 @@ actor OutboxSender {
             }
             return true
         }
-        let hash = SHA256.hash(Array(message.content.utf8))
+        let hash = SHA256.hash(utf8: message.content)
         let sameBytes = try await store.outbox(channelID: message.channelID.rawValue, contentHash: hash).filter {
             $0.kind == .message || $0.kind == .skd
         }

@@ -17,7 +17,7 @@ struct RollbackDetector: Sendable {
         guard !own.isEmpty else { return nil }
         let sending = try await currentSendingPosition(channelID: channelID)
         for message in own {
-            let hash = SHA256.hash(Array(message.content.utf8))
+            let hash = SHA256.hash(utf8: message.content)
             if try await !store.holdsMessage(id: message.id.rawValue, channelID: channelID.rawValue, contentHash: hash) { return message }
             if let sending, let group = ownGroupEnvelope(message), group.keyID == sending.keyID, group.iteration >= sending.iteration {
                 return message
