@@ -28,6 +28,9 @@ public struct StoreTime: Sendable, Hashable, Comparable, CustomStringConvertible
     /// The current time.
     public static func now() -> StoreTime { StoreTime(Date()) }
 
+    /// The time in whole Unix milliseconds (the unit of a payload's `ts`).
+    public var milliseconds: Int64 { microseconds / 1000 }
+
     /// The time as a `Date` (to within floating-point precision).
     public var date: Date { Date(timeIntervalSince1970: Double(microseconds) / 1_000_000) }
 

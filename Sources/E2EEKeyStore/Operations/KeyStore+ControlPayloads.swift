@@ -5,13 +5,23 @@ import GRDB
 /// ``KeyStore/storeReceiveBatch(_:)``'s transaction: tombstones erase their sender's message,
 /// announcements of this account's trusted devices count as this device's own decision.
 extension KeyStore {
-    /// Whether a sending device counts as trusted in `channelID`: neither it (in any channel:
-    /// one approval of a device covers every channel) nor its user (in this channel) is held
-    /// or declined here. A tombstone erases and an announcement prompts only from such a device.
-    func isTrustedSender(channelID: String, userID: String, deviceID: String, _ db: Database) throws -> Bool {
+    /// Whether a sending device counts as trusted in `channelID` (docs/spec/protocol.md §5.12,
+    /// §6.7): the device is held or declined nowhere (a decision about a device covers every
+    /// channel, so a device held in one DM is held in every group too); it is not an unknown
+    /// device of a user this device knows (one outside the devices known as that user's —
+    /// trusted at first contact, or approved since — while the user has any: a device the server
+    /// added is held from its discovery, wherever it first speaks); and its user is neither held
+    /// nor declined in this channel. For our own user this is exactly the rule of
+    /// ``isTrustedOwnDevice(userID:deviceID:channelID:_:)``. A tombstone erases, an announcement
+    /// prompts or applies, a `with` fixes a DM, and a message shows unflagged only from such a device.
+    package func isTrustedSender(channelID: String, userID: String, deviceID: String, _ db: Database) throws -> Bool {
         let heldDevice = try db.row(
             "SELECT 1 FROM channel_recipients WHERE device_id = ? AND state IN ('held', 'declined') LIMIT 1", [deviceID]) != nil
         guard !heldDevice else { return false }
+        let knownUser = try db.row("SELECT 1 FROM known_devices WHERE user_id = ? LIMIT 1", [userID]) != nil
+        if knownUser, try db.row("SELECT 1 FROM known_devices WHERE user_id = ? AND device_id = ?", [userID, deviceID]) == nil {
+            return false
+        }
         return try db.row(
             "SELECT 1 FROM channel_member_standings WHERE channel_id = ? AND user_id = ? AND state IN ('held', 'declined')",
             [channelID, userID]) == nil
@@ -19,7 +29,7 @@ extension KeyStore {
 
     /// Whether `deviceID` is a device of this account that this device trusts: listed when it
     /// registered or logged in, or approved since — and not held or declined anywhere.
-    func isTrustedOwnDevice(userID: String, deviceID: String, channelID: String, _ db: Database) throws -> Bool {
+    package func isTrustedOwnDevice(userID: String, deviceID: String, channelID: String, _ db: Database) throws -> Bool {
         guard try ownUserID(db) == userID,
               try db.row("SELECT 1 FROM known_devices WHERE user_id = ? AND device_id = ?", [userID, deviceID]) != nil else { return false }
         return try isTrustedSender(channelID: channelID, userID: userID, deviceID: deviceID, db)
@@ -89,25 +99,32 @@ extension KeyStore {
     /// decision in `channelID`: `added` and `approved` users become approved members, approved
     /// devices recipients in every channel that holds them; `declined` does the opposite;
     /// `accepted` accepts the channel (a request, or declined here: the later decision counts)
-    /// with the members it names. An id that names a
-    /// device this device has a standing for is a device; any other id is a user.
-    func applyOwnAnnouncement(_ announcement: PayloadAnnouncement, channelID: String, ownUserID: String, at time: StoreTime,
-                              _ db: Database) throws {
+    /// with the members it names. An id that names a device this device has a standing for is a
+    /// device; any other id is a user. Decisions count in the order they were made, not the order
+    /// they arrive: a member or device whose standing was set by a decision made at or after
+    /// `decidedAt` (the announcement's signed `ts`, Unix milliseconds; a local decision is
+    /// stamped with this device's clock) keeps it, so an old approval the server shows after a
+    /// later decline approves nobody.
+    func applyOwnAnnouncement(_ announcement: PayloadAnnouncement, channelID: String, ownUserID: String, decidedAt: Int64?,
+                              at time: StoreTime, _ db: Database) throws {
         var members: [MemberStanding] = []
         for id in announcement.ids.map(\.text) where id != ownUserID {
             let isDevice = try !recipientStore.loadRecipients(deviceID: id, db).isEmpty
+            let decided = isDevice ? try recipientStore.deviceDecidedAt(id, db)
+                                   : try channelTrustStore.memberDecidedAt(channelID: channelID, userID: id, db)
+            if let decided, decided >= (decidedAt ?? .min) { continue }
             switch announcement.kind {
             case .approved where isDevice:
-                _ = try recipientStore.approveDevice(id, at: time, db)
+                _ = try recipientStore.approveDevice(id, at: time, decidedAt: decidedAt, db)
             case .declined where isDevice:
-                _ = try recipientStore.declineDevice(id, at: time, db)
+                _ = try recipientStore.declineDevice(id, at: time, decidedAt: decidedAt, db)
             case .declined:
                 members.append(MemberStanding(channelID: channelID, userID: id, state: .declined))
             case .added, .approved, .accepted:
                 members.append(MemberStanding(channelID: channelID, userID: id, state: .approved))
             }
         }
-        try channelTrustStore.storeMembers(members, at: time, db)
+        try channelTrustStore.storeMembers(members, at: time, decidedAt: decidedAt, db)
         let standing = try channelTrustStore.loadPin(channelID: channelID, db)?.standing
         if announcement.kind == .accepted, standing == .request || standing == .declined {
             try channelTrustStore.storeStanding(.accepted, channelID: channelID, db)

@@ -270,7 +270,7 @@ extension KeyStore {
         case .ownAnnouncement:
             guard let announcement = facts.announcement else { return .stored }
             let devices = try devicesNamed(by: announcement, db)
-            try applyOwnAnnouncement(announcement, channelID: message.channelID, ownUserID: user, at: time, db)
+            try applyOwnAnnouncement(announcement, channelID: message.channelID, ownUserID: user, decidedAt: facts.announcedAt, at: time, db)
             return .storedApplyingAnnouncement(devices: devices)
         case .otherAnnouncement:
             guard let announcement = facts.announcement else { return .stored }

@@ -33,10 +33,14 @@ import E2EECrypto
     /// trusted device of this account it is applied as this device's own decision, in the same
     /// transaction.
     public var announcement: PayloadAnnouncement?
+    /// For an announcement: when its sender decided, the payload's signed `ts` (Unix
+    /// milliseconds): a standing set by a later decision is not changed by it (§5.15).
+    public var announcedAt: Int64?
 
     /// Creates the value.
     public init(kind: TimelineRowKind, payloadID: String? = nil, editedAt: StoreTime? = nil, duplicateOf: String? = nil,
-                deleteOf: String? = nil, announcement: PayloadAnnouncement? = nil) {
+                deleteOf: String? = nil, announcement: PayloadAnnouncement? = nil, announcedAt: Int64? = nil) {
+        self.announcedAt = announcedAt
         self.kind = kind
         self.payloadID = payloadID
         self.editedAt = editedAt

@@ -20,9 +20,10 @@ import GRDB
 /// - `v12`: tombstones, the sender's deletes (``StoreSchema/recordTombstones(_:)``).
 /// - `v13`: the timeline's unused state index dropped (``StoreSchema/dropUnusedTimelineIndexes(_:)``).
 /// - `v14`: the (sender user, payload id) rule keyed by a digest of the pair (``StoreSchema/keyPayloadUses(_:)``).
+/// - `v15`: decisions in the order they were made, requests as shown (``StoreSchema/orderDecisions(_:)``).
 enum StoreSchema {
     /// Migration identifiers, oldest first.
-    static let versions = ["v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10", "v11", "v12", "v13", "v14"]
+    static let versions = ["v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10", "v11", "v12", "v13", "v14", "v15"]
 
     /// The migrator holding every migration.
     static var migrator: DatabaseMigrator {
@@ -41,6 +42,7 @@ enum StoreSchema {
         migrator.registerMigration("v12") { db in try recordTombstones(db) }
         migrator.registerMigration("v13") { db in try dropUnusedTimelineIndexes(db) }
         migrator.registerMigration("v14") { db in try keyPayloadUses(db) }
+        migrator.registerMigration("v15") { db in try orderDecisions(db) }
         return migrator
     }
 

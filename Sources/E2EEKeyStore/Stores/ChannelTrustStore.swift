@@ -104,16 +104,28 @@ package struct ChannelTrustStore: Sendable {
                                   userID: try $0.decode("user_id", table: "channel_member_standings"), state: state) }
     }
 
-    /// Inserts or replaces member standings.
+    /// Inserts or replaces member standings. `decidedAt` (Unix milliseconds) marks them as a
+    /// decision made then — this device's own, or one announced by our own device — which an
+    /// older announced decision will not undo (``memberDecidedAt(channelID:userID:_:)``); `nil`
+    /// (the comparison's holds, gone members, absences) keeps the time of the last decision.
     /// - Throws: GRDB's `DatabaseError`.
-    public func storeMembers(_ standings: [MemberStanding], at time: StoreTime, _ db: Database) throws {
+    public func storeMembers(_ standings: [MemberStanding], at time: StoreTime, decidedAt: Int64? = nil, _ db: Database) throws {
         for standing in standings {
             try db.run("""
-                INSERT INTO channel_member_standings (channel_id, user_id, state, missing_since, updated_at) VALUES (?, ?, ?, ?, ?)
+                INSERT INTO channel_member_standings (channel_id, user_id, state, missing_since, updated_at, decided_at) VALUES (?, ?, ?, ?, ?, ?)
                 ON CONFLICT(channel_id, user_id) DO UPDATE SET state = excluded.state, missing_since = excluded.missing_since,
-                    updated_at = excluded.updated_at
-                """, [standing.channelID, standing.userID, standing.state.rawValue, standing.missingSince?.microseconds, time.microseconds])
+                    updated_at = excluded.updated_at, decided_at = COALESCE(excluded.decided_at, channel_member_standings.decided_at)
+                """, [standing.channelID, standing.userID, standing.state.rawValue, standing.missingSince?.microseconds, time.microseconds,
+                      decidedAt])
         }
+    }
+
+    /// When the last decision about `userID` in `channelID` was made (Unix milliseconds; `nil`
+    /// when none was recorded).
+    /// - Throws: GRDB's `DatabaseError`.
+    public func memberDecidedAt(channelID: String, userID: String, _ db: Database) throws -> Int64? {
+        try Int64.fetchOne(db, sql: "SELECT decided_at FROM channel_member_standings WHERE channel_id = ? AND user_id = ?",
+                           arguments: [channelID, userID])
     }
 
     /// A DM request's candidate participant: the sender of the earliest message (by

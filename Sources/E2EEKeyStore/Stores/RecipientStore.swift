@@ -38,24 +38,41 @@ package struct RecipientStore: Sendable {
     /// covers every channel) and records it as a known device of its user. Returns the updated
     /// standings (empty when no channel held or declined it).
     /// - Throws: GRDB's `DatabaseError`, ``KeyStoreError/corruptColumn(table:column:)``.
-    public func approveDevice(_ deviceID: String, at time: StoreTime, _ db: Database) throws -> [ChannelRecipient] {
+    /// `decidedAt` (Unix milliseconds) is when the decision was made (``deviceDecidedAt(_:_:)``).
+    public func approveDevice(_ deviceID: String, at time: StoreTime, decidedAt: Int64? = nil, _ db: Database) throws -> [ChannelRecipient] {
         let updated = try loadRecipients(deviceID: deviceID, db).filter { $0.state == .held || $0.state == .declined }.map {
             ChannelRecipient(channelID: $0.channelID, userID: $0.userID, deviceID: $0.deviceID, state: .recipient, updatedAt: time)
         }
         try storeRecipients(updated, db)
         try storeKnownDevices(updated.map { ($0.userID, $0.deviceID) }, at: time, db)
+        try recordDecision(deviceID: deviceID, at: decidedAt, db)
         return updated
     }
 
     /// Declines `deviceID` in every channel that holds it or sends to it. Returns the updated
     /// standings (empty when no channel held it or sent to it).
     /// - Throws: as ``approveDevice(_:at:_:)``.
-    public func declineDevice(_ deviceID: String, at time: StoreTime, _ db: Database) throws -> [ChannelRecipient] {
+    public func declineDevice(_ deviceID: String, at time: StoreTime, decidedAt: Int64? = nil, _ db: Database) throws -> [ChannelRecipient] {
         let updated = try loadRecipients(deviceID: deviceID, db).filter { $0.state == .held || $0.state == .recipient }.map {
             ChannelRecipient(channelID: $0.channelID, userID: $0.userID, deviceID: $0.deviceID, state: .declined, updatedAt: time)
         }
         try storeRecipients(updated, db)
+        try recordDecision(deviceID: deviceID, at: decidedAt, db)
         return updated
+    }
+
+    /// When the last decision about `deviceID` was made (Unix milliseconds; `nil` when none was
+    /// recorded): an announced decision older than it changes nothing (docs/spec/protocol.md §5.15).
+    /// - Throws: GRDB's `DatabaseError`.
+    public func deviceDecidedAt(_ deviceID: String, _ db: Database) throws -> Int64? {
+        try Int64.fetchOne(db, sql: "SELECT MAX(decided_at) FROM channel_recipients WHERE device_id = ?", arguments: [deviceID])
+    }
+
+    /// Stamps every standing of `deviceID` with the time of a decision about it (one decision
+    /// covers every channel), whether or not it changed a state.
+    private func recordDecision(deviceID: String, at decidedAt: Int64?, _ db: Database) throws {
+        guard let decidedAt else { return }
+        try db.run("UPDATE channel_recipients SET decided_at = ? WHERE device_id = ?", [decidedAt, deviceID])
     }
 
     /// Inserts or replaces standings.

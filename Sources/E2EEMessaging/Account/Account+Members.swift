@@ -51,16 +51,18 @@ extension Account {
             }
             // Its devices stop being recipients at the next send's comparison, which reports them
             // removed (and a group's sender key is renewed).
-            try store.channelTrustStore.storeMembers([MemberStanding(channelID: channel.rawValue, userID: user.rawValue, state: .declined)], at: time, db)
+            try store.channelTrustStore.storeMembers([MemberStanding(channelID: channel.rawValue, userID: user.rawValue, state: .declined)], at: time,
+                                                     decidedAt: time.milliseconds, db)
         }
         broadcaster.recipientStandings.signal()
         await announce(.declined, [user.rawValue], in: channel)
     }
 
-    /// Records `users` as approved members of `channelID` (this device's own decision).
+    /// Records `users` as approved members of `channelID` (this device's own decision, stamped
+    /// with this device's clock: an older announced decision does not undo it).
     func approveMembers(_ users: [String], in channelID: ChannelID) async throws {
         let time = configuration.now()
         let standings = users.map { MemberStanding(channelID: channelID.rawValue, userID: $0, state: .approved) }
-        try await store.write { [store] db in try store.channelTrustStore.storeMembers(standings, at: time, db) }
+        try await store.write { [store] db in try store.channelTrustStore.storeMembers(standings, at: time, decidedAt: time.milliseconds, db) }
     }
 }

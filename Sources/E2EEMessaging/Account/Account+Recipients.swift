@@ -46,7 +46,7 @@ extension Account {
     public func approveDevice(_ deviceID: DeviceID) async throws -> [ChannelID] {
         let device = deviceID
         let time = configuration.now()
-        let approved = try await store.write { [store] db in try store.recipientStore.approveDevice(device.rawValue, at: time, db) }
+        let approved = try await store.write { [store] db in try store.recipientStore.approveDevice(device.rawValue, at: time, decidedAt: time.milliseconds, db) }
         guard !approved.isEmpty else { throw MessagingError.unknownRecipient(deviceID: device) }
         broadcaster.recipientStandings.signal()
         await announce(.approved, [device.rawValue], inEach: approved.map(\.channelID))
@@ -61,7 +61,7 @@ extension Account {
     public func declineDevice(_ deviceID: DeviceID) async throws -> [ChannelID] {
         let device = deviceID
         let time = configuration.now()
-        let declined = try await store.write { [store] db in try store.recipientStore.declineDevice(device.rawValue, at: time, db).map(\.channelID) }
+        let declined = try await store.write { [store] db in try store.recipientStore.declineDevice(device.rawValue, at: time, decidedAt: time.milliseconds, db).map(\.channelID) }
         guard !declined.isEmpty else { throw MessagingError.unknownRecipient(deviceID: device) }
         broadcaster.recipientStandings.signal()
         await announce(.declined, [device.rawValue], inEach: declined)

@@ -46,6 +46,10 @@ public actor Account {
     nonisolated let syncEngine: SyncEngine
     /// Light deaf-socket checks since the last membership check that rode on one (``watchMembershipOnDeafCheck()``).
     var deafChecksSinceMembershipWatch = 0
+    /// Per group, when a message from a user without a standing there last ran the member
+    /// comparison (``compareStrangers(in:channel:)``): at most one such read per
+    /// ``strangerComparisonInterval``, so a stranger the server does not list costs no more.
+    var strangerComparisons: [ChannelID: ContinuousClock.Instant] = [:]
     /// The realtime connection, once ``connect(using:policy:)`` ran.
     var supervisor: ConnectionSupervisor?
     /// Forwards connection states into the events.

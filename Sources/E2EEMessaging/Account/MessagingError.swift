@@ -44,4 +44,8 @@ public enum MessagingError: Error, Sendable, Equatable {
     case noCandidate(channelID: ChannelID)
     /// No group holds (or has declined) this user as a member.
     case unknownMember(userID: UserID)
+    /// The DM request's candidate the app showed (`shown`) is no longer offered: it was declined,
+    /// or no message of theirs waits in the DM any more. Nothing was accepted; show the request
+    /// again (``Account/channelRequests()``) and let the user decide anew.
+    case candidateChanged(channelID: ChannelID, shown: UserID)
 }

@@ -23,7 +23,7 @@ extension MessageProcessor {
             lane.didDecrypt(userID: sender.userID, deviceID: sender.deviceID, effects: pending.effects)
             var unlocks = sessionUnlocks(pending.effects, sender)
             var fixed: Set<String>?
-            if let other = payload.with { fixed = try await participantsToFix(other.text, namedBy: sender.userID, in: message.channelID, lane: lane) }
+            if let other = payload.with { fixed = try await participantsToFix(other.text, namedBy: sender.userID, device: sender.deviceID, in: message.channelID, lane: lane) }
             if fixed != nil { unlocks.append(WaitingKey.request(channelID: message.channelID)) }
             var step = decryptedStep(message, plaintext: payloadBytes, payload: payload, editedAt: editedAt, sender: sender,
                                      effects: pending.effects, senderKey: nil, unlocks: unlocks)
@@ -117,7 +117,8 @@ extension MessageProcessor {
             identity: effects?.identityToPin.map { RemoteIdentityClaim(userID: sender.userID.rawValue, deviceID: sender.deviceID.rawValue, identityBlob: $0.bytes) },
             processedAt: clock())
         let facts = ReceivedFacts(kind: rowKind, payloadID: message.isEdit ? nil : payloadID, editedAt: editedAt,
-                                  deleteOf: payload?.deleteOf?.text, announcement: payload?.announcement)
+                                  deleteOf: payload?.deleteOf?.text, announcement: payload?.announcement,
+                                  announcedAt: payload?.announcement == nil ? nil : payload?.timestamp)
         let newPin = effects?.identityToPin == nil ? nil : sender
         // Key states are serialised by the lane at commit time, once per chunk.
         return ProcessingStep(

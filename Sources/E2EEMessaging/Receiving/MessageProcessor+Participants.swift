@@ -13,10 +13,18 @@ extension MessageProcessor {
     /// ``ParticipantRule/participantsFixed(namingOther:sender:ownUser:participants:)`` of a
     /// decrypted DM message naming `other`: the participants it fixes — stored with the
     /// message's row (``ReceiveWrite/fixesParticipants``) and kept by the lane for its later
-    /// messages — or nil. The participants are read only for our own user's messages.
+    /// messages — or nil. The participants are read only for our own user's messages, and only
+    /// a device of ours this device trusts decides (`KeyStore.isTrustedOwnDevice`, the rule
+    /// announcements use: listed at registration or login, or approved since, and held or
+    /// declined nowhere): a device the server added to our account names nobody's DM.
     /// - Throws: key store errors.
-    func participantsToFix(_ other: String, namedBy sender: UserID, in channelID: ChannelID, lane: LaneState) async throws -> Set<String>? {
+    func participantsToFix(_ other: String, namedBy sender: UserID, device senderDevice: DeviceID, in channelID: ChannelID,
+                           lane: LaneState) async throws -> Set<String>? {
         guard sender == device.userID else { return nil }
+        let trusted = try await store.read { [store] db in
+            try store.isTrustedOwnDevice(userID: sender.rawValue, deviceID: senderDevice.rawValue, channelID: channelID.rawValue, db)
+        }
+        guard trusted else { return nil }
         let participants = try await lane.dmParticipants(channelID: channelID)
         guard let users = ParticipantRule.participantsFixed(namingOther: other, sender: sender, ownUser: device.userID, participants: participants) else {
             return nil

@@ -51,10 +51,16 @@ public struct TimelineItem: Sendable, Equatable {
     /// seconds apart): shown as "removed from the server", collapsed by default. Only the
     /// sender deletes, so the text stays; the mark goes if the server returns the message.
     public var removedFromServer: Bool
-    /// `true` when its sender is held or declined here (docs/spec/protocol.md §5.11–§5.12): a
-    /// group member listed after this device created or accepted the group and not approved, or
-    /// a device held or declined in the channel. Show such messages flagged.
+    /// `true` when this device does not trust its sender here (docs/spec/protocol.md §5.11–§5.12,
+    /// §6.7): a device held or declined in any channel, a device of a user this device knows
+    /// that is not among the devices it trusts for that user (one the server added), a group
+    /// member listed after this device created or accepted the group and not approved, or a user
+    /// not compared yet (``senderNotComparedYet``). Show such messages flagged.
     public var senderHeld = false
+    /// `true` when its sender has no member standing in this group yet: the message came before
+    /// any member read listed them (a joiner). Flagged (``senderHeld`` is `true` too) until the
+    /// next member read or send compares them.
+    public var senderNotComparedYet = false
     /// For our own messages, their delivery state, joined from the outbox by server id: `.sent`
     /// (the server took it) or `.delivered` (our own echo came back). A message is a row only
     /// once the server took it, so `.queued`, `.sending` and `.failed` are never seen here:

@@ -55,29 +55,58 @@ public struct TimelineReader: Sendable {
         state == .undecryptable(.notARecipient) || state == .pending
     }
 
-    /// `items` with ``TimelineItem/senderHeld`` set for senders held or declined in their channel.
+    /// `items` with ``TimelineItem/senderHeld`` set for senders this device does not trust in
+    /// their channel — by the one rule tombstones and announcements use
+    /// (`KeyStore.isTrustedSender`: a device held or declined anywhere, an unknown device of a
+    /// user this device knows, a member held or declined in the channel) — and
+    /// ``TimelineItem/senderNotComparedYet`` (flagged too) for a user with no member standing in
+    /// a group this device created or accepted.
     private func flagged(_ items: [TimelineItem]) async throws -> [TimelineItem] {
-        let channels = Set(items.map(\.channelID))
-        guard !channels.isEmpty else { return items }
-        let held = try await store.read { [store] db -> Set<String> in
-            var held: Set<String> = []
-            for channel in channels {
-                for standing in try store.channelTrustStore.loadMembers(channelID: channel.rawValue, db).values
-                    where standing.state == .held || standing.state == .declined {
-                    held.insert("\(channel)/user/\(standing.userID)")
+        let senders = Set(items.filter { !$0.isOwn }.compactMap { item -> SenderKey? in
+            guard let user = item.senderUserID, let device = item.senderDeviceID else { return nil }
+            return SenderKey(channelID: item.channelID.rawValue, userID: user.rawValue, deviceID: device.rawValue)
+        })
+        guard !senders.isEmpty else { return items }
+        let verdicts = try await store.read { [store] db -> [SenderKey: SenderVerdict] in
+            var verdicts: [SenderKey: SenderVerdict] = [:]
+            var openGroups: [String: [String: MemberStanding]?] = [:]
+            for sender in senders {
+                if openGroups[sender.channelID] == nil {
+                    let pin = try store.channelTrustStore.loadPin(channelID: sender.channelID, db)
+                    let open = pin.map { !$0.isDM && ($0.standing == .created || $0.standing == .accepted) } ?? false
+                    openGroups[sender.channelID] = .some(open ? try store.channelTrustStore.loadMembers(channelID: sender.channelID, db) : nil)
                 }
-                for record in try store.recipientStore.loadRecipients(channelID: channel.rawValue, db) where record.state == .held || record.state == .declined {
-                    held.insert("\(channel)/device/\(record.deviceID)")
+                let trusted = try store.isTrustedSender(channelID: sender.channelID, userID: sender.userID, deviceID: sender.deviceID, db)
+                var notCompared = false
+                if let standings = openGroups[sender.channelID] ?? nil {
+                    let state = standings[sender.userID]?.state
+                    notCompared = state == nil || state == .gone
                 }
+                verdicts[sender] = SenderVerdict(trusted: trusted, notComparedYet: notCompared)
             }
-            return held
+            return verdicts
         }
         return items.map { item in
             var item = item
-            item.senderHeld = !item.isOwn && (held.contains("\(item.channelID)/user/\(item.senderUserID ?? "")")
-                || held.contains("\(item.channelID)/device/\(item.senderDeviceID ?? "")"))
+            guard !item.isOwn, let user = item.senderUserID, let device = item.senderDeviceID,
+                  let verdict = verdicts[SenderKey(channelID: item.channelID.rawValue, userID: user.rawValue, deviceID: device.rawValue)] else { return item }
+            item.senderNotComparedYet = verdict.notComparedYet
+            item.senderHeld = !verdict.trusted || verdict.notComparedYet
             return item
         }
+    }
+
+    /// A sending device in a channel.
+    private struct SenderKey: Hashable, Sendable {
+        var channelID: String
+        var userID: String
+        var deviceID: String
+    }
+
+    /// What ``flagged(_:)`` decided about one sender.
+    private struct SenderVerdict: Sendable {
+        var trusted: Bool
+        var notComparedYet: Bool
     }
 
     /// The app's view of a stored row. The plaintext of a decrypted or own message is its

@@ -62,6 +62,8 @@ public enum ErrorClassifier {
             return ToolError(.notSent, "the server names channel \(id) with another kind than the one pinned here: nothing was sent")
         case .noCandidate(let id): return ToolError(.notFound, "no message from another user waits in DM \(id) yet")
         case .unknownMember(let id): return ToolError(.notFound, "no group holds or declined member \(id)")
+        case .candidateChanged(let id, let shown):
+            return ToolError(.notFound, "user \(shown), shown as the candidate of DM \(id), is no longer offered: run channels requests again")
         }
     }
 

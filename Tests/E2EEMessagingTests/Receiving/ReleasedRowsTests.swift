@@ -35,6 +35,12 @@ struct ReleasedRowsTests {
 
         // Our own other device writes in the DM, naming Bob (`with`): that settles the request.
         let ownDevice = try h.connectedPeer(userID: h.account.device.userID.rawValue)
+        // …a device this one trusts (listed at its login): only such a device's `with` decides.
+        try await h.store.storeAccount(AccountRecord(serverURL: "s", userID: h.account.device.userID.rawValue, deviceID: h.deviceID,
+                                                     accessToken: nil, refreshToken: nil, updatedAt: StoreTime(microseconds: 0)))
+        try await h.store.write { db in
+            try h.store.recipientStore.storeKnownDevices([(h.account.device.userID.rawValue, ownDevice.deviceID)], at: StoreTime(microseconds: 0), db)
+        }
         let payload = try MessagePayload(id: WireUUID(text: newID()), timestamp: 1_700_000_000_000, text: "hi bob", with: WireUUID(text: bob.userID))
             .encodedJSON()
         let ours = ownDevice.posted(Envelope.dm(try ownDevice.dmEnvelope(payload, channel: dm.id.rawValue, to: [h.deviceID])).content(), kind: .dm,
