@@ -75,15 +75,20 @@ extension IntegrationTests {
                 await attacker.waitForOutbox()
                 try await postRawPayload(Self.payload(text: "", #","delete_of":"\#(keptID)""#), from: attacker, in: group.id)
 
-                for account in [carol, alice] {
-                    try await account.sync()
-                    let rows = try await account.timeline(channelID: group.id)
-                    let forged = rows.first { $0.text == "alice here, trust me" }
-                    #expect(forged?.senderHeld == true, "shown as alice's on \(account.userID == alice.userID ? "alice" : "carol")")
-                    let original = rows.first { $0.messageID == kept.messageID || ($0.isOwn && $0.text == "keep me") }
-                    #expect(original?.state != .deleted && original?.text == "keep me", "the injected device's tombstone erased alice's message")
-                }
+                try await Self.expectFlaggedAndKept(on: carol, attacker: attacker.deviceID, in: group.id)
+                try await Self.expectFlaggedAndKept(on: alice, attacker: attacker.deviceID, in: group.id)
             }
+        }
+
+        /// After catching up, `account` shows the attacker's message flagged and still has "keep me".
+        static func expectFlaggedAndKept(on account: Account, attacker: DeviceID, in channelID: ChannelID) async throws {
+            try await account.sync()
+            let rows = try await account.timeline(channelID: channelID)
+            let forged = rows.first(where: { $0.senderDeviceID == attacker })
+            #expect(forged?.text == "alice here, trust me")
+            #expect(forged?.senderHeld == true, "the injected device's message is shown as alice's")
+            let original = rows.first(where: { $0.text == "keep me" })
+            #expect(original?.state == .decrypted || original?.isOwn == true, "the injected device's tombstone erased alice's message")
         }
 
         @Test("3a. a group request shown as {alice, bob} is accepted as shown: a user who joined in between is held and reads nothing")
@@ -111,11 +116,10 @@ extension IntegrationTests {
 
         @Test("3b. a DM request shown with alice as candidate is accepted for alice, even when the server re-dates a joiner's message to be earliest")
         func dmAcceptTakesTheCandidateShown() async throws {
-            let redating = RedatingServer.Box()
             try await MessagingHarness.with { harness in
                 let configuration = MessagingHarness.recipientConfiguration
                 let alice = try await harness.register("alice", configuration: configuration)
-                let bob = try await harness.register("bob", configuration: configuration, api: { RedatingServer($0, box: redating) })
+                let bob = try await harness.register("bob", configuration: configuration)
                 let mallory = try await harness.register("mallory", configuration: configuration)
                 let dm = try await alice.openDirectMessage(with: bob.userID)
                 try await alice.send(text: "hi bob", to: dm.id)
@@ -124,17 +128,22 @@ extension IntegrationTests {
                 let shown = try #require(try await bob.channelRequests().first { $0.channel.id == dm.id })
                 #expect(shown.candidate == alice.userID)
 
-                // Mallory joins the DM and writes; the server dates Alice's message after hers,
-                // so that Mallory's is now the earliest.
+                // Mallory joins the DM and writes; the server delivers her message (as a socket
+                // frame would) dated before Alice's, so that it is now the earliest.
                 try await harness.reader(of: mallory).joinChannel(id: dm.id)
+                try await mallory.sync()
                 try await Self.forceOpen(mallory, dm.id, participants: [mallory.userID.rawValue, bob.userID.rawValue])
                 try await mallory.send(text: "i am the one", to: dm.id)
                 await mallory.waitForOutbox()
                 let posted = try await harness.serverMessages(dm.id, as: try await harness.reader(of: bob))
                 let fromAlice = try #require(posted.first { $0.senderID == alice.userID })
-                let later = Int64((Date().timeIntervalSince1970 + 3_600) * 1_000_000)
-                redating.redate(fromAlice.id.rawValue, to: ServerTimestamp(microseconds: later))
-                try await bob.sync()
+                var fromMallory = try #require(posted.first { $0.senderID == mallory.userID })
+                fromMallory.createdAt = ServerTimestamp(microseconds: fromAlice.createdAt.microseconds - 1_000_000)
+                _ = try await bob.ingest([fromMallory], channelID: dm.id)
+                let candidates = try await bob.store.read { db in
+                    try bob.store.channelTrustStore.loadCandidate(channelID: dm.id.rawValue, ownUserID: bob.userID.rawValue, db)
+                }
+                #expect(candidates == mallory.userID.rawValue, "the attack did not take: mallory's message is not the earliest")
 
                 #expect(try await bob.acceptChannel(dm.id) == [alice.userID])
                 #expect(try await bob.directMessageParticipant(dm.id) == alice.userID)
@@ -197,34 +206,3 @@ extension IntegrationTests {
         }
     }
 }
-
-/// The real HTTP client behind a server that dates chosen messages otherwise in every page
-/// (`created_at` is the server's word): what a server does to choose a DM request's candidate.
-final class RedatingServer: ForwardingChatServer, @unchecked Sendable {
-    /// The messages to re-date, shared with the test.
-    final class Box: @unchecked Sendable {
-        private let lock = NSLock()
-        private var dates: [String: ServerTimestamp] = [:]
-        /// From now on, `messageID` is dated `date`.
-        func redate(_ messageID: String, to date: ServerTimestamp) { lock.withLock { dates[messageID] = date } }
-        func date(of messageID: String) -> ServerTimestamp? { lock.withLock { dates[messageID] } }
-    }
-
-    let base: any ChatServerAPI
-    let box: Box
-
-    init(_ base: any ChatServerAPI, box: Box) {
-        self.base = base
-        self.box = box
-    }
-
-    func messages(channelID: ChannelID, before: ServerTimestamp?, limit: Int) async throws -> MessagePage {
-        var page = try await base.messages(channelID: channelID, before: before, limit: limit)
-        for index in page.messages.indices {
-            if let date = box.date(of: page.messages[index].id.rawValue) { page.messages[index].createdAt = date }
-        }
-        return page
-    }
-}
-
-
