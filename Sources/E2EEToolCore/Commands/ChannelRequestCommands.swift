@@ -27,7 +27,7 @@ enum ChannelRequestCommands {
     /// `channels accept <id>`.
     struct Accept: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Accept a request: a DM's participant becomes its candidate, a group's members the ones listed now.")
+            abstract: "Accept a request as `channels requests` last showed it: a DM's participant becomes the candidate shown, a group's members the ones shown (anyone listed since is held).")
 
         @OptionGroup var options: GlobalOptions
 
