@@ -18,7 +18,7 @@ actor OutboxSender {
     let now: @Sendable () -> StoreTime
     /// Encrypts drafts queued while the server was unreachable.
     let drafts: DraftEncryptor
-    private var drains: [ChannelID: Task<Void, Never>] = [:]
+    private(set) var drains: [ChannelID: Task<Void, Never>] = [:]
     private var rerun: Set<ChannelID> = []
     var stopped = false
     private(set) var isShutDown = false
