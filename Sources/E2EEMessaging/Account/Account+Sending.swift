@@ -115,6 +115,7 @@ extension Account {
     /// encrypted) and what the recipient check surfaced (docs/spec/protocol.md §5).
     func queueReporting(payload: SecretBytes, channelID: ChannelID, kind: OutboxKind, target: String?) async throws -> SendReport {
         let channel = try await channelDirectory.channel(id: channelID)
+        try await requireAccepted(channel.id)
         let localID = UUID().uuidString.lowercased()
         let entry: OutboxMessage
         let changes: RecipientChanges
