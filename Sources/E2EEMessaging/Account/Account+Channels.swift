@@ -30,9 +30,12 @@ extension Account {
     /// Creates a group (sender keys) and adds `members` (user ids). Its kind is pinned from this
     /// request, whatever the server answers, and the members named here are approved: anyone
     /// else the server lists later is held until ``approveMember(_:in:)`` (docs/spec/protocol.md §5).
+    /// The open socket is subscribed to it at once: the server announces a new channel
+    /// (`channel.new`) to the members it adds, not to its creator (docs/spec/sync.md §11.5).
     /// - Throws: ``ServerError``, key store errors.
     public func createGroup(name: String, members: [UserID] = []) async throws -> ChatChannel {
         let channel = try await channelDirectory.remember(try await api.createChannel(name: name), created: .group)
+        await supervisor?.subscribe(channelID: channel.id)
         for member in members {
             try await approveMembers([member.rawValue], in: channel.id)
             try await api.addMember(channelID: channel.id, userID: member)
@@ -49,6 +52,7 @@ extension Account {
     public func openDirectMessage(with userID: UserID) async throws -> ChatChannel {
         let channel = try await channelDirectory.remember(try await api.openDirectMessage(userID: userID), created: .directMessage)
         guard channel.isDM else { throw MessagingError.channelKindContradicted(channelID: channel.id) }
+        await supervisor?.subscribe(channelID: channel.id)  // as createGroup: no `channel.new` comes to its opener
         let fixedNow = try await recipientGate.fixParticipants(channelID: channel.id, otherUser: userID)
         broadcaster.publish(.channelsChanged)
         // Opening a DM that was a request here accepts it: its waiting messages go on.
@@ -63,6 +67,7 @@ extension Account {
     public func addMember(_ userID: UserID, to channelID: ChannelID) async throws {
         try await approveMembers([userID.rawValue], in: channelID)
         try await api.addMember(channelID: channelID, userID: userID)
+        await supervisor?.subscribe(channelID: channelID)  // a group another of our devices created may not be subscribed yet
         try await channelDirectory.markMembersStale(channelID: channelID)
         await announce(.added, [userID.rawValue], in: channelID)
     }

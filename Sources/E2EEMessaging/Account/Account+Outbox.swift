@@ -25,12 +25,18 @@ extension Account {
     }
 
     /// A message queued unencrypted while its channel waits for the server (docs/spec/sync.md "Outbox").
+    /// With `tryNow` false (the server is away) the channel waits for the server to answer
+    /// instead of trying at once.
     func queueWaitingDraft(localID: OutboxEntryID, payload: SecretBytes, channelID: ChannelID, kind: OutboxKind, target: String?,
-                           reason: String) async throws -> OutboxMessage {
+                           reason: String, tryNow: Bool = true) async throws -> OutboxMessage {
         let draft = try await store.storeWaitingDraft(localID: localID.rawValue, channelID: channelID.rawValue, plaintext: payload, kind: kind,
                                                       targetMessageID: target, error: reason, at: configuration.now())
         broadcaster.publish(.delivery(DeliveryChange(localID: localID, channelID: channelID, state: .queued, serverMessageID: nil)))
-        await outbox.kick(channelID: channelID)
+        if tryNow {
+            await outbox.kick(channelID: channelID)
+        } else {
+            await outbox.waitForServer(channelID: channelID)
+        }
         return draft
     }
 }

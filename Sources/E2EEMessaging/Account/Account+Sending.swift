@@ -115,10 +115,18 @@ extension Account {
     /// encrypted) and what the recipient check surfaced (docs/spec/protocol.md §5).
     func queueReporting(payload: SecretBytes, channelID: ChannelID, kind: OutboxKind, target: String?) async throws -> SendReport {
         let channel = try await channelDirectory.channel(id: channelID)
+        try await requireAccepted(channel.id)
         let localID = UUID().uuidString.lowercased()
         let entry: OutboxMessage
         let changes: RecipientChanges
         do {
+            if let away = serverAway {
+                // docs/spec/sync.md §12: no network I/O while the server is away; the outbox
+                // checks the recipients and encrypts once the server answers.
+                let draft = try await queueWaitingDraft(localID: OutboxEntryID(stored: localID), payload: payload, channelID: channel.id, kind: kind, target: target,
+                                                        reason: "unreachable: \(away)", tryNow: false)
+                return SendReport(draft, recipients: RecipientChanges())
+            }
             if try await store.hasWaitingDraft(channelID: channel.id.rawValue) {
                 // Encrypted now, it would go out before the earlier message still waiting.
                 let draft = try await queueWaitingDraft(localID: OutboxEntryID(stored: localID), payload: payload, channelID: channel.id, kind: kind, target: target,

@@ -72,6 +72,9 @@ public struct TimelineChange: Sendable, Equatable {
         case removedFromServer
         /// The server returned a message marked removed: the mark is gone.
         case backOnServer
+        /// Our own message's delivery state changed (``TimelineItem/delivery``): its copy came
+        /// back from the server, sent → delivered.
+        case delivered
     }
 
     /// The channel.

@@ -62,7 +62,16 @@ extension OutboxSender {
         for channel in channels { kick(channelID: channel) }
     }
 
-    private func park(_ channelID: ChannelID) {
+    /// A message was queued while the server is away (``Account/serverAway``): its channel
+    /// waits, without a try, until the server answers (a catch-up after the reconnect) or the
+    /// policy's interval passes.
+    func waitForServer(channelID: ChannelID) {
+        guard drains[channelID] == nil else { return }  // a send under way parks it when unanswered
+        park(channelID)
+        settleChanged()
+    }
+
+    func park(_ channelID: ChannelID) {
         parked.insert(channelID)
         guard wakeUp == nil, !isShutDown else { return }
         let interval = max(policy.unreachableRetryInterval, .milliseconds(10))

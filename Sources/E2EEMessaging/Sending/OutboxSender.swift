@@ -12,13 +12,13 @@ actor OutboxSender {
     let store: KeyStore
     private let api: any ChatServerAPI
     private let device: LocalDevice
-    private let events: EventBroadcaster
+    let events: EventBroadcaster
     let policy: OutboxPolicy
     let sleep: @Sendable (Duration) async throws -> Void
     let now: @Sendable () -> StoreTime
     /// Encrypts drafts queued while the server was unreachable.
     let drafts: DraftEncryptor
-    private var drains: [ChannelID: Task<Void, Never>] = [:]
+    private(set) var drains: [ChannelID: Task<Void, Never>] = [:]
     private var rerun: Set<ChannelID> = []
     var stopped = false
     private(set) var isShutDown = false
@@ -277,7 +277,7 @@ actor OutboxSender {
         guard message.isFrom(userID: device.userID, deviceID: device.deviceID) else { return false }
         if let entry = try await loadEntry(serverID: message.id.rawValue) {
             if entry.state == .sent, try await store.markDelivered(serverMessageID: message.id.rawValue, at: now()) {
-                publish(entry, .delivered, serverID: message.id.rawValue)
+                await publishDelivered(entry, serverID: message.id.rawValue)
             }
             return true
         }
@@ -288,7 +288,7 @@ actor OutboxSender {
         if let recorded = sameBytes.first(where: { $0.serverMessageID == message.id.rawValue }) {
             // The POST's answer recorded this id after the lookup above: this is its echo.
             if recorded.state == .sent, try await store.markDelivered(serverMessageID: message.id.rawValue, at: now()) {
-                publish(recorded, .delivered, serverID: message.id.rawValue)
+                await publishDelivered(recorded, serverID: message.id.rawValue)
             }
             return true
         }
@@ -296,7 +296,7 @@ actor OutboxSender {
             // Our POST got no answer, but the server stored it.
             try await recordSent(unanswered, serverID: message.id.rawValue, createdAt: message.createdAt)
             if try await store.markDelivered(serverMessageID: message.id.rawValue, at: now()) {
-                publish(unanswered, .delivered, serverID: message.id.rawValue)
+                await publishDelivered(unanswered, serverID: message.id.rawValue)
             }
             return true
         }
@@ -314,9 +314,5 @@ actor OutboxSender {
 
     private func loadEntry(serverID: String) async throws -> OutboxMessage? {
         try await store.read { [store] db in try store.outboxStore.loadOutboxMessage(serverMessageID: serverID, db) }
-    }
-
-    func publish(_ entry: OutboxMessage, _ state: OutboxState, serverID: String?) {
-        events.publish(.delivery(DeliveryChange(localID: OutboxEntryID(stored: entry.localID), channelID: ChannelID(stored: entry.channelID), state: state, serverMessageID: serverID.map { MessageID(stored: $0) })))
     }
 }

@@ -107,6 +107,7 @@ actor ListenPrinter: AccountEventHandling {
         case .undecryptable: kind = "undecryptable"
         case .removedFromServer: kind = "removed_from_server"
         case .backOnServer: kind = "back_on_server"
+        case .delivered: return true  // a tick on one of our rows, not a message to print
         }
         guard let item = try await reader.item(messageID: change.messageID) else { return true }
         let output = MessageOutput(item, event: kind)

@@ -28,11 +28,12 @@ public struct HTTPChatServer: ChatServerAPI {
     /// - Parameters:
     ///   - baseURL: the server's address, `http://host:port` or `https://…`.
     ///   - session: the tokens that sign the requests (and refresh them).
-    ///   - client: the AsyncHTTPClient to send through.
+    ///   - client: the AsyncHTTPClient to send through (``ChatServer/sharedClient`` by default; an
+    ///     app's own should start from ``ChatServer/clientConfiguration()``).
     ///   - timeout: the longest wait for one request's answer.
     ///   - sleep: waits the given duration (`Retry-After`, clamped to 0…300 s) before
     ///     retrying a 429 (inject to test).
-    public init(baseURL: String, session: AuthSession, client: HTTPClient = .shared, timeout: TimeAmount = .seconds(30),
+    public init(baseURL: String, session: AuthSession, client: HTTPClient = ChatServer.sharedClient, timeout: TimeAmount = .seconds(30),
                 sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }) {
         self.session = session
         self.requester = HTTPRequester(client: client, baseURL: baseURL, timeout: timeout, sleep: sleep)

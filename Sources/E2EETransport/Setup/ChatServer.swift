@@ -32,12 +32,13 @@ public struct ChatServer: Sendable {
     /// The server at `url` (`http(s)://host[:port]`).
     /// - Parameters:
     ///   - url: the server's URL, as the user or the app's configuration gives it.
-    ///   - client: the AsyncHTTPClient REST calls go through.
+    ///   - client: the AsyncHTTPClient REST calls go through (``sharedClient`` by default; an
+    ///     app's own should start from ``clientConfiguration()``).
     ///   - timeout: the longest wait for one REST answer.
     ///   - realtimeOptions: the WebSocket keepalive and limits.
     ///   - sleep: waits a 429's `Retry-After` (inject to test).
     /// - Throws: ``ServerSetupError`` for a URL that is not `http(s)://host[:port]`.
-    public init(url: String, client: HTTPClient = .shared, timeout: TimeAmount = .seconds(30),
+    public init(url: String, client: HTTPClient = ChatServer.sharedClient, timeout: TimeAmount = .seconds(30),
                 realtimeOptions: RealtimeConnectionOptions = .standard,
                 sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }) throws(ServerSetupError) {
         self.address = try ServerAddress(url)

@@ -22,8 +22,9 @@ extension IntegrationTests {
 
                 #expect(try await readableTexts(bob, dm.id).isEmpty)
                 #expect(try await bob.directMessageParticipant(dm.id) == nil)
-                let early = try await bob.send(text: "too early", to: dm.id)
-                #expect(early.state == .failed)
+                // Refused before anything is queued (issue 43 item 13): the outbox stays empty.
+                await #expect(throws: MessagingError.channelNotAccepted(channelID: dm.id)) { try await bob.send(text: "too early", to: dm.id) }
+                #expect(try await bob.outboxEntries(states: Set(OutboxState.allCases)).isEmpty)
                 #expect(try await bob.channelRequests().map(\.candidate) == [alice.userID])
                 #expect(try await bob.acceptChannel(dm.id) == [alice.userID])
                 #expect(try await bob.directMessageParticipant(dm.id) == alice.userID)
@@ -50,9 +51,8 @@ extension IntegrationTests {
                 #expect(try await bob.channelRequests().map(\.candidate) == [nil])
                 try await bob.declineChannel(dm.id)   // no candidate left: the DM itself
                 #expect(try await bob.channelRequests().isEmpty)
-                let entry = try await bob.send(text: "never", to: dm.id)
-                #expect(entry.state == .failed)
-                #expect(entry.failureReason?.contains("channelNotAccepted") == true)
+                await #expect(throws: MessagingError.channelNotAccepted(channelID: dm.id)) { try await bob.send(text: "never", to: dm.id) }
+                #expect(try await bob.outboxEntries(states: Set(OutboxState.allCases)).isEmpty)
                 try await alice.send(text: "still there?", to: dm.id)
                 await alice.waitForOutbox()
                 #expect(try await readableTexts(bob, dm.id).isEmpty)

@@ -153,8 +153,7 @@ extension IntegrationTests {
                 let mallory = try await harness.registerWithDefaults("mallory")
                 let group = try await alice.createGroup(name: "team", members: [bob.userID])
                 _ = try await bob.refreshChannels()
-                let entry = try await bob.send(text: "too early", to: group.id)
-                #expect(entry.state == .failed)
+                await #expect(throws: MessagingError.channelNotAccepted(channelID: group.id)) { try await bob.send(text: "too early", to: group.id) }
                 #expect(try await bob.channelRequests().map(\.members).first.map(Set.init) == [alice.userID, bob.userID])
                 #expect(try await bob.acceptChannel(group.id) == [alice.userID])
 

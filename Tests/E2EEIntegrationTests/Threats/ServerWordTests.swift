@@ -68,9 +68,7 @@ extension IntegrationTests {
                 }
                 _ = try await bob3.refreshChannels()
                 #expect(try await bob3.directMessageParticipant(dm.id) == nil)
-                let entry = try await bob3.send(text: "for alice", to: dm.id)
-                #expect(entry.state == .failed)
-                #expect(entry.failureReason?.contains("channelNotAccepted") == true)
+                await #expect(throws: MessagingError.channelNotAccepted(channelID: dm.id)) { try await bob3.send(text: "for alice", to: dm.id) }
                 let posted = try await harness.serverMessages(dm.id, as: harness.reader(of: alice))
                 #expect(posted.count == 1)
                 #expect(try posted.allSatisfy { try !recipientDevices(of: $0).contains(mallory.deviceID) })
