@@ -28,10 +28,9 @@ extension IntegrationTests {
         @Test("1. a device the server adds to alice's account names mallory in a DM request's `with`: the DM stays a request, not fixed to mallory")
         func injectedOwnDeviceCannotFixDM() async throws {
             try await MessagingHarness.with { harness in
-                let configuration = MessagingHarness.recipientConfiguration
-                let alice = try await harness.register("alice", configuration: configuration)
-                let bob = try await harness.register("bob", configuration: configuration)
-                let mallory = try await harness.register("mallory", configuration: configuration)
+                let alice = try await harness.registerWithDefaults("alice")
+                let bob = try await harness.registerWithDefaults("bob")
+                let mallory = try await harness.registerWithDefaults("mallory")
                 let dm = try await bob.openDirectMessage(with: alice.userID)
                 try await bob.send(text: "hi alice", to: dm.id)
                 await bob.waitForOutbox()
@@ -55,9 +54,8 @@ extension IntegrationTests {
         @Test("2. a device the server adds to alice's account: its group message is flagged on carol and alice, its tombstone erases nothing")
         func injectedSenderDeviceIsFlaggedEverywhere() async throws {
             try await MessagingHarness.with { harness in
-                let configuration = MessagingHarness.recipientConfiguration
-                let alice = try await harness.register("alice", configuration: configuration)
-                let carol = try await harness.register("carol", configuration: configuration)
+                let alice = try await harness.registerWithDefaults("alice")
+                let carol = try await harness.registerWithDefaults("carol")
                 let group = try await alice.createGroup(name: "team", members: [carol.userID])
                 _ = try await carol.acceptChannel(group.id)
                 try await carol.send(text: "hi all", to: group.id)
@@ -94,10 +92,9 @@ extension IntegrationTests {
         @Test("3a. a group request shown as {alice, bob} is accepted as shown: a user who joined in between is held and reads nothing")
         func groupAcceptTakesWhatWasShown() async throws {
             try await MessagingHarness.with { harness in
-                let configuration = MessagingHarness.recipientConfiguration
-                let alice = try await harness.register("alice", configuration: configuration)
-                let bob = try await harness.register("bob", configuration: configuration)
-                let mallory = try await harness.register("mallory", configuration: configuration)
+                let alice = try await harness.registerWithDefaults("alice")
+                let bob = try await harness.registerWithDefaults("bob")
+                let mallory = try await harness.registerWithDefaults("mallory")
                 let group = try await alice.createGroup(name: "team", members: [bob.userID])
                 try await bob.sync()
                 let shown = try #require(try await bob.channelRequests().first { $0.channel.id == group.id })
@@ -117,10 +114,9 @@ extension IntegrationTests {
         @Test("3b. a DM request shown with alice as candidate is accepted for alice, even when the server re-dates a joiner's message to be earliest")
         func dmAcceptTakesTheCandidateShown() async throws {
             try await MessagingHarness.with { harness in
-                let configuration = MessagingHarness.recipientConfiguration
-                let alice = try await harness.register("alice", configuration: configuration)
-                let bob = try await harness.register("bob", configuration: configuration)
-                let mallory = try await harness.register("mallory", configuration: configuration)
+                let alice = try await harness.registerWithDefaults("alice")
+                let bob = try await harness.registerWithDefaults("bob")
+                let mallory = try await harness.registerWithDefaults("mallory")
                 let dm = try await alice.openDirectMessage(with: bob.userID)
                 try await alice.send(text: "hi bob", to: dm.id)
                 await alice.waitForOutbox()
@@ -185,10 +181,9 @@ extension IntegrationTests {
         @Test("11. a joiner's message in an accepted group shows flagged at once: the member read runs before it is shown")
         func strangersMessageIsFlagged() async throws {
             try await MessagingHarness.with { harness in
-                let configuration = MessagingHarness.recipientConfiguration
-                let alice = try await harness.register("alice", configuration: configuration)
-                let bob = try await harness.register("bob", configuration: configuration)
-                let mallory = try await harness.register("mallory", configuration: configuration)
+                let alice = try await harness.registerWithDefaults("alice")
+                let bob = try await harness.registerWithDefaults("bob")
+                let mallory = try await harness.registerWithDefaults("mallory")
                 let group = try await alice.createGroup(name: "team", members: [bob.userID])
                 _ = try await bob.acceptChannel(group.id)
                 try await bob.send(text: "hi", to: group.id)
