@@ -32,24 +32,24 @@ extension ChannelTrustStore {
 
     /// A DM request's possible candidates, in the order ``loadCandidate(channelID:ownUserID:_:)``
     /// offers them (the earliest waiting or decrypted message first), each with the device
-    /// the server says sent that message: at most `limit`, one per user.
+    /// the server says sent that message (`nil` when it named none): at most `limit`, one per user.
     /// - Throws: GRDB's `DatabaseError`, ``KeyStoreError/corruptColumn(table:column:)``.
-    public func loadCandidates(channelID: String, ownUserID: String, limit: Int, _ db: Database) throws -> [(userID: String, deviceID: String)] {
+    public func loadCandidates(channelID: String, ownUserID: String, limit: Int, _ db: Database) throws -> [(userID: String, deviceID: String?)] {
         var seen: Set<String> = []
-        var candidates: [(userID: String, deviceID: String)] = []
+        var candidates: [(userID: String, deviceID: String?)] = []
         for row in try db.rows("""
             SELECT sender_user_id, sender_device_id FROM timeline t
             WHERE t.channel_id = ? AND t.kind = 'message' AND t.is_own = 0
                 AND (t.state = 'decrypted' OR EXISTS (SELECT 1 FROM pending_ciphertexts p
                                                       WHERE p.message_id = t.message_id AND p.waiting_for = 'request:' || t.channel_id))
-                AND t.sender_user_id IS NOT NULL AND t.sender_device_id IS NOT NULL AND t.sender_user_id != ?
+                AND t.sender_user_id IS NOT NULL AND t.sender_user_id != ?
                 AND NOT EXISTS (SELECT 1 FROM channel_member_standings m
                                 WHERE m.channel_id = t.channel_id AND m.user_id = t.sender_user_id AND m.state = 'declined')
             ORDER BY t.created_at, t.message_id
             """, [channelID, ownUserID]) {
             let user: String = try row.decode("sender_user_id", table: "timeline")
             guard seen.insert(user).inserted else { continue }
-            candidates.append((user, try row.decode("sender_device_id", table: "timeline")))
+            candidates.append((user, try row.decodeIfPresent("sender_device_id", table: "timeline")))
             if candidates.count >= limit { break }
         }
         return candidates

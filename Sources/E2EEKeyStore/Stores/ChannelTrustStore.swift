@@ -134,15 +134,6 @@ package struct ChannelTrustStore: Sendable {
     /// never a user declined as its candidate; `nil` while there is none.
     /// - Throws: GRDB's `DatabaseError`, ``KeyStoreError/corruptColumn(table:column:)``.
     public func loadCandidate(channelID: String, ownUserID: String, _ db: Database) throws -> String? {
-        try db.row("""
-            SELECT sender_user_id FROM timeline t
-            WHERE t.channel_id = ? AND t.kind = 'message' AND t.is_own = 0
-                AND (t.state = 'decrypted' OR EXISTS (SELECT 1 FROM pending_ciphertexts p
-                                                      WHERE p.message_id = t.message_id AND p.waiting_for = 'request:' || t.channel_id))
-                AND t.sender_user_id IS NOT NULL AND t.sender_user_id != ?
-                AND NOT EXISTS (SELECT 1 FROM channel_member_standings m
-                                WHERE m.channel_id = t.channel_id AND m.user_id = t.sender_user_id AND m.state = 'declined')
-            ORDER BY t.created_at, t.message_id LIMIT 1
-            """, [channelID, ownUserID]).map { try $0.decode("sender_user_id", table: "timeline") }
+        try loadCandidates(channelID: channelID, ownUserID: ownUserID, limit: 1, db).first?.userID
     }
 }

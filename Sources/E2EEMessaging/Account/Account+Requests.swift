@@ -66,8 +66,8 @@ extension Account {
         }
         for candidate in candidates {
             let user = UserID(stored: candidate.userID)
-            guard let listed = try? await directory.devices(of: user) else { continue }
-            if listed.contains(where: { $0.deviceID.rawValue == candidate.deviceID }) { return user }
+            guard let device = candidate.deviceID, let listed = try? await directory.devices(of: user) else { continue }
+            if listed.contains(where: { $0.deviceID.rawValue == device }) { return user }
         }
         return nil
     }
