@@ -217,7 +217,7 @@ actor OutboxSender {
     /// Looks for `entry` among the channel's recent messages from this device (by content hash).
     /// Found: recorded as sent (and the extra copies deleted). Returns whether it was found.
     private func reconcile(_ entry: OutboxMessage) async throws -> Bool {
-        let page = try await api.messages(channelID: ChannelID(stored: entry.channelID), before: nil, limit: policy.reconcileWindow)
+        let page = try await api.fittingMessages(channelID: ChannelID(stored: entry.channelID), before: nil, limit: policy.reconcileWindow).page
         let copies = page.messages
             .filter { $0.isFrom(userID: device.userID, deviceID: device.deviceID) && ConstantTime.equals(SHA256.hash(utf8: $0.content), entry.contentHash) }
             .sorted(by: ServerMessage.timelineOrder)

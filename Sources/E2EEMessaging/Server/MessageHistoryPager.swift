@@ -29,13 +29,16 @@ public struct MessageHistoryPager: Sendable {
     /// - Throws: ``ServerError`` from the server.
     public mutating func nextPage() async throws -> [ServerMessage] {
         while !exhausted {
-            var limit = min(pageSize + seenAtCursor.count, 100)
-            if limit <= seenAtCursor.count { limit = 100 }
-            let page = try await server.messages(channelID: channelID, before: cursor?.adding(microseconds: 1), limit: limit)
+            var wanted = min(pageSize + seenAtCursor.count, 100)
+            if wanted <= seenAtCursor.count { wanted = 100 }
+            // A page too large for the client is read in smaller pages (a large message costs
+            // its channel smaller requests, never its history).
+            let (page, limit) = try await server.fittingMessages(channelID: channelID, before: cursor?.adding(microseconds: 1), limit: wanted)
             let fresh = page.messages.filter { !seenAtCursor.contains($0.id) }.sorted(by: ServerMessage.timelineOrder)
             guard let oldest = fresh.first else {
-                if page.hasMore, page.messages.count == limit, limit == 100, let boundary = cursor {
-                    // More than 100 rows share the boundary time: give up on the tie, step past it.
+                if page.hasMore, page.messages.count == limit, limit == 100 || limit < wanted, let boundary = cursor {
+                    // More rows share the boundary time than one page holds (100, or fewer when
+                    // the page had to shrink): give up on the tie, step past it.
                     cursor = boundary.adding(microseconds: -1)
                     seenAtCursor = []
                     continue

@@ -23,6 +23,9 @@ public enum ServerError: Error, Sendable, Equatable {
     case transport(String)
     /// A 2xx body did not decode as the expected model.
     case decoding(String)
+    /// The answer's body is over the client's cap of `limit` bytes: read less at a time (a page
+    /// of messages with a smaller `limit`). The server answered; the request is not repeated.
+    case responseTooLarge(limit: Int)
     /// The session ended: refresh was refused, tokens were wiped (keys are kept); log in again.
     case sessionEnded
     /// No tokens are held: register or log in first.

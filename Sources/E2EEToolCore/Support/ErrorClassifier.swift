@@ -34,6 +34,7 @@ public enum ErrorClassifier {
         case .server(let status, let body): return ToolError(.serverRefused, "server error \(status): \(body)")
         case .unexpectedStatus(let status, let body): return ToolError(.serverRefused, "unexpected status \(status): \(body)")
         case .decoding(let what): return ToolError(.serverRefused, "the server's answer did not decode (\(what))")
+        case .responseTooLarge(let limit): return ToolError(.serverRefused, "the server's answer is over \(limit) bytes, even for one message")
         }
     }
 

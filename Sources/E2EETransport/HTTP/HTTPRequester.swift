@@ -79,8 +79,10 @@ struct HTTPRequester: Sendable {
         }
         let bytes: [UInt8]
         do {
-            var buffer = try await response.body.collect(upTo: 1 << 24)
+            var buffer = try await response.body.collect(upTo: Self.maxBodyBytes)
             bytes = buffer.readBytes(length: buffer.readableBytes) ?? []
+        } catch is NIOTooManyBytesError {
+            throw ServerError.responseTooLarge(limit: Self.maxBodyBytes)
         } catch {
             // The answer started: the request was processed. Never repeated.
             throw ServerError.transport(String(describing: type(of: error)))
@@ -92,6 +94,9 @@ struct HTTPRequester: Sendable {
         }
         return bytes
     }
+
+    /// The largest answer body read (16 MiB): a larger one is ``ServerError/responseTooLarge(limit:)``.
+    static let maxBodyBytes = 1 << 24
 
     /// `value` percent-encoded for a query (only unreserved characters stay; `+` becomes `%2B`).
     static func queryEncoded(_ value: String) -> String {
