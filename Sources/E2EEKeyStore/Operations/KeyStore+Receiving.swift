@@ -117,6 +117,9 @@ extension KeyStore {
         case .pending(var row, let content, let waitingFor, let receivedAt):
             messageID = row.messageID
             if let state = try timelineStore.loadState(id: messageID, db), state != .pendingKey { return .unchanged }
+            // A pending row that would be written back as it is (a re-drive that released
+            // nothing, a page read again) is left alone: nothing to rewrite.
+            if try isUnchangedPending(row, waitingFor: waitingFor, db) { return .unchanged }
             row.state = .pendingKey
             row.plaintext = nil
             try storeReceivedRow(row, facts, batch.rowUpsert)
@@ -201,6 +204,16 @@ extension KeyStore {
             delete_of = excluded.delete_of
         WHERE timeline.state != 'deleted'
         """
+
+    /// Whether `row` is stored already as a pending row with the same bytes, time and sender,
+    /// waiting for `waitingFor`.
+    private func isUnchangedPending(_ row: TimelineMessage, waitingFor: String, _ db: Database) throws -> Bool {
+        try db.row("""
+            SELECT 1 FROM timeline t JOIN pending_ciphertexts p ON p.message_id = t.message_id
+            WHERE t.message_id = ? AND t.state = 'pending_key' AND t.content_hash = ? AND t.created_at = ?
+                AND t.sender_user_id IS ? AND t.sender_device_id IS ? AND p.waiting_for = ?
+            """, [row.messageID, Data(row.contentHash), row.createdAt.microseconds, row.senderUserID, row.senderDeviceID, waitingFor]) != nil
+    }
 
     /// What a decrypted write's control payload (or a tombstone already here) does.
     private enum ControlEffect: Equatable {

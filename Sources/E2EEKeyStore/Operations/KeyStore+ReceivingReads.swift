@@ -202,7 +202,15 @@ extension KeyStore {
         if let keys {
             sql += " AND p.waiting_for IN (\(Array(repeating: "?", count: keys).joined(separator: ",")))"
         } else {
-            sql += " AND t.state = 'pending_key'"
+            // Every pending row but those only an acceptance can release: a message waiting for
+            // a request to be accepted (docs/spec/protocol.md §5.9) stays unread while the
+            // channel is still a request or declined, so re-reading, re-parsing and re-writing
+            // it on every catch-up would change nothing. Acceptance re-drives them.
+            sql += """
+                 AND t.state = 'pending_key'
+                 AND NOT (p.waiting_for = 'request:' || p.channel_id
+                          AND EXISTS (SELECT 1 FROM channel_pins c WHERE c.channel_id = p.channel_id AND c.standing IN ('request', 'declined')))
+                """
         }
         if after { sql += " AND (t.created_at, t.message_id) > (?, ?)" }
         sql += " ORDER BY t.created_at, t.message_id"
