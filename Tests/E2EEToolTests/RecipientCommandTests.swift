@@ -18,6 +18,21 @@ extension ToolTests {
             return try #require(try run.json()["device_id"] as? String)
         }
 
+        @Test("devices confirm lists our own devices from the login's listing, and confirms the ones named")
+        func confirmOwnDevicesAfterLogin() async throws {
+            try await ToolHarness.with { harness in
+                let (alice, _, _) = try await harness.pair()
+                let laptop = harness.storePath("alice-laptop")
+                _ = try await login(harness, "alice", store: "alice-laptop")
+                let listed = try await harness.tool("devices", "confirm", "--store", laptop, "--json")
+                #expect(listed.status == 0, "\(listed.summary)")
+                #expect(try listed.json()["unconfirmed"] as? [String] == [alice.deviceID], "\(listed.summary)")
+                let confirmed = try await harness.tool("devices", "confirm", alice.deviceID, "--store", laptop)
+                #expect(confirmed.status == 0, "\(confirmed.summary)")
+                #expect(confirmed.stdout.contains("confirmed \(alice.deviceID)") && !confirmed.stdout.contains("unconfirmed"), "\(confirmed.summary)")
+            }
+        }
+
         @Test("send reports a held new device (text and --json); devices pending lists it; decline, approve, unknown device exits 6")
         func heldDeviceLifecycle() async throws {
             try await ToolHarness.with { harness in

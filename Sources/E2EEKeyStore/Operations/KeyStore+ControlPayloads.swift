@@ -9,7 +9,8 @@ extension KeyStore {
     /// §6.7): the device is held or declined nowhere (a decision about a device covers every
     /// channel, so a device held in one DM is held in every group too); it is not an unknown
     /// device of a user this device knows (one outside the devices known as that user's —
-    /// trusted at first contact, or approved since — while the user has any: a device the server
+    /// trusted at first contact, or approved since; for our own user, a login listing's device
+    /// only once confirmed — while the user has any: a device the server
     /// added is held from its discovery, wherever it first speaks); and its user is neither held
     /// nor declined in this channel. For our own user this is exactly the rule of
     /// ``isTrustedOwnDevice(userID:deviceID:channelID:_:)``. A tombstone erases, an announcement
@@ -19,7 +20,7 @@ extension KeyStore {
             "SELECT 1 FROM channel_recipients WHERE device_id = ? AND state IN ('held', 'declined') LIMIT 1", [deviceID]) != nil
         guard !heldDevice else { return false }
         let knownUser = try db.row("SELECT 1 FROM known_devices WHERE user_id = ? LIMIT 1", [userID]) != nil
-        if knownUser, try db.row("SELECT 1 FROM known_devices WHERE user_id = ? AND device_id = ?", [userID, deviceID]) == nil {
+        if knownUser, try db.row("SELECT 1 FROM known_devices WHERE user_id = ? AND device_id = ? AND unconfirmed = 0", [userID, deviceID]) == nil {
             return false
         }
         return try db.row(
@@ -28,10 +29,12 @@ extension KeyStore {
     }
 
     /// Whether `deviceID` is a device of this account that this device trusts: listed when it
-    /// registered or logged in, or approved since — and not held or declined anywhere.
+    /// registered or logged in (and, for a login's listing, confirmed by the app), or approved
+    /// since — and not held or declined anywhere.
     package func isTrustedOwnDevice(userID: String, deviceID: String, channelID: String, _ db: Database) throws -> Bool {
         guard try ownUserID(db) == userID,
-              try db.row("SELECT 1 FROM known_devices WHERE user_id = ? AND device_id = ?", [userID, deviceID]) != nil else { return false }
+              try db.row("SELECT 1 FROM known_devices WHERE user_id = ? AND device_id = ? AND unconfirmed = 0", [userID, deviceID]) != nil
+        else { return false }
         return try isTrustedSender(channelID: channelID, userID: userID, deviceID: deviceID, db)
     }
 

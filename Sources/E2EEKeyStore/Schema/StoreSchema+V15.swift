@@ -10,6 +10,10 @@ extension StoreSchema {
     ///   decision already applied is ignored, so a server that shows decisions out of order
     ///   cannot bring back an approval a later decline replaced. `NULL`: set before `v15`, or by
     ///   the comparison (a hold at discovery is no decision): any decision may follow it.
+    /// - `known_devices.unconfirmed`: 1 for a device of our own user that the login's listing
+    ///   named and the app has not confirmed yet (docs/spec/protocol.md §5.12): trusted with keys
+    ///   on first use as before, but no decision of its (announcement, `with`, tombstone) counts
+    ///   here until the user confirms the listing. 0 for every device known before `v15`.
     /// - `request_views`: per request, what ``KeyStore`` last returned to the app to show — the
     ///   DM's candidate or the group's listed members (a JSON array of user ids) — so that
     ///   acceptance takes what the user saw, not what the server lists a moment later.
@@ -17,6 +21,7 @@ extension StoreSchema {
         try db.execute(sql: """
             ALTER TABLE channel_member_standings ADD COLUMN decided_at INTEGER;
             ALTER TABLE channel_recipients ADD COLUMN decided_at INTEGER;
+            ALTER TABLE known_devices ADD COLUMN unconfirmed INTEGER NOT NULL DEFAULT 0 CHECK (unconfirmed IN (0, 1));
             CREATE TABLE request_views (
                 channel_id TEXT PRIMARY KEY NOT NULL,
                 candidate TEXT,

@@ -45,6 +45,7 @@ package struct RecipientStore: Sendable {
         }
         try storeRecipients(updated, db)
         try storeKnownDevices(updated.map { ($0.userID, $0.deviceID) }, at: time, db)
+        try confirmKnownDevices([deviceID], db)
         try recordDecision(deviceID: deviceID, at: decidedAt, db)
         return updated
     }
@@ -100,13 +101,37 @@ package struct RecipientStore: Sendable {
         return known
     }
 
-    /// Records devices as known (first contact, or keys sent); known ones keep their date.
+    /// Records devices as known (first contact, or keys sent); known ones keep their date (and
+    /// their confirmation). `unconfirmed`: our own devices from a login's listing, whose
+    /// decisions count only once the app confirms them (``confirmKnownDevices(_:_:)``).
     /// - Throws: GRDB's `DatabaseError`.
-    public func storeKnownDevices(_ devices: [(userID: String, deviceID: String)], at time: StoreTime, _ db: Database) throws {
+    public func storeKnownDevices(_ devices: [(userID: String, deviceID: String)], at time: StoreTime, unconfirmed: Bool = false,
+                                  _ db: Database) throws {
         for device in devices {
-            try db.run("INSERT OR IGNORE INTO known_devices (user_id, device_id, known_since) VALUES (?, ?, ?)",
-                       [device.userID, device.deviceID, time.microseconds])
+            try db.run("INSERT OR IGNORE INTO known_devices (user_id, device_id, known_since, unconfirmed) VALUES (?, ?, ?, ?)",
+                       [device.userID, device.deviceID, time.microseconds, unconfirmed ? 1 : 0])
         }
+    }
+
+    /// The known devices of `userID` still waiting for the app's confirmation.
+    /// - Throws: GRDB's `DatabaseError`, ``KeyStoreError/corruptColumn(table:column:)``.
+    public func loadUnconfirmedDevices(userID: String, _ db: Database) throws -> [String] {
+        try db.rows("SELECT device_id FROM known_devices WHERE user_id = ? AND unconfirmed = 1 ORDER BY device_id", [userID]).map {
+            try $0.decode("device_id", table: "known_devices")
+        }
+    }
+
+    /// Confirms known devices (the user saw them listed and said they are theirs). Returns the
+    /// ids that were waiting for it.
+    /// - Throws: GRDB's `DatabaseError`.
+    @discardableResult
+    public func confirmKnownDevices(_ deviceIDs: [String], _ db: Database) throws -> [String] {
+        var confirmed: [String] = []
+        for device in Set(deviceIDs).sorted() {
+            try db.run("UPDATE known_devices SET unconfirmed = 0 WHERE device_id = ? AND unconfirmed = 1", [device])
+            if db.changesCount > 0 { confirmed.append(device) }
+        }
+        return confirmed
     }
 
     /// A DM's two participants (empty while not fixed).

@@ -90,10 +90,14 @@ struct RecipientGate: Sendable {
         for _ in 0..<max(1, attempts) where listed == nil {
             listed = try? await api.devices().map { $0.id.rawValue }
         }
-        let devices = (listed ?? []) + [device.deviceID.rawValue]
+        let others = Set(listed ?? []).subtracting([device.deviceID.rawValue])
         let time = now()
-        try await store.write { [store] db in
-            try store.recipientStore.storeKnownDevices(Set(devices).map { (user.rawValue, $0) }, at: time, db)
+        // The listing is the server's word: the other devices it names get keys (trusted on
+        // first use), but their decisions count here only once the app confirms them
+        // (docs/spec/protocol.md §5.12; ``Account/confirmOwnDevices(_:)``).
+        try await store.write { [store, device] db in
+            try store.recipientStore.storeKnownDevices([(user.rawValue, device.deviceID.rawValue)], at: time, db)
+            try store.recipientStore.storeKnownDevices(others.map { (user.rawValue, $0) }, at: time, unconfirmed: true, db)
         }
         return listed != nil
     }

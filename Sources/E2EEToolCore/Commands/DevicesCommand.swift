@@ -7,7 +7,7 @@ struct DevicesCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "devices",
         abstract: "A user's devices (the default), and the devices held back from channels' keys: list, approve, decline.",
-        subcommands: [DevicesListCommand.self, Pending.self, Approve.self, Decline.self],
+        subcommands: [DevicesListCommand.self, Pending.self, Approve.self, Decline.self, DevicesConfirmCommand.self],
         defaultSubcommand: DevicesListCommand.self
     )
 

@@ -114,6 +114,7 @@ extension MessagingHarness {
             let devices = accounts.filter { $0.deviceID != account.deviceID }.map { (userID: $0.userID.rawValue, deviceID: $0.deviceID.rawValue) }
             try await account.store.write { db in
                 try account.store.recipientStore.storeKnownDevices(devices, at: StoreTime(microseconds: 0), db)
+                try account.store.recipientStore.confirmKnownDevices(devices.map(\.deviceID), db)
             }
         }
     }

@@ -199,5 +199,36 @@ extension IntegrationTests {
                 #expect(try await bob.pendingMembers() == [HeldMember(channelID: group.id, userID: mallory.userID)])
             }
         }
+
+        @Test("10. a device the server adds to alice's account before her laptop logs in: the laptop lists it for confirmation and applies none of its announcements")
+        func deviceInjectedBeforeLoginNeedsConfirmation() async throws {
+            try await MessagingHarness.with { harness in
+                let alice = try await harness.registerWithDefaults("alice")
+                let bob = try await harness.registerWithDefaults("bob")
+                let mallory = try await harness.registerWithDefaults("mallory")
+                let group = try await alice.createGroup(name: "team", members: [bob.userID])
+                try await harness.reader(of: mallory).joinChannel(id: group.id)
+
+                let attacker = try await harness.injectDevice(into: alice.userID.rawValue)
+                let laptop = try await harness.login("alice", configuration: MessagingHarness.recipientConfiguration)
+                #expect(Set(try await laptop.unconfirmedOwnDevices()) == [alice.deviceID, attacker.deviceID])
+
+                // The attacker's device accepts the group for "alice" with Mallory, and tells the laptop.
+                try await attacker.sync()
+                _ = try await attacker.acceptChannel(group.id)
+                _ = try await attacker.approveDevice(laptop.deviceID)
+                try await postRawPayload(Self.payload(text: "", #","accepted":["\#(bob.userID)","\#(mallory.userID)"]"#), from: attacker, in: group.id)
+                try await laptop.sync()
+                #expect(try await laptop.channelRequests().contains { $0.channel.id == group.id }, "the injected device accepted the group on the laptop")
+                #expect(try await laptop.pendingMembers().isEmpty)
+
+                // Confirming only the phone leaves the injected device without a say.
+                #expect(try await laptop.confirmOwnDevices([alice.deviceID]) == [alice.deviceID])
+                #expect(try await laptop.unconfirmedOwnDevices() == [attacker.deviceID])
+                try await postRawPayload(Self.payload(text: "", #","accepted":["\#(bob.userID)","\#(mallory.userID)"]"#), from: attacker, in: group.id)
+                try await laptop.sync()
+                #expect(try await laptop.channelRequests().contains { $0.channel.id == group.id })
+            }
+        }
     }
 }
