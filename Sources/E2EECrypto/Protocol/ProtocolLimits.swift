@@ -21,6 +21,13 @@ public enum ProtocolLimits {
     /// Shortest pairwise message: version byte, 52-byte header and a 16-byte tag.
     public static let minPairwiseMessageBytes = 69
 
+    /// Most envelope bytes kept waiting in one channel this device has not accepted (a request,
+    /// or declined; docs/spec/sync.md §3): anyone can add anyone to a group, so what strangers
+    /// post before the user answers must not fill the device. A message over it is stored as
+    /// not kept (`request_overflow`), without its envelope. 4 MiB holds thousands of ordinary
+    /// messages.
+    public static let maxRequestPendingBytes = 4 << 20
+
     // MARK: Double Ratchet (§3)
 
     /// Most message keys one incoming message may make a chain skip: bounds the work a single

@@ -120,6 +120,15 @@ extension KeyStore {
             // A pending row that would be written back as it is (a re-drive that released
             // nothing, a page read again) is left alone: nothing to rewrite.
             if try isUnchangedPending(row, waitingFor: waitingFor, db) { return .unchanged }
+            if waitingFor == "request:" + row.channelID,
+               try pendingStore.waitingBytes(for: waitingFor, excluding: messageID, db) + content.utf8.count > ProtocolLimits.maxRequestPendingBytes {
+                // A request's waiting bytes are bounded: this message is recorded, not kept.
+                row.state = .undecryptable(reason: Self.requestOverflowReason)
+                row.plaintext = nil
+                try storeReceivedRow(row, facts, batch.rowUpsert)
+                try pendingStore.removePending(messageID: messageID, db)
+                return .stored
+            }
             row.state = .pendingKey
             row.plaintext = nil
             try storeReceivedRow(row, facts, batch.rowUpsert)
@@ -204,6 +213,9 @@ extension KeyStore {
             delete_of = excluded.delete_of
         WHERE timeline.state != 'deleted'
         """
+
+    /// The stored reason of a message a request could not keep (`UndecryptableReason.requestOverflow`).
+    static let requestOverflowReason = "request_overflow"
 
     /// Whether `row` is stored already as a pending row with the same bytes, time and sender,
     /// waiting for `waitingFor`.

@@ -14,6 +14,10 @@ extension StoreSchema {
     ///   named and the app has not confirmed yet (docs/spec/protocol.md §5.12): trusted with keys
     ///   on first use as before, but no decision of its (announcement, `with`, tombstone) counts
     ///   here until the user confirms the listing. 0 for every device known before `v15`.
+    /// - `pending_ciphertexts.content_bytes` and `pending_by_wait`: the size of each waiting
+    ///   envelope, indexed by what it waits for, so that the bytes waiting for a request's
+    ///   acceptance are summed from the index alone (``ProtocolLimits/maxRequestPendingBytes``).
+    ///   `NULL` for rows queued before `v15` (counted as nothing).
     /// - `request_views`: per request, what ``KeyStore`` last returned to the app to show — the
     ///   DM's candidate or the group's listed members (a JSON array of user ids) — so that
     ///   acceptance takes what the user saw, not what the server lists a moment later.
@@ -21,6 +25,8 @@ extension StoreSchema {
         try db.execute(sql: """
             ALTER TABLE channel_member_standings ADD COLUMN decided_at INTEGER;
             ALTER TABLE channel_recipients ADD COLUMN decided_at INTEGER;
+            ALTER TABLE pending_ciphertexts ADD COLUMN content_bytes INTEGER;
+            CREATE INDEX pending_by_wait ON pending_ciphertexts(waiting_for, content_bytes);
             ALTER TABLE known_devices ADD COLUMN unconfirmed INTEGER NOT NULL DEFAULT 0 CHECK (unconfirmed IN (0, 1));
             CREATE TABLE request_views (
                 channel_id TEXT PRIMARY KEY NOT NULL,

@@ -15,9 +15,21 @@ package struct PendingCiphertextStore: Sendable {
     /// - Throws: GRDB's `DatabaseError` (a foreign-key failure without a timeline row).
     public func storePending(_ pending: PendingCiphertext, _ db: Database) throws {
         try db.run(
-            "INSERT OR REPLACE INTO pending_ciphertexts (message_id, channel_id, sender_device_id, content, waiting_for, received_at) VALUES (?, ?, ?, ?, ?, ?)",
-            [pending.messageID, pending.channelID, pending.senderDeviceID, pending.content, pending.waitingFor, pending.receivedAt.microseconds]
+            """
+            INSERT OR REPLACE INTO pending_ciphertexts (message_id, channel_id, sender_device_id, content, waiting_for, received_at, content_bytes)
+            VALUES (?, ?, ?, ?, ?, ?, ?)
+            """,
+            [pending.messageID, pending.channelID, pending.senderDeviceID, pending.content, pending.waitingFor, pending.receivedAt.microseconds,
+             pending.content.utf8.count]
         )
+    }
+
+    /// Envelope bytes waiting for `waitingFor`, other than `messageID`'s (summed from
+    /// `pending_by_wait` alone).
+    /// - Throws: GRDB's `DatabaseError`.
+    public func waitingBytes(for waitingFor: String, excluding messageID: String, _ db: Database) throws -> Int {
+        try Int.fetchOne(db, sql: "SELECT COALESCE(SUM(content_bytes), 0) FROM pending_ciphertexts WHERE waiting_for = ? AND message_id != ?",
+                         arguments: [waitingFor, messageID]) ?? 0
     }
 
     /// Removes the pending row of `messageID` (no error when absent).

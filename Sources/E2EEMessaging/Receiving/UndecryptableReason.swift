@@ -67,6 +67,10 @@ public enum UndecryptableReason: String, Sendable, Equatable, CaseIterable {
     /// Not a recipient: a group message sent after this device left the channel (or was removed
     /// from it), so its sender key never reaches this device. Not retried; the row keeps its place.
     case sentAfterLeaving = "sent_after_leaving"
+    /// Not kept: it came while the channel was an unaccepted request that already held
+    /// ``ProtocolLimits/maxRequestPendingBytes`` of waiting messages (docs/spec/sync.md §3). Its
+    /// envelope was dropped, so accepting the request does not make it readable.
+    case requestOverflow = "request_overflow"
     /// A stored reason this version does not know.
     case other
 

@@ -1,3 +1,4 @@
+import E2EECrypto
 import E2EEDevServer
 @_spi(StoreInternals) import E2EEKeyStore
 @testable import E2EEMessaging
@@ -30,6 +31,33 @@ extension IntegrationTests {
                 let read = try await readableTexts(bob, dm.id)
                 #expect(read.count == 30 && read.contains("waiting 29"))
                 #expect(try await bob.store.pendingCount() == 0)
+            }
+        }
+
+        @Test("a stranger's group request holds at most 4 MiB of waiting envelopes; what comes over is recorded as not kept")
+        func requestWaitingBytesAreBounded() async throws {
+            try await MessagingHarness.with { harness in
+                let bob = try await harness.register("bob")
+                let mallory = try await harness.register("mallory")
+                let group = try await mallory.createGroup(name: "spam", members: [bob.userID])
+                let text = String(repeating: "x", count: 60_000)
+                for _ in 0..<60 { try await mallory.send(text: text, to: group.id) }
+                await mallory.waitForOutbox()
+                try await bob.sync()
+
+                let waiting = try await bob.store.read { db in
+                    try Int.fetchOne(db, sql: "SELECT COALESCE(SUM(length(content)), 0) FROM pending_ciphertexts WHERE waiting_for = ?",
+                                     arguments: ["request:\(group.id.rawValue)"]) ?? 0
+                }
+                #expect(waiting > 0 && waiting <= ProtocolLimits.maxRequestPendingBytes, "\(waiting) bytes wait in one request")
+                let rows = try await bob.timeline(channelID: group.id, limit: 100)
+                let dropped = rows.filter { $0.state == .undecryptable(.requestOverflow) }.count
+                #expect(dropped > 0 && dropped + rows.filter { $0.state == .pending }.count == 60)
+
+                _ = try await bob.acceptChannel(group.id)
+                try await bob.sync()
+                let after = try await bob.timeline(channelID: group.id, limit: 100)
+                #expect(after.filter { $0.state == .decrypted }.count == 60 - dropped, "the kept messages are read once accepted")
             }
         }
 
