@@ -25,7 +25,8 @@ extension Account {
     /// When the store is marked rolled back: every pairwise session removed (new ones with X3DH
     /// on the next send), every sender key retired (a new one, distributed again, on the next
     /// group send), a new signed prekey and all one-time prekeys replaced and published; then
-    /// the mark is cleared. A failure leaves the mark, so the next send tries again.
+    /// the renewal's time is recorded (every unread range going with it) and the mark is cleared.
+    /// A failure leaves the mark, so the next send tries again.
     /// - Throws: ``ServerError`` from the upload, key store errors.
     func renewKeysIfRolledBack() async throws {
         guard try await store.rollbackDetectedAt() != nil else { return }
@@ -33,10 +34,12 @@ extension Account {
         let keys = self.keys
         let target = configuration.oneTimePrekeyTarget
         let events = broadcaster
+        let now = configuration.now
         try await rollbackRenewal.renewOnce {
             guard try await store.rollbackDetectedAt() != nil else { return }
             _ = try await store.retireKeysAfterRollback()
             let uploaded = try await keys.replaceAllPrekeys(oneTimePrekeys: target)
+            try await store.recordKeysRenewed(at: now())  // unread ranges go: their evidence is moot now
             try await store.clearRollbackMark()
             events.publish(.keyMaintenance(KeyMaintenanceReport(oneTimePrekeysUploaded: uploaded, signedPrekeyRotated: true)))
         }

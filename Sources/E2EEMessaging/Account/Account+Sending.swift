@@ -138,8 +138,8 @@ extension Account {
                 .init(localID: OutboxEntryID(stored: localID), payload: payload, kind: kind, target: target, replacesDraft: false), in: channel)
         } catch let error as KeyStoreError {
             throw error
-        } catch let error where SendFailure(error) == .unreachable {
-            // docs/spec/sync.md "Outbox": unreachable is not failed; encrypted once the server answers.
+        } catch let error where SendFailure.waitsBeforeEncrypting(error) {
+            // docs/spec/sync.md "Outbox": unreachable or rate limited is not failed; encrypted once the server answers.
             let draft = try await queueWaitingDraft(localID: OutboxEntryID(stored: localID), payload: payload, channelID: channel.id, kind: kind, target: target,
                                                     reason: "unreachable: \(error)")
             return SendReport(draft, recipients: RecipientChanges())
