@@ -6,10 +6,13 @@ extension Account {
     /// the channel is caught up once by this process (a restored store learns here what a later
     /// copy of it sent), and when a rollback was detected anywhere, sessions, sender keys and
     /// prekeys are renewed first.
+    /// `waitingOutRateLimits`: a 429 met on the way is waited out as `Retry-After` asks (the
+    /// outbox, in the background); a caller the app awaits (`send`, `retry`) passes `false`,
+    /// gets the 429 at once, and leaves the message queued for the outbox.
     /// - Throws: ``ServerError`` when the channel cannot be caught up or the new keys cannot be
     ///   published (nothing is encrypted then), key store errors.
-    func prepareToSend(channelID: ChannelID) async throws {
-        try await syncEngine.catchUpBeforeFirstSend(channelID: channelID)
+    func prepareToSend(channelID: ChannelID, waitingOutRateLimits: Bool = true) async throws {
+        try await syncEngine.catchUpBeforeFirstSend(channelID: channelID, waitingOutRateLimits: waitingOutRateLimits)
         try await renewKeysIfRolledBack()
     }
 

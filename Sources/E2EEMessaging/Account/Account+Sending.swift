@@ -70,7 +70,7 @@ extension Account {
             await directory.invalidate()
             try await channelDirectory.markMembersStale(channelID: ChannelID(stored: entry.channelID))
             let channel = try await channelDirectory.channel(id: ChannelID(stored: entry.channelID))
-            try await prepareToSend(channelID: channel.id)
+            try await prepareToSend(channelID: channel.id, waitingOutRateLimits: false)
             let (queued, changes) = try await composer.queueReporting(
                 .init(localID: localID, payload: entry.plaintext, kind: entry.kind, target: entry.targetMessageID, replacesDraft: true), in: channel)
             publishQueued(queued)
@@ -133,7 +133,7 @@ extension Account {
                                                         reason: "waiting behind an earlier message")
                 return SendReport(draft, recipients: RecipientChanges())
             }
-            try await prepareToSend(channelID: channel.id)
+            try await prepareToSend(channelID: channel.id, waitingOutRateLimits: false)
             (entry, changes) = try await composer.queueReporting(
                 .init(localID: OutboxEntryID(stored: localID), payload: payload, kind: kind, target: target, replacesDraft: false), in: channel)
         } catch let error as KeyStoreError {

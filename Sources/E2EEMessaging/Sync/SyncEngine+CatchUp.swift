@@ -56,15 +56,18 @@ extension SyncEngine {
     /// (docs/spec/protocol.md §3.13): the mark tells later catch-ups where to stop, the range
     /// tells the send gate what it has not read. Before the first send in a channel
     /// (`forSending`), the recorded range is scanned for this device's own messages (§3.14,
-    /// ``UnreadRangeScan``), waiting out 429s; a flood of other messages cannot push the
-    /// evidence of a restored store out of sight, whether the app listened first or sent first.
+    /// ``UnreadRangeScan``), waiting out 429s unless `waitingOutRateLimits` is false; a flood of
+    /// other messages cannot push the evidence of a restored store out of sight, whether the app
+    /// listened first or sent first.
     /// While a range stays unread the send gate stays shut. A channel that is no longer ours
     /// (403, 404) is left to the next channel list, unless `forSending`: then the sender gets
     /// the error.
     @discardableResult
-    func catchUp(_ channel: ChatChannel, forSending: Bool = false) async throws -> Bool {
+    func catchUp(_ channel: ChatChannel, forSending: Bool = false, waitingOutRateLimits: Bool = true) async throws -> Bool {
         guard let encryption = channel.encryption else { return true }  // nothing is read or sent there
         let host = try requireHost()
+        var rangeScan = self.rangeScan
+        if !waitingOutRateLimits { rangeScan.waits.maximumWaits = 0 }
         let result: HistoryCatchUp.Result
         let mark: Int64?
         do {
@@ -106,9 +109,9 @@ extension SyncEngine {
     /// encrypt for `channelID`, the channel is caught up (``catchUpBeforeSending(channelID:)``);
     /// after that, nothing is read again.
     /// - Throws: ``ServerError``, key store errors (the sender gets them: nothing is encrypted).
-    func catchUpBeforeFirstSend(channelID: ChannelID) async throws {
+    func catchUpBeforeFirstSend(channelID: ChannelID, waitingOutRateLimits: Bool = true) async throws {
         guard await !rollbackGuard.isCaughtUp(channelID) else { return }
-        try await catchUpBeforeSending(channelID: channelID)
+        try await catchUpBeforeSending(channelID: channelID, waitingOutRateLimits: waitingOutRateLimits)
     }
 
     /// Catches `channelID` up before this process first encrypts for it (docs/spec/protocol.md §3.13):
@@ -120,8 +123,8 @@ extension SyncEngine {
     /// last renewal this store encrypted nothing (``needsRenewalForUnreadGap()``): then the
     /// range is dropped without a renewal. The gate opens either way.
     /// - Throws: ``ServerError``, key store errors.
-    func catchUpBeforeSending(channelID: ChannelID) async throws {
-        guard try await catchUp(requireHost().channel(id: channelID), forSending: true) else {
+    func catchUpBeforeSending(channelID: ChannelID, waitingOutRateLimits: Bool = true) async throws {
+        guard try await catchUp(requireHost().channel(id: channelID), forSending: true, waitingOutRateLimits: waitingOutRateLimits) else {
             if try await needsRenewalForUnreadGap() {
                 try await store.markRolledBack(at: now())
             } else {

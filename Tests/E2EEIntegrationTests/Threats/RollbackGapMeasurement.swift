@@ -18,11 +18,18 @@ extension IntegrationTests {
             let base: any ChatServerAPI
             private let lock = NSLock()
             private var reads = 0
+            private var limited = 0
             init(_ base: any ChatServerAPI) { self.base = base }
             var pageReads: Int { lock.withLock { reads } }
+            var rateLimited: Int { lock.withLock { limited } }
             func messages(channelID: ChannelID, before: ServerTimestamp?, limit: Int) async throws -> MessagePage {
                 lock.withLock { reads += 1 }
-                return try await base.messages(channelID: channelID, before: before, limit: limit)
+                do {
+                    return try await base.messages(channelID: channelID, before: before, limit: limit)
+                } catch ServerError.rateLimited(let seconds) {
+                    lock.withLock { limited += 1 }
+                    throw ServerError.rateLimited(retryAfter: seconds)
+                }
             }
         }
 
@@ -76,6 +83,60 @@ extension IntegrationTests {
                     try store.close()
                 }
             }
+        }
+
+        @Test("under the reference rate limit (300 requests a minute, Retry-After 10): listen, then send, after 25,100 messages")
+        func measureSendUnderTheReferenceRateLimit() async throws {
+            let files = try StoreRollbackTests.AliceFiles()
+            defer { try? FileManager.default.removeItem(at: files.directory) }
+            var restartable = try RestartableDevServer(.testing())
+            defer { restartable.remove() }
+            let first = try await restartable.start()
+            let harness = MessagingHarness(server: first)
+            let bob = try await harness.register("bob")
+            let firstStore = try KeyStore.open(at: files.url, key: files.key)
+            let alice = try await harness.register("alice", store: firstStore)
+            let group = try await alice.createGroup(name: "team", members: [bob.userID])
+            try await harness.accept(group, on: [bob])
+            try await alice.send(text: "hello", to: group.id)
+            await alice.waitForOutbox()
+            await alice.shutdown()
+            try firstStore.close()
+            try await Self.flood(group.id, count: 25_100, as: try await harness.reader(of: bob))
+            await bob.shutdown()
+            await first.shutdown()
+
+            // The same server with the reference rate limit; Alice with the library's defaults.
+            restartable.configuration.rateLimit = DevServerConfiguration.RateLimit()
+            let second = try await restartable.start()
+            let store = try KeyStore.open(at: files.url, key: files.key)
+            let counting = CountingServer(HTTPChatServer(baseURL: second.baseURL, session: try await AuthSession.restored(from: store)))
+            var configuration = AccountConfiguration()
+            configuration.recipientPolicy = .surface
+            let reader = try await Account.open(server: counting, store: store, configuration: configuration)
+            let events = reader.events()
+            let failed = Task {
+                for await event in events {
+                    if case .delivery(let change) = event, change.state == .failed { return true }
+                }
+                return false
+            }
+            let started = ContinuousClock.now
+            try await reader.sync()
+            let report = try await reader.send(text: "after the flood", to: group.id)
+            print("MEASURE42 rate limited: send returned after \(ContinuousClock.now - started), state \(report.state)")
+            var waited = 0
+            while try await !reader.outboxEntries(states: [.queued, .sending]).isEmpty, waited < 600 {
+                try await Task.sleep(for: .seconds(1))
+                waited += 1
+            }
+            let sent = try await reader.outboxEntries(states: [.queued, .sending, .failed]).isEmpty
+            print("MEASURE42 rate limited: sent \(sent) after \(ContinuousClock.now - started); \(counting.pageReads) page reads, \(counting.rateLimited) answered 429")
+            await reader.shutdown()
+            failed.cancel()
+            print("MEASURE42 rate limited: a failed delivery event: \(await failed.value)")
+            try store.close()
+            await second.shutdown()
         }
     }
 }
