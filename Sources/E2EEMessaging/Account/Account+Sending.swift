@@ -70,7 +70,7 @@ extension Account {
             await directory.invalidate()
             try await channelDirectory.markMembersStale(channelID: ChannelID(stored: entry.channelID))
             let channel = try await channelDirectory.channel(id: ChannelID(stored: entry.channelID))
-            try await prepareToSend(channelID: channel.id)
+            try await prepareToSend(channelID: channel.id, waitingOutRateLimits: false)
             let (queued, changes) = try await composer.queueReporting(
                 .init(localID: localID, payload: entry.plaintext, kind: entry.kind, target: entry.targetMessageID, replacesDraft: true), in: channel)
             publishQueued(queued)
@@ -133,13 +133,13 @@ extension Account {
                                                         reason: "waiting behind an earlier message")
                 return SendReport(draft, recipients: RecipientChanges())
             }
-            try await prepareToSend(channelID: channel.id)
+            try await prepareToSend(channelID: channel.id, waitingOutRateLimits: false)
             (entry, changes) = try await composer.queueReporting(
                 .init(localID: OutboxEntryID(stored: localID), payload: payload, kind: kind, target: target, replacesDraft: false), in: channel)
         } catch let error as KeyStoreError {
             throw error
-        } catch let error where SendFailure(error) == .unreachable {
-            // docs/spec/sync.md "Outbox": unreachable is not failed; encrypted once the server answers.
+        } catch let error where SendFailure.waitsBeforeEncrypting(error) {
+            // docs/spec/sync.md "Outbox": unreachable or rate limited is not failed; encrypted once the server answers.
             let draft = try await queueWaitingDraft(localID: OutboxEntryID(stored: localID), payload: payload, channelID: channel.id, kind: kind, target: target,
                                                     reason: "unreachable: \(error)")
             return SendReport(draft, recipients: RecipientChanges())

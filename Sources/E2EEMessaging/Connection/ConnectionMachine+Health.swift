@@ -5,6 +5,13 @@
 /// long outage costs one light request a tick and few attempts, and the socket is back within
 /// about one interval of the server's return, whatever the backoff has grown to.
 ///
+/// A check brings an attempt forward once; it may again only after a check found the server
+/// away (no answer, or a 5xx). An attempt it brought forward that fails too leaves the backoff
+/// to time the attempts: a server whose `/health` answers while its tickets or upgrades do not
+/// (a load balancer in front of a socket backend that is down) costs the backoff's attempts,
+/// not one attempt per check, and a check still brings an attempt forward at most once per
+/// backoff step (docs/spec/sync.md §11.2).
+///
 /// A lost socket starts the checks too, but a check only brings an attempt forward once the
 /// server was seen away (an attempt or a check got no answer): a server that is up and drops
 /// sockets keeps its backoff, so a flapping socket never turns into a tight loop.
@@ -23,6 +30,9 @@ extension ConnectionMachine {
         var started = 0
         /// The server answered a check with something other than 200 or a 5xx in this run.
         var unsupported = false
+        /// A check may bring the next attempt forward: none has since the outage began or
+        /// since a check last found the server away.
+        var mayBringForward = true
 
         /// The outage is over (or the run stopped): no check runs.
         mutating func endOutage() {
@@ -30,6 +40,7 @@ extension ConnectionMachine {
             serverSeenAway = false
             count = 0
             pending = nil
+            mayBringForward = true
         }
     }
 
@@ -77,11 +88,13 @@ extension ConnectionMachine {
                 endHealthChecks(&effects)
                 return
             }
-            guard phase == .waiting else { return }
+            guard phase == .waiting, health.mayBringForward else { return }
+            health.mayBringForward = false  // again only once a check has found the server away
             cancelTimer(.retry, &effects)
             attemptNow(&effects)
         case .down:
             health.serverSeenAway = true
+            health.mayBringForward = true
         case .unsupported:
             endHealthChecks(&effects)
             health.unsupported = true

@@ -34,6 +34,9 @@ extension OutboxSender {
             return true
         } catch {
             if error is CancellationError || Task.isCancelled { return false }
+            // A rate limit met before encrypting is waited out like no answer: the entry stays
+            // queued and the send gate goes on where it stopped (docs/spec/sync.md §12.6).
+            if SendFailure.waitsBeforeEncrypting(error) { return await unreachable(draft, reason: String(describing: error)) }
             switch SendFailure(error) {
             case .unreachable:
                 return await unreachable(draft, reason: String(describing: error))

@@ -26,4 +26,13 @@ enum SendFailure {
             self = .unknownOutcome
         }
     }
+
+    /// Whether `error`, met by the checks before encrypting (the send gate's catch-up and scan,
+    /// the member and device reads), means the message waits, queued, rather than fails: no
+    /// answer, or a rate limit (a 429 is no refusal; the scan waited out what it could, and the
+    /// gate goes on where it stopped, docs/spec/sync.md §12.6).
+    static func waitsBeforeEncrypting(_ error: any Error) -> Bool {
+        if case ServerError.rateLimited? = error as? ServerError { return true }
+        return SendFailure(error) == .unreachable
+    }
 }

@@ -5,7 +5,10 @@
 ///   message of the channel from the region's start without a gap (the newest message a
 ///   catch-up read, or a socket delivered, less ``overlap``, which covers rows committed after
 ///   their event, events held back and the subscribe gap); its id is that newest message's.
-///   Catch-ups page back to it (``HistoryCatchUp``).
+///   Catch-ups page back to it (``HistoryCatchUp``). A catch-up that stopped at its limit moves
+///   it too, but only after recording the stretch it left unread (``UnreadRange``): the mark
+///   says where the next catch-up may stop, the range what the send gate has still to read
+///   (docs/spec/protocol.md §3.13).
 /// - `oldest` is where paging older history goes on; `historyComplete`: nothing older remains.
 ///
 /// Socket events move the mark in memory (``VerifiedMarks``); catch-ups write the larger of the

@@ -1,4 +1,4 @@
-import E2EEKeyStore
+@_spi(StoreInternals) import E2EEKeyStore
 
 /// Catch-up over REST (docs/spec/sync.md guarantee 6): every channel, one channel, and the
 /// catch-up before this process first sends in a channel (docs/spec/protocol.md §3.13), each
@@ -51,31 +51,35 @@ extension SyncEngine {
         try await catchUp(requireHost().channel(id: channelID))
     }
 
-    /// Catches `channel` up; returns whether it was read to the present. Before the first send
-    /// in a channel (`forSending`, docs/spec/protocol.md §3.13–§3.14), a catch-up that stops at
-    /// its limit scans the rest of the gap for this device's own messages: a flood of other
-    /// messages cannot push the evidence of a restored store out of sight. A catch-up that did
-    /// not read to the present never opens the send gate. A channel that is no longer ours
+    /// Catches `channel` up; returns whether it was read to the present. A catch-up that stops
+    /// at its limit records the range it left unread before the verified mark moves past it
+    /// (docs/spec/protocol.md §3.13): the mark tells later catch-ups where to stop, the range
+    /// tells the send gate what it has not read. Before the first send in a channel
+    /// (`forSending`), the recorded range is scanned for this device's own messages (§3.14,
+    /// ``UnreadRangeScan``), waiting out 429s unless `waitingOutRateLimits` is false; a flood of
+    /// other messages cannot push the evidence of a restored store out of sight, whether the app
+    /// listened first or sent first.
+    /// While a range stays unread the send gate stays shut. A channel that is no longer ours
     /// (403, 404) is left to the next channel list, unless `forSending`: then the sender gets
     /// the error.
     @discardableResult
-    func catchUp(_ channel: ChatChannel, forSending: Bool = false) async throws -> Bool {
+    func catchUp(_ channel: ChatChannel, forSending: Bool = false, waitingOutRateLimits: Bool = true) async throws -> Bool {
         guard let encryption = channel.encryption else { return true }  // nothing is read or sent there
         let host = try requireHost()
-        let gateOpen = await rollbackGuard.isCaughtUp(channel.id)
-        let (userID, deviceID) = (self.userID, self.deviceID)
-        let scan = gateOpen || !forSending ? nil : HistoryCatchUp.GapScan(
-            keeps: { $0.isFrom(userID: userID, deviceID: deviceID) }, maximumMessages: 4 * history.limit)
+        var rangeScan = self.rangeScan
+        if !waitingOutRateLimits { rangeScan.waits.maximumWaits = 0 }
         let result: HistoryCatchUp.Result
+        let mark: Int64?
         do {
-            let mark = try await cursor.verifiedThrough(channelID: channel.id)
-            result = try await history.recentMessages(channelID: channel.id, verifiedThrough: mark, scanning: scan)
+            mark = try await cursor.verifiedThrough(channelID: channel.id)
+            result = try await history.recentMessages(channelID: channel.id, verifiedThrough: mark, waits: forSending ? rangeScan.waits : nil)
         } catch ServerError.forbidden where !forSending, ServerError.notFound where !forSending {
             return false  // no longer ours: the next channel list drops it
         }
-        if !result.keptPastLimit.isEmpty {
-            // Only looked at for evidence: the gap itself stays for older paging.
-            try await host.detectRollback(in: result.keptPastLimit, channelID: channel.id)
+        if result.stoppedAtLimit, let oldest = result.messages.first {
+            // Recorded before the mark moves past it, so a kill in between loses nothing.
+            let resume = TimelineCursor(createdAt: StoreTime(microseconds: oldest.createdAt.microseconds), messageID: oldest.id.rawValue)
+            try await store.recordUnreadRange(channelID: channel.id.rawValue, UnreadRange(below: mark, resume: resume), at: now())
         }
         if !result.messages.isEmpty {
             _ = try await host.admit(result.messages, channel: ReceivingChannel(id: channel.id, encryption: encryption))
@@ -87,7 +91,16 @@ extension SyncEngine {
         for messageID in try await deleteInference.confirmedDeletes(channelID: channel.id, read: result.messages, store: store) {
             try await removals.serverRemoved(messageID: MessageID(stored: messageID), channelID: channel.id)
         }
-        guard result.readToPresent else { return false }
+        if forSending {
+            let (userID, deviceID) = (self.userID, self.deviceID)
+            let outcome = try await rangeScan.scan(channelID: channel.id, keeps: { $0.isFrom(userID: userID, deviceID: deviceID) }) { own in
+                // Only looked at for evidence: the range itself stays for older paging.
+                try await host.detectRollback(in: own, channelID: channel.id)
+            }
+            guard outcome == .readToEnd else { return false }
+        } else if try await store.unreadRange(channelID: channel.id.rawValue) != nil {
+            return false
+        }
         await rollbackGuard.markCaughtUp(channel.id)
         return true
     }
@@ -96,22 +109,40 @@ extension SyncEngine {
     /// encrypt for `channelID`, the channel is caught up (``catchUpBeforeSending(channelID:)``);
     /// after that, nothing is read again.
     /// - Throws: ``ServerError``, key store errors (the sender gets them: nothing is encrypted).
-    func catchUpBeforeFirstSend(channelID: ChannelID) async throws {
+    func catchUpBeforeFirstSend(channelID: ChannelID, waitingOutRateLimits: Bool = true) async throws {
         guard await !rollbackGuard.isCaughtUp(channelID) else { return }
-        try await catchUpBeforeSending(channelID: channelID)
+        try await catchUpBeforeSending(channelID: channelID, waitingOutRateLimits: waitingOutRateLimits)
     }
 
     /// Catches `channelID` up before this process first encrypts for it (docs/spec/protocol.md §3.13):
-    /// a failure is thrown to the sender, not recorded. When even the scan past the limit could
-    /// not read the channel to the present (a gap of more than its bound), what was read proves
-    /// nothing: the store is treated as rolled back, so its keys are renewed before the send
-    /// (§3.12), and the gate opens.
+    /// a failure is thrown to the sender, not recorded (a 429 the scan waited out too often
+    /// included: the entry stays queued and the scan goes on where it stopped). When the scan
+    /// read its bound and the range goes on, what was read proves nothing: the store is treated
+    /// as rolled back, so its keys are renewed before the send (§3.12) and the range goes with
+    /// the renewal — unless the keys were renewed since the store was opened, or since their
+    /// last renewal this store encrypted nothing (``needsRenewalForUnreadGap()``): then the
+    /// range is dropped without a renewal. The gate opens either way.
     /// - Throws: ``ServerError``, key store errors.
-    func catchUpBeforeSending(channelID: ChannelID) async throws {
-        guard try await catchUp(requireHost().channel(id: channelID), forSending: true) else {
-            try await store.markRolledBack(at: now())
+    func catchUpBeforeSending(channelID: ChannelID, waitingOutRateLimits: Bool = true) async throws {
+        guard try await catchUp(requireHost().channel(id: channelID), forSending: true, waitingOutRateLimits: waitingOutRateLimits) else {
+            if try await needsRenewalForUnreadGap() {
+                try await store.markRolledBack(at: now())
+            } else {
+                try await store.clearUnreadRange(channelID: channelID.rawValue)
+            }
             await rollbackGuard.markCaughtUp(channelID)
             return
         }
+    }
+
+    /// Whether a gap too long to read calls for new keys: not when they were renewed since this
+    /// store was opened (a restored store is restored before it is opened, so nothing a later
+    /// copy sent can use them), nor when this store has encrypted nothing since their last
+    /// renewal (docs/spec/protocol.md §3.13).
+    /// - Throws: key store errors.
+    func needsRenewalForUnreadGap() async throws -> Bool {
+        guard let renewed = try await store.keysRenewedAt() else { return true }
+        if renewed >= openedAt { return false }
+        return try await store.encryptedSince(renewed)
     }
 }

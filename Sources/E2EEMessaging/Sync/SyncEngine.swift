@@ -26,6 +26,11 @@ final class SyncEngine: ConnectionDelegate, Sendable {
     let pipeline: ReceivePipeline
     /// Pages one channel back to its verified mark.
     let history: HistoryCatchUp
+    /// Reads what a catch-up left unread before the first send (docs/spec/protocol.md §3.13).
+    let rangeScan: UnreadRangeScan
+    /// When this engine (and so this opening of the store) began: keys renewed since need no
+    /// renewal for an unread gap (a restore happens before the store is opened).
+    let openedAt: StoreTime
     /// The time now (the account's clock).
     let now: @Sendable () -> StoreTime
     /// Our user id: a pre-send gap scan keeps this device's own messages.
@@ -56,6 +61,8 @@ final class SyncEngine: ConnectionDelegate, Sendable {
         self.events = events
         self.pipeline = pipeline
         self.history = HistoryCatchUp(api: api, store: store, limit: settings.catchUpLimit, byteLimit: settings.catchUpByteLimit)
+        self.rangeScan = UnreadRangeScan(api: api, store: store, now: settings.now, maximumMessages: 4 * settings.catchUpLimit)
+        self.openedAt = settings.now()
         self.now = settings.now
         self.userID = userID
         self.deviceID = deviceID

@@ -24,10 +24,14 @@ struct OutageSimulator {
     private var timers: [(due: Duration, timer: ConnectionTimer)] = []
     private var downUntil: Duration = .zero
     private let failure: AttemptFailure
+    private let healthUpWhileDown: Bool
 
-    init(policy: ConnectionPolicy, draw: Double, downFailure: AttemptFailure = .other) {
+    /// `healthUpWhileDown`: `GET /health` answers 200 while attempts fail (a load balancer that
+    /// answers health while the socket backend is down).
+    init(policy: ConnectionPolicy, draw: Double, downFailure: AttemptFailure = .other, healthUpWhileDown: Bool = false) {
         machine = ConnectionMachine(policy: policy, random: { draw })
         failure = downFailure
+        self.healthUpWhileDown = healthUpWhileDown
     }
 
     /// Starts the machine against a server that is up, and lets the connection become stable.
@@ -91,7 +95,7 @@ struct OutageSimulator {
                 queue += machine.handle(outcome)
             case .checkHealth(let id):
                 log.append((now, .healthCheck))
-                queue += machine.handle(.healthChecked(id: id, now < downUntil ? .down : .up))
+                queue += machine.handle(.healthChecked(id: id, now < downUntil && !healthUpWhileDown ? .down : .up))
             default:
                 continue
             }
