@@ -82,9 +82,13 @@ actor OutboxSender {
     }
 
     /// Stops for good: in-flight sends are abandoned where they are, nothing more is posted.
-    func shutdown() {
+    /// Returns once every cancelled send has ended, so nothing of the outbox touches the
+    /// store afterwards (the app may close it).
+    func shutdown() async {
         isShutDown = true
+        let running = Array(drains.values) + [wakeUp].compactMap { $0 }
         stop()
+        for task in running { await task.value }
     }
 
     /// Waits until no channel is being sent (tests); channels waiting for an unreachable server

@@ -65,7 +65,8 @@ public struct TimelineItem: Sendable, Equatable {
     /// (the server took it) or `.delivered` (our own echo came back). A message is a row only
     /// once the server took it, so `.queued`, `.sending` and `.failed` are never seen here:
     /// those live in ``Account/outboxEntries(states:)`` and ``AccountEvent/delivery(_:)``.
-    /// `nil` for other senders' messages, and for own messages whose outbox entry is gone.
+    /// `nil` for other senders' messages, for own messages whose outbox entry is gone, and for
+    /// deleted messages (a deleted row shows no tick).
     public var delivery: OutboxState?
 
     /// Creates the value.

@@ -38,7 +38,8 @@ public struct TimelineReader: Sendable {
         for index in items.indices {
             let id = items[index].messageID
             items[index].removedFromServer = removed.contains(id.rawValue)
-            if items[index].isOwn { items[index].delivery = delivery[id.rawValue] }
+            // A deleted message is gone for everyone: no tick says it reached anyone.
+            if items[index].isOwn, items[index].state != .deleted { items[index].delivery = delivery[id.rawValue] }
             if let setUpAt, Self.mayPredateThisDevice(items[index].state), items[index].createdAt.microseconds < setUpAt.microseconds {
                 items[index].state = .sentBeforeThisDevice
             }
