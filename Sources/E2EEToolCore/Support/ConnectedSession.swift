@@ -99,7 +99,7 @@ struct ConnectedSession {
         case .connecting: "connecting"
         case .connected: "connected"
         case .reconnecting(let attempt): "reconnecting (attempt \(attempt))"
-        case .polling: "polling (the socket keeps failing; REST every 30 s while it is retried)"
+        case .polling: "polling (the socket keeps failing; REST after 2, 4, 8 and 16 s, then every 30 s, while it is retried)"
         case .failed(let reason): "failed (\(reason))"
         }
     }
