@@ -57,6 +57,11 @@ public struct TimelineItem: Sendable, Equatable {
     /// member listed after this device created or accepted the group and not approved, or a user
     /// not compared yet (``senderNotComparedYet``). Show such messages flagged.
     public var senderHeld = false
+    /// `true` for a `.pending` message in a channel this device has not accepted (a request, or
+    /// declined, docs/spec/protocol.md §5.9): it waits for the user's acceptance
+    /// (``Account/acceptChannel(_:)``), not for a key — show "accept this conversation to read
+    /// it", not "waiting for this message's keys".
+    public var waitsForAcceptance = false
     /// `true` when its sender has no member standing in this group yet: the message came before
     /// any member read listed them (a joiner). Flagged (``senderHeld`` is `true` too) until the
     /// next member read or send compares them.
