@@ -63,6 +63,8 @@ extension ToolTests {
                 try await Task.sleep(nanoseconds: 5_100_000_000)  // the member list read by the first send expires (5 s)
                 let second = try await harness.tool("send", group, "still for bob", "--store", alice.store)
                 #expect(second.status == 0, "\(second.summary)")
+                // Issue 43 item 14: the send names the held member as it names held devices.
+                #expect(second.stdout.contains("held: member \(mallory.userID) of this group gets no keys until approved"), "\(second.summary)")
                 let held = try await harness.tool("channels", "held", "--store", alice.store, "--json")
                 let members = try #require(try held.json()["members"] as? [[String: Any]])
                 #expect(members.compactMap { $0["user_id"] as? String } == [mallory.userID])

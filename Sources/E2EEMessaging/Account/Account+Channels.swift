@@ -46,10 +46,14 @@ extension Account {
 
     /// The DM with `userID` (created if it does not exist). Opening it is this device's own
     /// decision: its kind is pinned as a DM and its participants are fixed to us and `userID`
-    /// (a request for that DM is accepted).
+    /// (a request for that DM is accepted). A DM this device already knows with that user —
+    /// opened before, or a request whose members name them (another of our devices' DM,
+    /// learned here before they wrote to this device) — is reused without asking the server
+    /// for one.
     /// - Throws: ``MessagingError/channelKindContradicted(channelID:)`` when the server answers
     ///   with a channel this device pinned as a group, ``ServerError``, key store errors.
     public func openDirectMessage(with userID: UserID) async throws -> ChatChannel {
+        if let known = try await knownDirectMessage(with: userID) { return try await reopenDirectMessage(known, with: userID) }
         let channel = try await channelDirectory.remember(try await api.openDirectMessage(userID: userID), created: .directMessage)
         guard channel.isDM else { throw MessagingError.channelKindContradicted(channelID: channel.id) }
         await supervisor?.subscribe(channelID: channel.id)  // as createGroup: no `channel.new` comes to its opener

@@ -24,6 +24,18 @@ extension Account {
         try await outbox.resumeAll()
     }
 
+    /// Sends what another process queued on this account's store since the last look: a
+    /// command-line `send` that found the server away, an app extension sharing the store.
+    /// The outbox reads the store only for its own work, so a process that keeps the account
+    /// open (a listener) calls this every fraction of a second; it costs one indexed read. A
+    /// new `.queued` entry is taken once it has rested `settle` (the process that queued it
+    /// marks it `.sending` within milliseconds when it sends it itself); a channel where any
+    /// process is sending, or that waits here for the server, is left to that sending.
+    /// - Throws: key store errors.
+    public func sendEntriesQueuedElsewhere(settle: Duration = .milliseconds(300)) async throws {
+        try await outbox.adoptEntriesQueuedElsewhere(olderThan: settle)
+    }
+
     /// A message queued unencrypted while its channel waits for the server (docs/spec/sync.md "Outbox").
     /// With `tryNow` false (the server is away) the channel waits for the server to answer
     /// instead of trying at once.

@@ -146,7 +146,7 @@ extension Account {
 
     /// Prekey messages consumed one-time prekeys: republish the remaining list (docs/spec/protocol.md §2).
     nonisolated func oneTimePrekeysConsumed() {
-        Task { try? await self.republishKeys() }
+        backgroundWork.run { try? await self.republishKeys() }
     }
 
     private func republishKeys() async throws {

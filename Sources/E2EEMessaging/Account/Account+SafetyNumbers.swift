@@ -8,8 +8,13 @@ extension Account {
     /// until it is approved (§5). This is the number two users compare to verify what they
     /// already share; for the approval screen of a held device, show
     /// ``safetyNumberIfApproved(with:)``.
-    /// - Throws: ``ServerError`` when the device lists cannot be read, `ProtocolError` when a
-    ///   user lists no device, key store errors.
+    ///
+    /// Offline — the connection is trying to reach the server, or the server cannot be
+    /// reached — the number is computed from the devices this device pinned and trusts,
+    /// without the server, and says so (`SafetyNumber.isFromPinnedDevices`): show it as
+    /// "offline, from the devices known here", and compare again once online.
+    /// - Throws: ``ServerError`` when the server answers with an error, `ProtocolError` when a
+    ///   user has no device to count, key store errors.
     public func safetyNumber(with otherUserID: UserID) async throws -> SafetyNumber {
         try await safetyNumber(with: otherUserID, counting: .recipientsNow)
     }
@@ -35,19 +40,53 @@ extension Account {
     }
 
     private func safetyNumber(with otherUserID: UserID, counting: CountedDevices) async throws -> SafetyNumber {
-        let other = otherUserID
-        let ours = try await counted(try await directory.devices(of: userID, refresh: true), counting).map(\.identity.bytes)
-        let theirs = try await counted(try await directory.devices(of: other, refresh: true), counting).map(\.identity.bytes)
-        // The directory leaves this device out of its answers; the number always covers it.
-        let own = ours.contains(identity.bytes) ? ours : ours + [identity.bytes]
-        return try SafetyNumber(localUserID: userID.rawValue, localIdentityBlobs: own,
-                                remoteUserID: other.rawValue, remoteIdentityBlobs: theirs)
+        if serverAway == nil {
+            do {
+                let ours = try await directory.devices(of: userID, refresh: true).map { ($0.deviceID, $0.identity.bytes) }
+                let theirs = try await directory.devices(of: otherUserID, refresh: true).map { ($0.deviceID, $0.identity.bytes) }
+                return try await safetyNumber(with: otherUserID, ours: ours, theirs: theirs, counting: counting)
+            } catch let error where SendFailure(error) == .unreachable {
+                // Offline: the pinned devices below.
+            }
+        }
+        var number = try await safetyNumber(with: otherUserID, ours: try await pinnedDevices(of: userID),
+                                            theirs: try await pinnedDevices(of: otherUserID), counting: counting)
+        number.isFromPinnedDevices = true
+        return number
     }
 
-    /// `devices` without those the safety number leaves out (see ``CountedDevices``).
+    /// A device and its identity blob.
+    private typealias CountedDevice = (id: DeviceID, blob: [UInt8])
+
+    private func safetyNumber(with other: UserID, ours: [CountedDevice], theirs: [CountedDevice], counting: CountedDevices) async throws -> SafetyNumber {
+        let ourBlobs = try await counted(ours, counting)
+        let theirBlobs = try await counted(theirs, counting)
+        // The directory leaves this device out of its answers; the number always covers it.
+        let own = ourBlobs.contains(identity.bytes) ? ourBlobs : ourBlobs + [identity.bytes]
+        return try SafetyNumber(localUserID: userID.rawValue, localIdentityBlobs: own,
+                                remoteUserID: other.rawValue, remoteIdentityBlobs: theirBlobs)
+    }
+
+    /// The devices of `user` this device pinned, as the directory would answer without a
+    /// listing: this device, devices with an identity change not accepted, and devices the
+    /// server stopped listing wherever they had a standing are left out.
     /// - Throws: key store errors.
-    private func counted(_ devices: [RemoteDevice], _ counting: CountedDevices) async throws -> [RemoteDevice] {
-        let ids = devices.map(\.deviceID)
+    private func pinnedDevices(of user: UserID) async throws -> [CountedDevice] {
+        let ownDevice = deviceID.rawValue
+        return try await store.read { [store] db -> [CountedDevice] in
+            let changed = Set(try store.remoteIdentityStore.loadIdentityChanges(userID: user.rawValue, db).filter { !$0.accepted }.map(\.deviceID))
+            return try store.remoteIdentityStore.loadIdentities(userID: user.rawValue, db).compactMap { pin -> CountedDevice? in
+                guard pin.deviceID != ownDevice, !changed.contains(pin.deviceID) else { return nil }
+                let states = Set(try store.recipientStore.loadRecipients(deviceID: pin.deviceID, db).map(\.state))
+                return states == [.removed] ? nil : (DeviceID(stored: pin.deviceID), pin.identityBlob)
+            }
+        }
+    }
+
+    /// The blobs of `devices` without those the safety number leaves out (see ``CountedDevices``).
+    /// - Throws: key store errors.
+    private func counted(_ devices: [CountedDevice], _ counting: CountedDevices) async throws -> [[UInt8]] {
+        let ids = devices.map(\.id)
         let excluded = try await store.read { [store] db -> Set<String> in
             var excluded: Set<String> = []
             for id in ids {
@@ -61,6 +100,6 @@ extension Account {
             }
             return excluded
         }
-        return devices.filter { !excluded.contains($0.deviceID.rawValue) }
+        return devices.filter { !excluded.contains($0.id.rawValue) }.map(\.blob)
     }
 }

@@ -24,4 +24,15 @@ extension Account {
             return nil
         }
     }
+
+    /// The user with `id` — its username, to show in place of the id (a request's candidate,
+    /// a held member, an announcement's author). Asked of the server once and kept for the
+    /// account's life, so a list of ids costs one request per user, not per row.
+    /// - Throws: ``ServerError`` (`notFound` for an unknown user) when it was never read.
+    public func user(id: UserID) async throws -> ServerUser {
+        if let known = usersByID[id] { return known }
+        let user = try await api.user(id: id)
+        usersByID[id] = user
+        return user
+    }
 }

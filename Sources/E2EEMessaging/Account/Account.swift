@@ -39,6 +39,8 @@ public actor Account {
     nonisolated let rollbackRenewal = RollbackRenewal()
     /// The pre-send check, for the parts that encrypt without going through the account.
     nonisolated let sendPreparation = SendPreparation()
+    /// Work the account starts on its own; ``shutdown()`` cancels it and waits for it.
+    nonisolated let backgroundWork = BackgroundWork()
     /// Catch-up, socket events and the state they keep (cursors, failures, the send gate):
     /// built once with the account and kept for its life, so every caller — the connection,
     /// ``sync()``, the pre-send check — works on the same state. It reaches back to the account
@@ -50,6 +52,8 @@ public actor Account {
     /// comparison (``compareStrangers(in:channel:)``): at most one such read per
     /// ``strangerComparisonInterval``, so a stranger the server does not list costs no more.
     var strangerComparisons: [ChannelID: ContinuousClock.Instant] = [:]
+    /// Users read by ``user(id:)``, kept for the account's life.
+    var usersByID: [UserID: ServerUser] = [:]
     /// The realtime connection, once ``connect(using:policy:)`` ran.
     var supervisor: ConnectionSupervisor?
     /// Forwards connection states into the events.
@@ -114,7 +118,7 @@ public actor Account {
         // A device pinned for the first time is pending from its discovery on, not from the next send.
         await account.directory.whenDevicesAppear { [weak account] devices in
             guard let account else { return }
-            Task { await account.holdDiscoveredDevices(devices) }
+            account.backgroundWork.run { await account.holdDiscoveredDevices(devices) }
         }
         return account
     }
@@ -172,10 +176,16 @@ public actor Account {
     /// Stops all work for good (the app is closing): sends in flight are abandoned where they
     /// are — exactly as a kill would leave them — and the next ``open(server:store:configuration:)``
     /// reconciles and resumes them. Queueing still stores messages; nothing more is posted.
+    /// Returns once the work it stopped has ended (a catch-up, an event being stored, a send,
+    /// a retry, the account's own background work), so the app may close the store right after.
     public func shutdown() async {
-        await syncEngine.stopRetries()
+        await outbox.observeSent(nil)
+        await supervisor?.shutDown()
+        supervisor = nil
+        stateForwarding?.cancel()
         await outbox.shutdown()
-        await disconnect()
+        await syncEngine.stopRetries()
+        await backgroundWork.finish()
     }
 
     /// Logs this device out (the refresh token is revoked; keys and messages stay).

@@ -21,6 +21,8 @@ package actor ConnectionSupervisor {
     let broadcaster = ConnectionStateBroadcaster()
     let lane: AsyncStream<DelegateCall>.Continuation
     private var laneInput: AsyncStream<DelegateCall>?
+    /// Hands the delegate queue's calls over, one at a time.
+    private var laneTask: Task<Void, Never>?
     private var timerTasks: [ConnectionTimer.Kind: Task<Void, Never>] = [:]
     var attemptTasks: [Int: Task<Void, Never>] = [:]
     private var closingTasks: [Int: Task<Void, Never>] = [:]
@@ -91,6 +93,19 @@ package actor ConnectionSupervisor {
     public func stop() async {
         apply(.stop)
         await finishClosing()
+    }
+
+    /// Stops for good (the account shuts down): as ``stop()``, then the delegate queue ends —
+    /// the call being delivered (a catch-up, an event) is cancelled and awaited, the calls still
+    /// waiting are dropped — and the socket pumps and attempts are cancelled and awaited, so
+    /// nothing this supervisor started touches the account's store once it returns.
+    package func shutDown() async {
+        apply(.stop)
+        await finishClosing()
+        lane.finish()
+        let running = [laneTask].compactMap { $0 } + Array(pumps.values) + Array(attemptTasks.values)
+        for task in running { task.cancel() }
+        for task in running { await task.value }
     }
 
     /// Closes the socket cleanly (`.disconnected`), waits for its last events to be handed over
@@ -206,9 +221,9 @@ package actor ConnectionSupervisor {
     private func startLaneIfNeeded() {
         guard let input = laneInput else { return }
         laneInput = nil
-        Task { [weak self] in
+        laneTask = Task { [weak self] in
             for await call in input {
-                guard let self else { return }
+                guard let self, !Task.isCancelled else { return }
                 await self.deliver(call)
             }
         }

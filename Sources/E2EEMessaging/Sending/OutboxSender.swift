@@ -28,6 +28,8 @@ actor OutboxSender {
     var parked: Set<ChannelID> = []
     /// Wakes parked channels after the policy's interval.
     var wakeUp: Task<Void, Never>?
+    /// `.queued` entries already looked at (``adoptEntriesQueuedElsewhere(olderThan:)``).
+    var seenQueued: Set<String> = []
     /// Callers of ``waitUntilSettled()``, resumed whenever a drain ends or a try goes unanswered.
     private var settleWaiters: [CheckedContinuation<Void, Never>] = []
     /// Told the server id of each message the server took (its 201), while a realtime
@@ -68,6 +70,7 @@ actor OutboxSender {
     /// `.sending` entries, which are reconciled first).
     func resumeAll() async throws {
         let waiting = try await store.outbox(states: [.queued, .sending])
+        seenQueued.formUnion(waiting.filter { $0.state == .queued }.map(\.localID))
         for channel in Set(waiting.map(\.channelID)) { kick(channelID: ChannelID(stored: channel)) }
     }
 
@@ -82,9 +85,13 @@ actor OutboxSender {
     }
 
     /// Stops for good: in-flight sends are abandoned where they are, nothing more is posted.
-    func shutdown() {
+    /// Returns once every cancelled send has ended, so nothing of the outbox touches the
+    /// store afterwards (the app may close it).
+    func shutdown() async {
         isShutDown = true
+        let running = Array(drains.values) + [wakeUp].compactMap { $0 }
         stop()
+        for task in running { await task.value }
     }
 
     /// Waits until no channel is being sent (tests); channels waiting for an unreachable server

@@ -16,6 +16,8 @@ actor ChannelFailureLog {
     /// Channels a catch-up left for later (its request budget was spent), and when they are due.
     private var deferred: [ChannelID: StoreTime] = [:]
     private var retry: Task<Void, Never>?
+    /// Set when the account shuts down: no retry is scheduled any more.
+    private var retriesStopped = false
     /// Every channel the last catch-up read failed with the server's kind of failure: the
     /// server, not the channels, failed, so the next catch-up reads them all at once.
     private(set) var serverFailedLast = false
@@ -72,8 +74,9 @@ actor ChannelFailureLog {
         return (ids, earliest.map { StoreTime(microseconds: $0) })
     }
 
-    /// Runs `work` after `delay` in place of any retry already waiting.
+    /// Runs `work` after `delay` in place of any retry already waiting (never once stopped).
     func scheduleRetry(after delay: Duration, _ work: @escaping @Sendable () async -> Void) {
+        guard !retriesStopped else { return }
         retry?.cancel()
         retry = Task {
             do { try await Task.sleep(for: delay) } catch { return }
@@ -81,10 +84,14 @@ actor ChannelFailureLog {
         }
     }
 
-    /// Stops the waiting retry, if any (the account shuts down).
-    func cancelRetry() {
-        retry?.cancel()
+    /// Stops the waiting retry, if any, and any later one (the account shuts down); returns
+    /// once a retry already reading has ended.
+    func cancelRetry() async {
+        retriesStopped = true
+        let running = retry
         retry = nil
+        running?.cancel()
+        await running?.value
     }
 
     /// Every recorded failure, channel order.

@@ -57,6 +57,11 @@ public struct TimelineItem: Sendable, Equatable {
     /// member listed after this device created or accepted the group and not approved, or a user
     /// not compared yet (``senderNotComparedYet``). Show such messages flagged.
     public var senderHeld = false
+    /// `true` for a `.pending` message in a channel this device has not accepted (a request, or
+    /// declined, docs/spec/protocol.md §5.9): it waits for the user's acceptance
+    /// (``Account/acceptChannel(_:)``), not for a key — show "accept this conversation to read
+    /// it", not "waiting for this message's keys".
+    public var waitsForAcceptance = false
     /// `true` when its sender has no member standing in this group yet: the message came before
     /// any member read listed them (a joiner). Flagged (``senderHeld`` is `true` too) until the
     /// next member read or send compares them.
@@ -65,7 +70,8 @@ public struct TimelineItem: Sendable, Equatable {
     /// (the server took it) or `.delivered` (our own echo came back). A message is a row only
     /// once the server took it, so `.queued`, `.sending` and `.failed` are never seen here:
     /// those live in ``Account/outboxEntries(states:)`` and ``AccountEvent/delivery(_:)``.
-    /// `nil` for other senders' messages, and for own messages whose outbox entry is gone.
+    /// `nil` for other senders' messages, for own messages whose outbox entry is gone, and for
+    /// deleted messages (a deleted row shows no tick).
     public var delivery: OutboxState?
 
     /// Creates the value.

@@ -35,15 +35,30 @@ public struct TimelineReader: Sendable {
         let removed = try await store.removedFromServer(messageIDs: items.map(\.messageID.rawValue))
         let delivery = try await store.deliveryStates(messageIDs: items.filter(\.isOwn).map(\.messageID.rawValue))
         let setUpAt = items.contains { Self.mayPredateThisDevice($0.state) } ? try await store.deviceSetUpAt() : nil
+        let unaccepted = try await unacceptedChannels(Set(items.filter { $0.state == .pending }.map(\.channelID)))
         for index in items.indices {
             let id = items[index].messageID
             items[index].removedFromServer = removed.contains(id.rawValue)
-            if items[index].isOwn { items[index].delivery = delivery[id.rawValue] }
+            // A deleted message is gone for everyone: no tick says it reached anyone.
+            if items[index].isOwn, items[index].state != .deleted { items[index].delivery = delivery[id.rawValue] }
             if let setUpAt, Self.mayPredateThisDevice(items[index].state), items[index].createdAt.microseconds < setUpAt.microseconds {
                 items[index].state = .sentBeforeThisDevice
             }
+            items[index].waitsForAcceptance = items[index].state == .pending && unaccepted.contains(items[index].channelID)
         }
         return items
+    }
+
+    /// Which of `channels` this device has not accepted (a request, or declined): their
+    /// pending messages wait for the app's acceptance, not for a key.
+    private func unacceptedChannels(_ channels: Set<ChannelID>) async throws -> Set<ChannelID> {
+        guard !channels.isEmpty else { return [] }
+        return try await store.read { [store] db in
+            try Set(channels.filter { channel in
+                let standing = try store.channelTrustStore.loadPin(channelID: channel.rawValue, db)?.standing
+                return standing == .request || standing == .declined
+            })
+        }
     }
 
     /// The states of a message this device has no key for that, when it predates this device,

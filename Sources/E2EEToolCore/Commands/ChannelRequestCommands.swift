@@ -16,8 +16,15 @@ enum ChannelRequestCommands {
             let opened = try await context.openAccount()
             let requests = try await opened.using { account in
                 _ = try await account.refreshChannels()
-                return try await account.channelRequests()
-            }.map(RequestEntry.init)
+                // Caught up first: a DM's waiting messages name its candidate.
+                try await account.sync()
+                var entries: [RequestEntry] = []
+                for request in try await account.channelRequests() {
+                    let users = (request.candidate.map { [$0] } ?? []) + request.members
+                    entries.append(RequestEntry(request, names: await UserArgument.names(users, in: account)))
+                }
+                return entries
+            }
             try context.console.result(RequestsResult(requests: requests)) {
                 requests.isEmpty ? "no requests" : requests.map(\.line).joined(separator: "\n")
             }
@@ -38,14 +45,19 @@ enum ChannelRequestCommands {
             let context = ToolContext(options: options)
             let opened = try await context.openAccount()
             let channel = ChannelID(channelID)
-            let users = try await opened.using { account in
+            let (users, names, described) = try await opened.using { account in
+                // Caught up first (what `requests` showed stays what is accepted; a request never
+                // shown is read after the catch-up, so a DM's waiting message names its candidate).
+                try await account.sync(channelID: channel)
                 let users = try await account.acceptChannel(channel)
                 await account.waitForOutboxToSettle()  // the announcement of the acceptance, if any
-                return users
+                var described: [String] = []
+                for user in users { described.append(await UserArgument.describe(user, in: account)) }
+                return (users, await UserArgument.names(users, in: account), described)
             }
-            let userNames = users.map(\.rawValue)
-            try context.console.result(ChannelDecisionResult(channelID: channel.rawValue, decision: "accepted", users: userNames)) {
-                "accepted \(channel): \(userNames.joined(separator: ", "))"
+            let result = ChannelDecisionResult(channelID: channel.rawValue, decision: "accepted", users: users.map(\.rawValue), names: names)
+            try context.console.result(result) {
+                "accepted \(channel): \(described.joined(separator: ", "))"
             }
         }
     }
@@ -150,16 +162,24 @@ struct RequestEntry: Encodable {
     let kind: String
     let candidate: String?
     let members: [String]
+    /// The usernames of the candidate and members, by user id.
+    let names: [String: String]
 
-    init(_ request: ChannelRequest) {
+    init(_ request: ChannelRequest, names: [String: String] = [:]) {
         id = request.channel.id.rawValue
         kind = request.channel.isDM ? "dm" : "group"
         candidate = request.candidate?.rawValue
         members = request.members.map(\.rawValue)
+        self.names = names
     }
 
+    /// `alice (<id>)`, or the id when no name is known.
+    private func named(_ id: String) -> String { names[id].map { "\($0) (\(id))" } ?? id }
+
     var line: String {
-        kind == "dm" ? "\(id)  dm  from \(candidate ?? "(no message yet)")" : "\(id)  group  members \(members.joined(separator: ", "))"
+        guard kind == "dm" else { return "\(id)  group  members \(members.map(named).joined(separator: ", "))" }
+        guard let candidate else { return "\(id)  dm  from (no message yet)" }
+        return "\(id)  dm  from \(named(candidate)): channels accept \(id) to read it"
     }
 }
 
@@ -173,7 +193,9 @@ struct ChannelDecisionResult: Encodable {
     let channelID: String
     let decision: String
     let users: [String]
-    enum CodingKeys: String, CodingKey { case channelID = "channel_id", decision, users }
+    /// The users' usernames, by user id (when known).
+    var names: [String: String]?
+    enum CodingKeys: String, CodingKey { case channelID = "channel_id", decision, users, names }
 }
 
 /// A held member in output.

@@ -31,20 +31,23 @@ struct ChannelsCommand: AsyncParsableCommand {
         }
     }
 
-    /// `channels dm <user-id>`.
+    /// `channels dm <user>`: a user id or a username.
     struct DirectMessage: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "dm", abstract: "Open (or create) the direct-message channel with a user.")
+        static let configuration = CommandConfiguration(
+            commandName: "dm", abstract: "Open the direct-message channel with a user: the one this device already has with them, else the server's (created if needed).")
 
         @OptionGroup var options: GlobalOptions
 
-        @Argument(help: "The other user's id.")
-        var userID: String
+        @Argument(help: "The other user's id or username.")
+        var user: String
 
         func run() async throws {
             let context = ToolContext(options: options)
             let opened = try await context.openAccount()
-            let user = userID
-            let channel = ChannelEntry(try await opened.using { try await $0.openDirectMessage(with: UserID(user)) })
+            let user = self.user
+            let channel = ChannelEntry(try await opened.using { account in
+                try await account.openDirectMessage(with: try await UserArgument.resolve(user, in: account))
+            })
             try context.console.result(channel) { channel.line }
         }
     }

@@ -120,7 +120,8 @@ struct OutboxEntryOutput: Encodable {
     var line: String {
         var text = "\(localID)  \(state)  \(kind) in \(channelID)"
         if let serverMessageID { text += " (message \(serverMessageID))" }
-        if attempts > 0 { text += ", \(attempts) attempt\(attempts == 1 ? "" : "s")" }
+        text += ", \(attempts) attempt\(attempts == 1 ? "" : "s")"
+        if waitingToBeEncrypted { text += " (waiting to be encrypted)" }
         if let lastError { text += ": \(lastError)" }
         return text
     }

@@ -38,7 +38,7 @@ struct SendCommand: AsyncParsableCommand {
             return (all.first { $0.localID == report.localID }.map(SendResult.init) ?? SendResult(report), report)
         }
         var result = entry
-        result.recipients = RecipientOutput(report.recipients)
+        result.recipients = RecipientOutput(report.recipients, channelID: report.channelID)
         let stateLine = switch entry.outboxState {
         case .sent, .delivered: "\(entry.state): message \(entry.serverMessageID ?? "?") (\(entry.contentType)) in channel \(entry.channelID)"
         case .failed: "failed: \(entry.lastError ?? "unknown reason") (local id \(entry.localID); it stays in the outbox)"

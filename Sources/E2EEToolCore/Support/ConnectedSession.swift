@@ -61,6 +61,7 @@ struct ConnectedSession {
                     return .eventsEnded
                 }
                 group.addTask { await signals.next().map(Ending.signal) ?? .eventsEnded }
+                group.addTask { [account] in try await Self.sendQueuedElsewhere(account) }
                 if let timeout {
                     group.addTask {
                         try await Task.sleep(for: .milliseconds(Int64(timeout * 1000)))
@@ -78,6 +79,19 @@ struct ConnectedSession {
         return ending
     }
 
+    /// How often a connected command looks for outbox entries another process queued on its
+    /// store (a `send` that found the server away): they go out within about a second.
+    static let queuedElsewhereCheck: Duration = .milliseconds(250)
+
+    /// Sends what other processes queue on the store, until cancelled (never returns otherwise).
+    /// - Throws: `CancellationError` when the session ends.
+    private static func sendQueuedElsewhere(_ account: Account) async throws -> Ending {
+        while true {
+            try await Task.sleep(for: queuedElsewhereCheck)
+            try? await account.sendEntriesQueuedElsewhere()
+        }
+    }
+
     /// A connection state in words.
     static func describe(_ state: ConnectionState) -> String {
         switch state {
@@ -85,7 +99,7 @@ struct ConnectedSession {
         case .connecting: "connecting"
         case .connected: "connected"
         case .reconnecting(let attempt): "reconnecting (attempt \(attempt))"
-        case .polling: "polling (the socket keeps failing; REST every 30 s while it is retried)"
+        case .polling: "polling (the socket keeps failing; REST after 2, 4, 8 and 16 s, then every 30 s, while it is retried)"
         case .failed(let reason): "failed (\(reason))"
         }
     }

@@ -52,7 +52,7 @@ struct MessageOutput: Encodable, Equatable {
         editedAt = item.editedAt?.restText
         switch item.state {
         case .decrypted: (state, reason) = ("decrypted", nil)
-        case .pending: (state, reason) = ("pending", nil)
+        case .pending: (state, reason) = ("pending", item.waitsForAcceptance ? "waiting_for_acceptance" : nil)
         case .undecryptable(let why): (state, reason) = ("undecryptable", why.rawValue)
         case .sentBeforeThisDevice: (state, reason) = ("sent_before_this_device", nil)
         case .unsupportedFormat: (state, reason) = ("unsupported_format", UndecryptableReason.unsupportedFormat.rawValue)
@@ -78,6 +78,8 @@ struct MessageOutput: Encodable, Equatable {
             if state == "unencrypted" { body += "  [unencrypted: sent in plaintext by another client]" }
             if editedAt != nil { body += "  [edited]" }
             parts.append(body)
+        case "pending" where reason == "waiting_for_acceptance":
+            parts.append("[waiting for acceptance: a request; read it with channels accept \(channelID)]")
         case "pending": parts.append("[pending: waiting for a key]")
         case "deleted": parts.append("[deleted]")
         case "sent_before_this_device": parts.append("[sent before this device was added]")

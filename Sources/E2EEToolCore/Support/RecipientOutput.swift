@@ -6,27 +6,35 @@ struct RecipientOutput: Encodable {
     let held: [RecipientEntry]
     let removed: [RecipientEntry]
     let unexpectedMembers: [String]
+    /// Group members listed after this device created or accepted the group, not approved.
+    let heldMembers: [String]
     let recipientCount: Int
+    /// The channel, for the commands the lines name.
+    private let channelID: String
 
-    init(_ changes: RecipientChanges) {
+    init(_ changes: RecipientChanges, channelID: ChannelID) {
         surfaced = changes.surfaced.map(RecipientEntry.init)
         held = changes.held.map(RecipientEntry.init)
         removed = changes.removed.map(RecipientEntry.init)
         unexpectedMembers = changes.unexpectedMembers.map(\.rawValue)
+        heldMembers = changes.heldMembers.map(\.rawValue)
         recipientCount = changes.recipientCount
+        self.channelID = channelID.rawValue
     }
 
-    /// One line per change, held first.
+    /// One line per change, held first (members, then devices).
     var lines: [String] {
         let heldIDs = Set(held.map(\.deviceID))
-        return held.map { "held: device \($0.deviceID) of user \($0.userID) gets no keys until approved (devices approve \($0.deviceID))" }
+        return heldMembers.map { "held: member \($0) of this group gets no keys until approved (channels member approve \(channelID) \($0))" }
+            + held.map { "held: device \($0.deviceID) of user \($0.userID) gets no keys until approved (devices approve \($0.deviceID))" }
             + surfaced.filter { !heldIDs.contains($0.deviceID) }.map { "new recipient: device \($0.deviceID) of user \($0.userID)" }
             + removed.map { "removed: device \($0.deviceID) of user \($0.userID) is no longer listed" }
             + unexpectedMembers.map { "WARNING: user \($0) is listed in this DM but is not a participant; it gets nothing" }
     }
 
     enum CodingKeys: String, CodingKey {
-        case surfaced, held, removed, unexpectedMembers = "unexpected_members", recipientCount = "recipient_count"
+        case surfaced, held, removed, unexpectedMembers = "unexpected_members", heldMembers = "held_members"
+        case recipientCount = "recipient_count"
     }
 }
 

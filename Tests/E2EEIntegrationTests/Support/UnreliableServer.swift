@@ -17,6 +17,9 @@ final class UnreliableServer: ForwardingChatServer, @unchecked Sendable {
     private(set) var postsStored = 0
     private var undecodableChannels: Set<String> = []
     private var heldChannels: Set<String> = []
+    private var heldReadCount = 0
+    /// How many history reads met a held channel (``holdHistory(of:)``) and waited.
+    var historyReadsHeld: Int { lock.withLock { heldReadCount } }
 
     init(_ base: any ChatServerAPI) { self.base = base }
 
@@ -71,6 +74,7 @@ final class UnreliableServer: ForwardingChatServer, @unchecked Sendable {
     func releaseHistory(of channelID: String) { lock.withLock { _ = heldChannels.remove(channelID.lowercased()) } }
 
     func messages(channelID: ChannelID, before: ServerTimestamp?, limit: Int) async throws -> MessagePage {
+        if lock.withLock({ heldChannels.contains(channelID.rawValue) }) { lock.withLock { heldReadCount += 1 } }
         while lock.withLock({ heldChannels.contains(channelID.rawValue) }) { try await Task.sleep(for: .milliseconds(10)) }
         if lock.withLock({ undecodableChannels.contains(channelID.rawValue) }) { throw ServerError.decoding("undecodable page") }
         let hide = lock.withLock { () -> Bool in

@@ -8,6 +8,9 @@
 /// matches only when each side's view of the *other* user is what that user computed for
 /// themselves.
 ///
+/// Two values are equal (`==`) when their digits are (§7.5: comparison uses the digits only),
+/// so Alice's value equals Bob's for the same conversation although each names itself local.
+///
 /// The static functions are the spec's algorithm on its own (the conformance vectors use them).
 public struct SafetyNumber: Sendable, Hashable, CustomStringConvertible {
     /// Length of an identity blob: `0x01 || IK_pub(32) || SIG_pub(32)`.
@@ -31,6 +34,11 @@ public struct SafetyNumber: Sendable, Hashable, CustomStringConvertible {
     let localFingerprint: [UInt8]
     /// `h[0..<32]` of the remote user.
     let remoteFingerprint: [UInt8]
+    /// `true` when the server could not be asked for the device lists (§7.4 reads them as the
+    /// server lists them now), so the number covers the devices this device pinned and trusts
+    /// instead: show it as computed offline ("from the devices known on this phone") and
+    /// compare again once online before relying on it. Not part of `==`.
+    public package(set) var isFromPinnedDevices = false
 
     /// The safety number between `localUserID` with `localIdentityBlobs` and `remoteUserID`
     /// with `remoteIdentityBlobs` (each user's devices as §7.4 says which).
@@ -49,6 +57,17 @@ public struct SafetyNumber: Sendable, Hashable, CustomStringConvertible {
 
     /// The 60 digits, the smaller user's 30 first (§7.5): the same text on both sides.
     public var digits: String { min(localDigits, remoteDigits) + max(localDigits, remoteDigits) }
+
+    /// Whether both show the same digits (§7.5), whichever side computed each value and
+    /// however it was computed.
+    public static func == (lhs: SafetyNumber, rhs: SafetyNumber) -> Bool {
+        lhs.digits == rhs.digits
+    }
+
+    /// Hashes the digits, as `==` compares them.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(digits)
+    }
 
     /// The 12 groups of 5 digits, in display order.
     public var digitGroups: [String] {
