@@ -59,7 +59,7 @@ extension Account {
     /// A DM request's candidate: the earliest other user who wrote in it whose sending device
     /// of that message the server lists for that user (docs/spec/protocol.md §5.9) — a message
     /// the server labels with another user's id, from a device not theirs, offers nobody.
-    private func offeredCandidate(in channelID: ChannelID) async throws -> UserID? {
+    func offeredCandidate(in channelID: ChannelID) async throws -> UserID? {
         let own = userID
         let candidates = try await store.read { [store] db in
             try store.channelTrustStore.loadCandidates(channelID: channelID.rawValue, ownUserID: own.rawValue, limit: Self.candidateLookahead, db)
@@ -72,7 +72,7 @@ extension Account {
         return nil
     }
 
-    /// Accepts a request as ``channelRequests()`` last returned it to the app (read now when it
+    /// Accepts a request as ``channelRequests()`` (or ``channelRequestUpdates()``) last returned it to the app (read now when it
     /// never was): a DM's participant is the candidate shown, a group's approved members the
     /// members shown — anyone the server lists besides them is held until approved. A group
     /// accepted (or created) here already stays as it is. Returns the DM's participant, or the
