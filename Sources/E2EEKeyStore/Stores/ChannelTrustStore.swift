@@ -120,6 +120,14 @@ package struct ChannelTrustStore: Sendable {
         }
     }
 
+    /// Every channel this device sends in (created, opened or accepted here), sorted.
+    /// - Throws: GRDB's `DatabaseError`, ``KeyStoreError/corruptColumn(table:column:)``.
+    public func loadOpenChannelIDs(_ db: Database) throws -> [String] {
+        try db.rows("SELECT channel_id FROM channel_pins WHERE standing IN ('created', 'accepted') ORDER BY channel_id").map {
+            try $0.decode("channel_id", table: "channel_pins")
+        }
+    }
+
     /// When the last decision about `userID` in `channelID` was made (Unix milliseconds; `nil`
     /// when none was recorded).
     /// - Throws: GRDB's `DatabaseError`.

@@ -6,7 +6,8 @@ extension Account {
     /// pending — on ``pendingRecipients()``, ``pendingRecipientUpdates()`` and a
     /// ``IdentityEvent/recipientAdded(channelID:userID:deviceID:held:)`` event — from the moment
     /// it is discovered, whatever discovered it (a received message's sender check, a send's or
-    /// the membership watch's listing), not only when the next send compares that channel.
+    /// the membership watch's listing), not only when the next send compares that channel. A
+    /// device of our own user is held in every channel this device sends in.
     ///
     /// Each channel is decided by ``RecipientDecision`` for that one user, under the channel's
     /// recipients lock, so the first-contact rule stays in one place and a send comparing the
@@ -18,8 +19,14 @@ extension Account {
         let byUser = Dictionary(grouping: devices, by: \.userID)
         for (user, appeared) in byUser.sorted(by: { $0.key < $1.key }) {
             do {
-                let standings = try await store.read { [store] db in try store.recipientStore.loadRecipients(userID: user.rawValue, db) }
-                let channels = Set(standings.filter { $0.state == .recipient }.map(\.channelID)).sorted()
+                // Our own user takes part in every channel this device sends in, even where no
+                // other device of ours received keys yet (a first login after a lone device).
+                let own = user == userID
+                let channels = try await store.read { [store] db -> [String] in
+                    if own { return try store.channelTrustStore.loadOpenChannelIDs(db) }
+                    let standings = try store.recipientStore.loadRecipients(userID: user.rawValue, db)
+                    return Set(standings.filter { $0.state == .recipient }.map(\.channelID)).sorted()
+                }
                 for channel in channels {
                     try await holdDiscovered(appeared, of: user, in: ChannelID(stored: channel))
                 }

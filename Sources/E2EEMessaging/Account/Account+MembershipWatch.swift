@@ -27,6 +27,7 @@ extension Account {
     /// a channel that cannot be compared (a request, a channel left, the server away) waits for
     /// the next check. Costs one request per channel, plus the devices of a changed one.
     func watchMembership() async {
+        await noticeOwnNewDevices()
         guard let channels = try? await channels().filter({ $0.encryption != nil }),
               let ordered = try? await CatchUpPlan.ordered(channels, first: nil, store: store) else { return }
         for channel in ordered.prefix(Self.watchedChannelLimit) {

@@ -35,6 +35,7 @@ extension SyncEngine {
         // Keys renewed after a detected rollback before any waiting draft is encrypted (docs/spec/protocol.md §3).
         try await isolated(channelID: nil) { try await host.renewKeysIfRolledBack() }
         await host.serverAnswered()  // the server answers: entries waiting for it go out
+        await host.noticeOwnNewDevices()  // a login of ours is held and surfaced now
     }
 
     /// Runs `work`; a failure of its channel alone is recorded and surfaced, not thrown.

@@ -44,4 +44,6 @@ protocol SyncHost: AnyObject, Sendable {
     func replenishOneTimePrekeys(target: Int?, serverRemaining: Int?) async throws -> Int
     /// The server answered a catch-up: outbox entries waiting for a reachable server go out.
     func serverAnswered() async
+    /// A new device of our own user is held and surfaced now, not at our next send.
+    func noticeOwnNewDevices() async
 }
