@@ -158,8 +158,9 @@ extension KeyStore {
 
     /// The key effects of a decryption (a prekey message's): the identity pinned (a different
     /// pin refuses the batch), the `EK_A` accepted (a replay refuses it), the one-time prekey
-    /// consumed. Returns whether the identity was pinned by this write (`false` when it already
-    /// was, by a device-list read for instance).
+    /// consumed. Returns whether the identity was pinned by this write for a user pinned before
+    /// (`false` when it already was, by a device-list read for instance, or when this is the
+    /// first device of its user met here).
     private func applyKeyEffects(_ commit: DecryptionCommit, _ db: Database) throws -> Bool {
         let now = commit.processedAt
         var pinnedNow = false
@@ -169,7 +170,8 @@ extension KeyStore {
             if case .changed = result {
                 throw KeyStoreError.invalidTransition(.remoteIdentity, id: "\(claim.userID)/\(claim.deviceID)", from: "pinned", to: "different identity")
             }
-            if case .pinned = result { pinnedNow = true }
+            // Reported as a new device only for a user met before (a first contact is no news).
+            if case .pinned = result { pinnedNow = try remoteIdentityStore.knewUser(claim.userID, besides: claim.deviceID, before: now, db) }
         }
         if let ephemeral = commit.acceptedEphemeralKey {
             try signedPrekeyStore.acceptEphemeralKey(ephemeral.publicKey, signedPrekeyID: ephemeral.signedPrekeyID, at: now, db)

@@ -73,7 +73,8 @@ import E2EECrypto
     /// `devices` as for ``storedApplyingAnnouncement(devices:)``.
     case storedAnnouncementFromOther(devices: Set<String>)
     /// Like ``stored``, and this write pinned the sender device's identity: nothing had pinned
-    /// it before (docs/spec/protocol.md §7.1). Only the write that pins a device reports it, so
+    /// it before (docs/spec/protocol.md §7.1), and another device of its user was pinned earlier
+    /// (the devices of a user met for the first time are no news). Only the write that pins a device reports it, so
     /// a device is announced once however many paths meet it.
     case storedWithNewPin
 }

@@ -45,6 +45,18 @@ package struct RemoteIdentityStore: Sendable {
                                        newBlob: identityBlob, seenAt: time, accepted: false))
     }
 
+    /// Whether this device knew `userID` before `time` — our own user, or one with a device other
+    /// than `deviceID` pinned earlier: a device pinned for such a user is news ("a new device of
+    /// alice"), the devices of a user met for the first time are not (a new login meets every
+    /// contact at once).
+    /// - Throws: GRDB's `DatabaseError`.
+    public func knewUser(_ userID: String, besides deviceID: String? = nil, before time: StoreTime, _ db: Database) throws -> Bool {
+        try db.row("""
+            SELECT 1 WHERE ? = (SELECT user_id FROM account WHERE id = 1)
+                OR EXISTS (SELECT 1 FROM remote_identities WHERE user_id = ? AND device_id IS NOT ? AND first_seen_at < ?)
+            """, [userID, userID, deviceID, time.microseconds]) != nil
+    }
+
     /// The user accepts a recorded change: the pin moves to the new blob, unverified.
     /// - Throws: ``KeyStoreError/missingRecord(_:id:)`` for an unknown change id.
     public func acceptIdentityChange(id: Int64, at time: StoreTime, _ db: Database) throws {

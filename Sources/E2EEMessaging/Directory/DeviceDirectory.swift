@@ -87,6 +87,10 @@ package actor DeviceDirectory: ListedIdentityProviding {
         var listed: [String: IdentityBlob] = [:]
         var refused = 0
         var firstSeen: [RemoteDevice] = []
+        // Devices of a user met for the first time are pinned quietly: a new login meets every
+        // contact at once, and none of their devices is news ("a new device of alice" is).
+        let time = now()
+        let knewUser = try await store.read { [store] db in try store.remoteIdentityStore.knewUser(user.rawValue, before: time, db) }
         for json in bundles {
             guard let device = try await verify(json, userID: user) else {
                 refused += 1
@@ -94,7 +98,7 @@ package actor DeviceDirectory: ListedIdentityProviding {
             }
             listed[device.deviceID.rawValue] = device.identity
             if device.deviceID == localDeviceID { continue }
-            switch try await pin(device) {
+            switch try await pin(device, announce: knewUser) {
             case .pinned:
                 devices.append(device)
                 firstSeen.append(device)
@@ -120,15 +124,17 @@ package actor DeviceDirectory: ListedIdentityProviding {
         }
     }
 
-    /// Pins on first use and reports what is news: a device pinned now (``IdentityEvent/newDevice(userID:deviceID:)``)
+    /// Pins on first use and reports what is news: a device pinned now for a user met before
+    /// (`announce`; ``IdentityEvent/newDevice(userID:deviceID:)``)
     /// or an identity that differs from its pin (``IdentityEvent/identityChanged(userID:deviceID:)``,
     /// reported once; the device is excluded until the user accepts the change). Only `.pinned`
     /// and `.matches` may receive keys.
-    private func pin(_ device: RemoteDevice) async throws -> IdentityRecordResult {
+    private func pin(_ device: RemoteDevice, announce: Bool) async throws -> IdentityRecordResult {
         let claim = RemoteIdentityClaim(userID: device.userID.rawValue, deviceID: device.deviceID.rawValue, identityBlob: device.identity.bytes)
         let check = try await store.recordIdentity(claim, at: now())
         switch check {
-        case .pinned: events.publish(.identity(.newDevice(userID: device.userID, deviceID: device.deviceID)))
+        case .pinned where announce: events.publish(.identity(.newDevice(userID: device.userID, deviceID: device.deviceID)))
+        case .pinned: break
         case .changed: events.publish(.identity(.identityChanged(userID: device.userID, deviceID: device.deviceID)))
         case .matches, .changeAlreadyRecorded: break
         }

@@ -31,5 +31,42 @@ extension IntegrationTests {
                 #expect(try await phone.pendingRecipients().count == 2, "one standing per channel, one entry per device")
             }
         }
+
+        @Test("a new login meets every contact without a 'new device' event for each of their devices; a contact's later login is one")
+        func loginFiresNoNewDeviceForKnownContacts() async throws {
+            try await MessagingHarness.with { harness in
+                let alice = try await harness.register("alice")
+                let bob = try await harness.register("bob")
+                let bobTablet = try await harness.login("bob", deviceName: "tablet")
+                try await harness.trust([bob, bobTablet])
+                let dm = try await harness.acceptedDM(alice, bob)
+                _ = try await bobTablet.openDirectMessage(with: alice.userID)
+                try await bob.send(text: "one", to: dm.id)
+                try await bobTablet.send(text: "two", to: dm.id)
+                await bob.waitForOutbox()
+                await bobTablet.waitForOutbox()
+
+                let laptop = try await harness.login("alice", deviceName: "laptop")
+                let events = laptop.events()
+                try await laptop.sync()
+                _ = try await laptop.devices(of: bob.userID)
+                let atLogin = await Self.newDevices(in: events, within: 1)
+                #expect(atLogin.isEmpty, "a login announced every device of a contact: \(atLogin)")
+
+                let bobLaptop = try await harness.login("bob", deviceName: "bob-laptop")
+                let later = laptop.events()
+                _ = try await laptop.devices(of: bob.userID)
+                #expect(await Self.newDevices(in: later, within: 1) == [bobLaptop.deviceID])
+            }
+        }
+
+        /// The devices announced as new on `events` within `seconds`.
+        static func newDevices(in events: AsyncStream<AccountEvent>, within seconds: Double) async -> [DeviceID] {
+            var found: [DeviceID] = []
+            while let event = await firstEvent(in: events, within: seconds, where: { if case .identity(.newDevice) = $0 { true } else { false } }) {
+                if case .identity(.newDevice(_, let device)) = event { found.append(device) }
+            }
+            return found
+        }
     }
 }
