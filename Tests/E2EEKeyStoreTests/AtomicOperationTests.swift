@@ -117,7 +117,8 @@ import Testing
                 consumedOneTimePrekeyID: 1, acceptedEphemeralKey: AcceptedEphemeralKey(publicKey: Fixtures.bytes(32, 77), signedPrekeyID: 7),
                 identity: claim)
         }
-        #expect(try await store.storeReceiveBatch([prekeyMessage("m1", session: "s1")]) == [.storedWithNewPin])
+        // The first device of a user met here is pinned quietly (no "new device" for a first contact).
+        #expect(try await store.storeReceiveBatch([prekeyMessage("m1", session: "s1")]) == [.stored])
         #expect(try await store.oneTimePrekeyCount(state: .consumed) == 1)
         #expect(try await store.oneTimePrekeyCount(state: .published) == 1)
         #expect(try await store.recordIdentity(claim) == .matches)
