@@ -121,7 +121,7 @@ extension SyncEngine {
     /// read its bound and the range goes on, what was read proves nothing: the store is treated
     /// as rolled back, so its keys are renewed before the send (§3.12) and the range goes with
     /// the renewal — unless the keys were renewed since the store was opened, or since their
-    /// last renewal this store encrypted nothing (``needsRenewalForUnreadGap()``): then the
+    /// last renewal (or ever) this store encrypted nothing (``needsRenewalForUnreadGap()``): then the
     /// range is dropped without a renewal. The gate opens either way.
     /// - Throws: ``ServerError``, key store errors.
     func catchUpBeforeSending(channelID: ChannelID, waitingOutRateLimits: Bool = true) async throws {
@@ -139,10 +139,12 @@ extension SyncEngine {
     /// Whether a gap too long to read calls for new keys: not when they were renewed since this
     /// store was opened (a restored store is restored before it is opened, so nothing a later
     /// copy sent can use them), nor when this store has encrypted nothing since their last
-    /// renewal (docs/spec/protocol.md §3.13).
+    /// renewal, or ever (docs/spec/protocol.md §3.13).
     /// - Throws: key store errors.
     func needsRenewalForUnreadGap() async throws -> Bool {
-        guard let renewed = try await store.keysRenewedAt() else { return true }
+        guard let renewed = try await store.keysRenewedAt() else {
+            return try await store.encryptedSince(StoreTime(microseconds: .min))
+        }
         if renewed >= openedAt { return false }
         return try await store.encryptedSince(renewed)
     }

@@ -9,7 +9,8 @@ extension IntegrationTests {
     /// A measured run for issue 42 item 6, not a timed test: off unless `E2EE_MEASURE=1`. Bob
     /// floods a group with more than the catch-up limit plus the scan's bound (25,100 messages
     /// with the defaults, 5,000 + 20,000); Alice, whose store is reopened, listens first, then
-    /// sends. Printed: the page reads and the time of the send, and whether it renewed the keys.
+    /// sends (`E2EE_MEASURE_SEND_FIRST=1`: sends first). Printed: the page reads and the time of
+    /// the send, and whether it renewed the keys; then the same under the reference rate limit.
     @Suite("Measured: the send gate after a flood over the scan's bound (E2EE_MEASURE=1)",
            .enabled(if: ProcessInfo.processInfo.environment["E2EE_MEASURE"] == "1"))
     struct RollbackGapMeasurement {
@@ -32,6 +33,9 @@ extension IntegrationTests {
                 }
             }
         }
+
+        /// Whether Alice listens (catches up) before she sends; `E2EE_MEASURE_SEND_FIRST=1`: she sends first.
+        static var listensFirst: Bool { ProcessInfo.processInfo.environment["E2EE_MEASURE_SEND_FIRST"] != "1" }
 
         static func flood(_ channelID: ChannelID, count: Int, as poster: HTTPChatServer) async throws {
             try await withThrowingTaskGroup(of: Void.self) { tasks in
@@ -69,7 +73,7 @@ extension IntegrationTests {
                     let alice = try await Account.open(server: counting, store: store, configuration: MessagingHarness.testConfiguration)
                     let events = alice.events()
                     let listened = ContinuousClock.now
-                    try await alice.sync()
+                    if Self.listensFirst { try await alice.sync() }
                     let listenReads = counting.pageReads
                     print("MEASURE42 round \(round): listen: \(listenReads) page reads, \(ContinuousClock.now - listened)")
                     let sent = ContinuousClock.now
@@ -122,7 +126,7 @@ extension IntegrationTests {
                 return false
             }
             let started = ContinuousClock.now
-            try await reader.sync()
+            if Self.listensFirst { try await reader.sync() }
             let report = try await reader.send(text: "after the flood", to: group.id)
             print("MEASURE42 rate limited: send returned after \(ContinuousClock.now - started), state \(report.state)")
             var waited = 0

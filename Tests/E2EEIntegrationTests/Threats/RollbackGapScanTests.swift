@@ -99,5 +99,20 @@ extension IntegrationTests {
                 #expect(renewals[3] == renewals[2], "nothing of ours was encrypted since the last renewal")
             }
         }
+
+        @Test("a device that has never encrypted anything renews nothing for a gap too long to read")
+        func aDeviceThatNeverSentRenewsNothing() async throws {
+            try await MessagingHarness.with { harness in
+                let bob = try await harness.register("bob")
+                let alice = try await harness.register("alice", configuration: RollbackGapTests.small)
+                let group = try await bob.createGroup(name: "team", members: [alice.userID])
+                try await harness.accept(group, on: [alice])
+                try await RollbackGapTests.flood(group.id, count: 60, as: try await harness.reader(of: bob))
+                try await alice.prepareToSend(channelID: group.id)
+                #expect(try await alice.store.keysRenewedAt() == nil)
+                #expect(try await alice.store.rollbackDetectedAt() == nil)
+                #expect(try await alice.store.unreadRange(channelID: group.id.rawValue) == nil)
+            }
+        }
     }
 }
