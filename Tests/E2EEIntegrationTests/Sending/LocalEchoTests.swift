@@ -110,7 +110,7 @@ extension IntegrationTests {
             return diffs[removal...].contains { if case .inserted(let item) = $0 { !item.isLocalEcho && item.localID == localID } else { false } }
         }
 
-        @Test("a message the server refused shows as a failed echo with its text; cancelled, it leaves the timeline")
+        @Test("a message the server refused shows as a failed echo with its text (observed: updated to failed); cancelled, it leaves the timeline")
         func failedEchoKeepsItsText() async throws {
             try await MessagingHarness.with { harness in
                 let box = UnreliableBox()
@@ -120,10 +120,22 @@ extension IntegrationTests {
                 let dm = try await harness.acceptedDM(alice, bob)
                 try await alice.send(text: "warm-up", to: dm.id)
                 await alice.waitForOutbox()
+                let diffs = Watched<[TimelineDiff]>([])
+                let observer = Task {
+                    var iterator = alice.timelineUpdates(channelID: dm.id).makeAsyncIterator()
+                    while let update = try? await iterator.next() {
+                        if case .changes(let changes) = update { diffs.update { $0 += changes } }
+                    }
+                }
+                defer { observer.cancel() }
                 let faults = harness.server.faults
                 box.server?.beforeNextPost { await faults.failNextRequests(20, status: 503, plainText: true) }
                 let report = try await alice.send(text: "refused", to: dm.id)
                 await alice.waitForOutbox()
+                let failedShown = await diffs.wait { all in
+                    all.contains { if case .updated(let item) = $0 { item.localID == report.localID && item.delivery == .failed } else { false } }
+                }
+                #expect(failedShown, "the observed echo never turned failed: \(diffs.value)")
 
                 let timeline = try await alice.timeline(channelID: dm.id)
                 #expect(timeline.map(\.text) == ["warm-up", "refused"])
@@ -134,6 +146,7 @@ extension IntegrationTests {
 
                 try await alice.cancelOutboxEntry(report.localID)
                 #expect(try await alice.timeline(channelID: dm.id).map(\.text) == ["warm-up"])
+                #expect(await diffs.wait { $0.contains(.removed(messageID: MessageID(report.localID.rawValue))) }, "the cancelled echo stayed: \(diffs.value)")
                 await alice.shutdown()
                 await bob.shutdown()
             }
