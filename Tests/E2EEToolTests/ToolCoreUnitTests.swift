@@ -124,6 +124,15 @@ struct ToolCoreUnitTests {
                                text: "hi", replyTo: nil, editedAt: nil, isOwn: true, delivery: .delivered)
         let ownJSON = try #require(try JSONSerialization.jsonObject(with: Data(Console.encodeLine(MessageOutput(own)).utf8)) as? [String: Any])
         #expect(ownJSON["delivery"] as? String == "delivered")
+        #expect(ownJSON["not_sent"] as? Bool == false)
+
+        let echo = TimelineItem(messageID: "e1", channelID: "c1", senderUserID: nil, senderDeviceID: nil,
+                                createdAt: ServerTimestamp(microseconds: 1_700_000_000_000_000), state: .decrypted,
+                                text: "later", replyTo: nil, editedAt: nil, isOwn: true, delivery: .queued, localID: "e1", isLocalEcho: true)
+        #expect(MessageOutput(echo).line(showingChannel: false) == "2023-11-14T22:13:20Z  ?/? (this device)  later  [not sent yet: queued]")
+        let echoJSON = try #require(try JSONSerialization.jsonObject(with: Data(Console.encodeLine(MessageOutput(echo)).utf8)) as? [String: Any])
+        #expect(echoJSON["not_sent"] as? Bool == true)
+        #expect(echoJSON["delivery"] as? String == "queued")
     }
 
     @Test("the demo's check finds a device that reads differently, a message it cannot read, and a missing message")

@@ -52,6 +52,16 @@ package struct OutboxStore: Sendable {
         return try db.rows("SELECT * FROM outbox WHERE state IN (\(marks)) ORDER BY channel_id, sequence", StatementArguments(wanted)).map(decode)
     }
 
+    /// Messages of `channelID` in `states`, in sequence order.
+    /// - Throws: as ``loadOutboxMessage(localID:_:)``.
+    public func loadOutbox(states: Set<OutboxState>, channelID: String, _ db: Database) throws -> [OutboxMessage] {
+        let wanted = states.map(\.rawValue).sorted()
+        guard !wanted.isEmpty else { return [] }
+        let marks = Array(repeating: "?", count: wanted.count).joined(separator: ", ")
+        return try db.rows("SELECT * FROM outbox WHERE state IN (\(marks)) AND channel_id = ? ORDER BY sequence",
+                           StatementArguments(wanted + [channelID])).map(decode)
+    }
+
     /// Messages of `channelID` whose content hashes to `contentHash` (any state), in sequence
     /// order: how an own message seen on the server is matched without reading the whole outbox.
     /// - Throws: as ``loadOutboxMessage(localID:_:)``.

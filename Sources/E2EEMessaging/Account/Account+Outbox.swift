@@ -3,14 +3,17 @@ import E2EEKeyStore
 
 extension Account {
     /// Cancels an outbox entry that has not gone out (`.queued`, including one waiting for an
-    /// unreachable server, or `.failed`): it is removed with its plaintext and never posted.
-    /// Returns the removed entry as it was.
+    /// unreachable server, or `.failed`): it is removed with its plaintext and never posted, and
+    /// its local echo leaves the timeline (``TimelineChange/Kind/localEcho``). Returns the
+    /// removed entry as it was.
     /// - Throws: ``MessagingError/unknownOutboxEntry(_:)`` when there is no such entry, or it is
     ///   being sent or already sent; key store errors.
     @discardableResult
     public func cancelOutboxEntry(_ localID: OutboxEntryID) async throws -> OutboxItem {
         do {
-            return OutboxItem(try await store.cancelOutboxEntry(localID: localID.rawValue))
+            let entry = try await store.cancelOutboxEntry(localID: localID.rawValue)
+            broadcaster.publishCancelled(entry)
+            return OutboxItem(entry)
         } catch KeyStoreError.missingRecord, KeyStoreError.invalidTransition {
             throw MessagingError.unknownOutboxEntry(localID.rawValue)
         }
@@ -43,7 +46,7 @@ extension Account {
                            reason: String, tryNow: Bool = true) async throws -> OutboxMessage {
         let draft = try await store.storeWaitingDraft(localID: localID.rawValue, channelID: channelID.rawValue, plaintext: payload, kind: kind,
                                                       targetMessageID: target, error: reason, at: configuration.now())
-        broadcaster.publish(.delivery(DeliveryChange(localID: localID, channelID: channelID, state: .queued, serverMessageID: nil)))
+        broadcaster.publishDelivery(of: draft, .queued, isNew: true)
         if tryNow {
             await outbox.kick(channelID: channelID)
         } else {

@@ -73,7 +73,7 @@ extension Account {
             try await prepareToSend(channelID: channel.id, waitingOutRateLimits: false)
             let (queued, changes) = try await composer.queueReporting(
                 .init(localID: localID, payload: entry.plaintext, kind: entry.kind, target: entry.targetMessageID, replacesDraft: true), in: channel)
-            publishQueued(queued)
+            publishQueued(queued, isNew: false)
             await outbox.kick(channelID: ChannelID(stored: queued.channelID))
             return SendReport(queued, recipients: changes)
         }
@@ -147,7 +147,7 @@ extension Account {
             // T12: never plaintext, never silently dropped.
             let draft = try await store.storeUnencryptableDraft(localID: localID, channelID: channel.id.rawValue, plaintext: payload, kind: kind,
                                                                 targetMessageID: target, error: String(describing: error), at: configuration.now())
-            broadcaster.publish(.delivery(DeliveryChange(localID: OutboxEntryID(stored: localID), channelID: channel.id, state: .failed, serverMessageID: nil)))
+            broadcaster.publishDelivery(of: draft, .failed, isNew: true)
             return SendReport(draft, recipients: RecipientChanges(error))
         }
         publishQueued(entry)
@@ -155,8 +155,10 @@ extension Account {
         return SendReport(entry, recipients: changes)
     }
 
-    private func publishQueued(_ entry: OutboxMessage) {
-        broadcaster.publish(.delivery(DeliveryChange(localID: OutboxEntryID(stored: entry.localID), channelID: ChannelID(stored: entry.channelID), state: .queued, serverMessageID: nil)))
+    /// `entry` is queued: its delivery event and, for a message, its local echo (`isNew`: it
+    /// enters the timeline).
+    private func publishQueued(_ entry: OutboxMessage, isNew: Bool = true) {
+        broadcaster.publishDelivery(of: entry, .queued, isNew: isNew)
     }
 
     private func ownMessage(_ messageID: MessageID) async throws -> TimelineMessage {

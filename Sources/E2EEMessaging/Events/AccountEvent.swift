@@ -75,11 +75,17 @@ public struct TimelineChange: Sendable, Equatable {
         /// Our own message's delivery state changed (``TimelineItem/delivery``): its copy came
         /// back from the server, sent → delivered.
         case delivered
+        /// A local echo changed (our own message not posted yet, ``TimelineItem/isLocalEcho``;
+        /// the change's `messageID` is its outbox id): its outbox state moved (sending, failed,
+        /// queued again); or it left the timeline — posted (the posted row's ``inserted`` comes
+        /// in the same event) or cancelled. A new echo comes as ``inserted``.
+        case localEcho
     }
 
     /// The channel.
     public var channelID: ChannelID
-    /// The server message id.
+    /// The server message id; for a local echo (``Kind/localEcho``, or ``Kind/inserted`` of a
+    /// new one), its outbox id as ``TimelineItem/messageID`` carries it.
     public var messageID: MessageID
     /// What happened.
     public var kind: Kind
@@ -92,23 +98,29 @@ public struct TimelineChange: Sendable, Equatable {
     }
 }
 
-/// An outgoing message's delivery state changed.
+/// An outbox entry's delivery state changed. Entries the app never created report too (a
+/// sender key distribution, an announcement, the `DELETE` of a server copy): ``purpose`` says
+/// what each is, and only ``OutboxPurpose/message`` entries are messages of the timeline.
 public struct DeliveryChange: Sendable, Equatable {
-    /// The outbox id.
+    /// The outbox id (``SendReport/localID``; a local echo's ``TimelineItem/localID``).
     public var localID: OutboxEntryID
     /// The channel.
     public var channelID: ChannelID
     /// The new state.
     public var state: OutboxState
-    /// The server id, once known.
+    /// The server id, once known (for an edit or a delete: the edited or deleted message).
     public var serverMessageID: MessageID?
+    /// What the entry is for: a message the app sent, an edit, a tombstone, the server copy's
+    /// delete, a sender key distribution or an announcement.
+    public var purpose: OutboxPurpose
 
     /// Creates the value.
-    public init(localID: OutboxEntryID, channelID: ChannelID, state: OutboxState, serverMessageID: MessageID?) {
+    public init(localID: OutboxEntryID, channelID: ChannelID, state: OutboxState, serverMessageID: MessageID?, purpose: OutboxPurpose = .message) {
         self.localID = localID
         self.channelID = channelID
         self.state = state
         self.serverMessageID = serverMessageID
+        self.purpose = purpose
     }
 }
 

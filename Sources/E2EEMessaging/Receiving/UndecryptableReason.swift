@@ -68,7 +68,7 @@ public enum UndecryptableReason: String, Sendable, Equatable, CaseIterable {
     /// from it), so its sender key never reaches this device. Not retried; the row keeps its place.
     case sentAfterLeaving = "sent_after_leaving"
     /// Not kept: it came while the channel was an unaccepted request that already held
-    /// ``ProtocolLimits/maxRequestPendingBytes`` of waiting messages (docs/spec/sync.md §3). Its
+    /// `ProtocolLimits.maxRequestPendingBytes` of waiting messages (docs/spec/sync.md §3). Its
     /// envelope was dropped, so accepting the request does not make it readable.
     case requestOverflow = "request_overflow"
     /// A stored reason this version does not know.

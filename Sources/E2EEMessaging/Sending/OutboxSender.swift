@@ -11,7 +11,7 @@ import E2EEKeyStore
 actor OutboxSender {
     let store: KeyStore
     private let api: any ChatServerAPI
-    private let device: LocalDevice
+    let device: LocalDevice
     let events: EventBroadcaster
     let policy: OutboxPolicy
     let sleep: @Sendable (Duration) async throws -> Void
@@ -151,7 +151,9 @@ actor OutboxSender {
             if entry.state == .sending {
                 // Left by a kill or an unanswered attempt: the server may hold it already.
                 if postsMessage, try await reconcile(entry) { return true }
-                try await store.markFailed(localID: entry.localID, error: "outcome unknown", giveUp: entry.attempts >= policy.maxAttempts, at: now())
+                let giveUp = entry.attempts >= policy.maxAttempts
+                try await store.markFailed(localID: entry.localID, error: "outcome unknown", giveUp: giveUp, at: now())
+                publish(entry, giveUp ? .failed : .queued, serverID: nil)
                 return true
             }
             try await store.markSending(localID: entry.localID, at: now())
@@ -195,7 +197,9 @@ actor OutboxSender {
         let reason = String(describing: error)
         switch SendFailure(error) {
         case .notAuthenticated:
-            try? await store.markFailed(localID: entry.localID, error: reason, giveUp: false, at: now())
+            if (try? await store.markFailed(localID: entry.localID, error: reason, giveUp: false, at: now())) != nil {
+                publish(entry, .queued, serverID: nil)
+            }
             stopped = true
             return false
         case .refused:
@@ -203,15 +207,15 @@ actor OutboxSender {
             publish(entry, .failed, serverID: nil)
             return true
         case .unreachable:
-            try? await store.markUnreachable(localID: entry.localID, error: "unreachable: \(reason)", at: now())
+            if (try? await store.markUnreachable(localID: entry.localID, error: "unreachable: \(reason)", at: now())) != nil {
+                publish(entry, .queued, serverID: nil)
+            }
             return await unreachable(entry, reason: reason)
         case .unknownOutcome:
             let answered = entry.answeredFailures + 1
-            let giveUp = (try? await store.markAnsweredFailure(localID: entry.localID, error: reason, limit: policy.maxAttempts, at: now())) ?? false
-            if giveUp {
-                publish(entry, .failed, serverID: nil)
-                return true
-            }
+            let outcome = try? await store.markAnsweredFailure(localID: entry.localID, error: reason, limit: policy.maxAttempts, at: now())
+            if let giveUp = outcome { publish(entry, giveUp ? .failed : .queued, serverID: nil) }
+            if outcome == true { return true }
             do {
                 try await sleep(policy.delay(afterAttempt: answered))
             } catch {
@@ -234,7 +238,7 @@ actor OutboxSender {
         return true
     }
 
-    private func recordSent(_ entry: OutboxMessage, serverID: String, createdAt: ServerTimestamp) async throws {
+    func recordSent(_ entry: OutboxMessage, serverID: String, createdAt: ServerTimestamp) async throws {
         let row: SentRow
         do {
             row = try await store.markSent(localID: entry.localID, serverMessageID: serverID,
@@ -247,25 +251,27 @@ actor OutboxSender {
             }
             return
         }
-        publish(entry, .sent, serverID: serverID)
-        await sentObserver?(serverID)
+        let channelID = ChannelID(stored: entry.channelID)
         switch row {
         case .message:
-            events.publish(.timeline([TimelineChange(channelID: ChannelID(stored: entry.channelID), messageID: MessageID(stored: serverID), kind: .inserted)]))
+            // The local echo leaves and the posted row enters, in one commit (one update of an
+            // observed timeline).
+            publish(entry, .sent, serverID: serverID, changes: [TimelineChange(channelID: channelID, messageID: MessageID(stored: serverID), kind: .inserted)])
         case .control(let erased?):
             // A tombstone: its message is erased here, and the `DELETE` of the server's copy
             // was queued behind it (docs/spec/protocol.md §6.7).
-            events.publish(.timeline([TimelineChange(channelID: ChannelID(stored: entry.channelID), messageID: MessageID(stored: erased), kind: .deleted)]))
-            kick(channelID: ChannelID(stored: entry.channelID))
+            publish(entry, .sent, serverID: serverID, changes: [TimelineChange(channelID: channelID, messageID: MessageID(stored: erased), kind: .deleted)])
+            kick(channelID: channelID)
         case .control(nil), .none:
-            break
+            publish(entry, .sent, serverID: serverID)
         }
+        await sentObserver?(serverID)
     }
 
     /// Deletes the server's extra copy `serverID` of our own message with content hash
     /// `contentHash`. The local row goes only if it is that copy — from this device, with those
     /// bytes — so a server that names someone else's message cannot make us forget it.
-    private func deleteDuplicate(serverID: String, of contentHash: [UInt8]) async throws {
+    func deleteDuplicate(serverID: String, of contentHash: [UInt8]) async throws {
         do {
             try await api.deleteMessage(id: MessageID(stored: serverID))
         } catch ServerError.notFound {
@@ -275,51 +281,13 @@ actor OutboxSender {
                                             contentHash: contentHash)
     }
 
-    /// A message with our `sender_device_id` was seen (socket echo or REST page). Returns
-    /// `true` when the outbox recognises it (by server id or, after an unknown POST outcome, by
-    /// content hash) and has recorded it as delivered; `false` means this device never sent it.
-    func ownMessageSeen(_ message: ServerMessage) async throws -> Bool {
-        // Another user's message claiming our device id is never ours (T19): nothing to
-        // record, and no "duplicate" of ours to delete.
-        guard message.isFrom(userID: device.userID, deviceID: device.deviceID) else { return false }
-        if let entry = try await loadEntry(serverID: message.id.rawValue) {
-            if entry.state == .sent, try await store.markDelivered(serverMessageID: message.id.rawValue, at: now()) {
-                await publishDelivered(entry, serverID: message.id.rawValue)
-            }
-            return true
-        }
-        let hash = SHA256.hash(utf8: message.content)
-        let sameBytes = try await store.outbox(channelID: message.channelID.rawValue, contentHash: hash).filter {
-            $0.kind == .message || $0.kind == .skd
-        }
-        if let recorded = sameBytes.first(where: { $0.serverMessageID == message.id.rawValue }) {
-            // The POST's answer recorded this id after the lookup above: this is its echo.
-            if recorded.state == .sent, try await store.markDelivered(serverMessageID: message.id.rawValue, at: now()) {
-                await publishDelivered(recorded, serverID: message.id.rawValue)
-            }
-            return true
-        }
-        if let unanswered = sameBytes.first(where: { $0.serverMessageID == nil }) {
-            // Our POST got no answer, but the server stored it.
-            try await recordSent(unanswered, serverID: message.id.rawValue, createdAt: message.createdAt)
-            if try await store.markDelivered(serverMessageID: message.id.rawValue, at: now()) {
-                await publishDelivered(unanswered, serverID: message.id.rawValue)
-            }
-            return true
-        }
-        if !sameBytes.isEmpty {
-            // The same bytes under a second id: the server stored a retried POST twice.
-            try await deleteDuplicate(serverID: message.id.rawValue, of: hash)
-            return true
-        }
-        return false
-    }
-
-    private func loadEntry(localID: OutboxEntryID) async throws -> OutboxMessage? {
+    /// The outbox entry `localID`, as the store holds it now.
+    func loadEntry(localID: OutboxEntryID) async throws -> OutboxMessage? {
         try await store.read { [store] db in try store.outboxStore.loadOutboxMessage(localID: localID.rawValue, db) }
     }
 
-    private func loadEntry(serverID: String) async throws -> OutboxMessage? {
+    /// The outbox entry that posted `serverID`.
+    func loadEntry(serverID: String) async throws -> OutboxMessage? {
         try await store.read { [store] db in try store.outboxStore.loadOutboxMessage(serverMessageID: serverID, db) }
     }
 }

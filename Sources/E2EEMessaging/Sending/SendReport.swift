@@ -4,7 +4,8 @@ import E2EEKeyStore
 /// and ``Account/retry(_:)`` did: the outbox entry's ids and delivery state when the call
 /// returned, and what the recipient check surfaced, held or saw removed (docs/spec/protocol.md
 /// §5). Later states arrive as ``AccountEvent/delivery(_:)`` events keyed by ``localID``, and
-/// on the message's ``TimelineItem/delivery`` once it has a server id. It holds no plaintext.
+/// on the message's ``TimelineItem/delivery`` (its local echo's until posted, then the posted
+/// row's; both carry the same ``TimelineItem/localID``). It holds no plaintext.
 public struct SendReport: Sendable, Equatable {
     /// The outbox id (the id of delivery events, ``Account/retry(_:)`` and ``Account/cancelOutboxEntry(_:)``).
     public var localID: OutboxEntryID

@@ -1,5 +1,12 @@
 /// One message of a channel's timeline as the app shows it. The text comes from the stored
 /// payload JSON (received and own messages alike); unreadable states carry no text.
+///
+/// Our own messages the server has not taken yet are rows too, **local echoes**
+/// (``isLocalEcho``): their text comes from the outbox's sealed copy and their ``delivery`` is
+/// the outbox state (`.queued`, `.sending`, `.failed`), so an app keeps no copy of a pending
+/// message. When the server takes one (its 201) the echo is replaced by the posted row, which
+/// carries the same ``localID`` (matrix-rust-sdk's timeline does the same with a local echo
+/// keyed by its transaction id).
 public struct TimelineItem: Sendable, Equatable {
     /// Where the message is.
     public enum State: Sendable, Equatable {
@@ -27,15 +34,20 @@ public struct TimelineItem: Sendable, Equatable {
         case deleted
     }
 
-    /// The server message id.
+    /// The server message id. A local echo (``isLocalEcho``) has none yet: it carries its
+    /// outbox id here (the same as ``localID``), which is not a server id — act on an echo by
+    /// its ``localID`` (``Account/delete(localID:)``, ``Account/retry(_:)``,
+    /// ``Account/cancelOutboxEntry(_:)``).
     public var messageID: MessageID
     /// The channel.
     public var channelID: ChannelID
-    /// The sender user, as the server names it.
+    /// The sender user, as the server names it (nil on a local echo).
     public var senderUserID: UserID?
-    /// The sender device, as the server names it (checked against the envelope once decrypted).
+    /// The sender device, as the server names it (checked against the envelope once decrypted;
+    /// nil on a local echo).
     public var senderDeviceID: DeviceID?
-    /// The server's `created_at`; the timeline is ordered by `(createdAt, messageID)`.
+    /// The server's `created_at`; the timeline is ordered by `(createdAt, messageID)`. A local
+    /// echo has this device's time of queueing instead, and comes after every posted row.
     public var createdAt: ServerTimestamp
     /// The state.
     public var state: State
@@ -66,18 +78,27 @@ public struct TimelineItem: Sendable, Equatable {
     /// any member read listed them (a joiner). Flagged (``senderHeld`` is `true` too) until the
     /// next member read or send compares them.
     public var senderNotComparedYet = false
-    /// For our own messages, their delivery state, joined from the outbox by server id: `.sent`
-    /// (the server took it) or `.delivered` (our own echo came back). A message is a row only
-    /// once the server took it, so `.queued`, `.sending` and `.failed` are never seen here:
-    /// those live in ``Account/outboxEntries(states:)`` and ``AccountEvent/delivery(_:)``.
-    /// `nil` for other senders' messages, for own messages whose outbox entry is gone, and for
-    /// deleted messages (a deleted row shows no tick).
+    /// For our own messages, their delivery state from the outbox: on a local echo
+    /// (``isLocalEcho``) `.queued`, `.sending` or `.failed` (retry it with ``Account/retry(_:)``);
+    /// on a posted row, joined by server id, `.sent` (the server took it) or `.delivered` (our
+    /// own copy came back). `nil` for other senders' messages, for own messages whose outbox
+    /// entry is gone (sent from another device, or before a restore), and for deleted messages
+    /// (a deleted row shows no tick).
     public var delivery: OutboxState?
+    /// The outbox id of our own message sent from this device (``SendReport/localID``), on its
+    /// local echo and on the posted row that replaced it: how an app matches the two. `nil` for
+    /// other senders' messages and own messages this device's outbox no longer knows.
+    public var localID: OutboxEntryID?
+    /// `true` for a local echo: our own message the server has not taken yet, shown from the
+    /// outbox (``delivery`` says `.queued`, `.sending` or `.failed`). Its ``messageID`` is its
+    /// outbox id; it is replaced by the posted row when the server takes it, and leaves the
+    /// timeline when cancelled.
+    public var isLocalEcho = false
 
     /// Creates the value.
     public init(messageID: MessageID, channelID: ChannelID, senderUserID: UserID?, senderDeviceID: DeviceID?, createdAt: ServerTimestamp,
                 state: State, text: String?, replyTo: MessageID?, editedAt: ServerTimestamp?, isOwn: Bool, removedFromServer: Bool = false,
-                delivery: OutboxState? = nil) {
+                delivery: OutboxState? = nil, localID: OutboxEntryID? = nil, isLocalEcho: Bool = false) {
         self.messageID = messageID
         self.channelID = channelID
         self.senderUserID = senderUserID
@@ -90,6 +111,8 @@ public struct TimelineItem: Sendable, Equatable {
         self.isOwn = isOwn
         self.removedFromServer = removedFromServer
         self.delivery = delivery
+        self.localID = localID
+        self.isLocalEcho = isLocalEcho
     }
 
     /// Where the item sorts, for paging further back.

@@ -4,26 +4,36 @@ import E2EECrypto
 /// Reads a channel's timeline for the app: pages of messages by `(created_at, id)`, control
 /// rows (sender key distributions) and duplicate rows left out, each stored payload decoded,
 /// messages the server no longer has marked ``TimelineItem/removedFromServer``, our own
-/// messages with their ``TimelineItem/delivery`` state, and messages that leave this device
-/// out and predate it shown as ``TimelineItem/State/sentBeforeThisDevice``.
+/// messages with their ``TimelineItem/delivery`` state and ``TimelineItem/localID``, our own
+/// messages not posted yet as local echoes (``TimelineItem/isLocalEcho``) after the posted
+/// rows, and messages that leave this device out and predate it shown as
+/// ``TimelineItem/State/sentBeforeThisDevice``.
 public struct TimelineReader: Sendable {
-    private let store: KeyStore
+    let store: KeyStore
 
     /// A reader of `store`.
     public init(store: KeyStore) { self.store = store }
 
     /// Up to `limit` messages of `channelID` strictly before `position` (the newest when nil),
-    /// oldest → newest.
+    /// oldest → newest. The newest page ends with the channel's local echoes — our own messages
+    /// not posted yet, in sending order (``TimelineItem/isLocalEcho``) — which count toward
+    /// `limit`; page further back from its first posted row.
     /// - Throws: `KeyStoreError` for a tampered row, GRDB's `DatabaseError`.
     public func page(channelID: ChannelID, before position: TimelinePosition? = nil, limit: Int = 50) async throws -> [TimelineItem] {
         let cursor = position.map { TimelineCursor(createdAt: StoreTime(microseconds: $0.createdAt.microseconds), messageID: $0.messageID.rawValue) }
-        return try await completed(try await store.receivedTimelinePage(channelID: channelID.rawValue, before: cursor, limit: limit).map(Self.item))
+        let posted = try await completed(try await store.receivedTimelinePage(channelID: channelID.rawValue, before: cursor, limit: limit).map(Self.item))
+        guard position == nil else { return posted }
+        let echoes = try await localEchoes(channelID: channelID)
+        return echoes.isEmpty ? posted : Array((posted + echoes).suffix(max(0, limit)))
     }
 
-    /// One message by server id (nil when unknown or not a timeline message).
+    /// One message by server id, or a local echo by the outbox id it carries as its
+    /// ``TimelineItem/messageID`` (nil when unknown, not a timeline message, or an echo that
+    /// was posted or cancelled since).
     /// - Throws: as ``page(channelID:before:limit:)``.
     public func item(messageID: MessageID) async throws -> TimelineItem? {
-        guard let stored = try await store.receivedMessage(id: messageID.rawValue), stored.facts.kind == .message else { return nil }
+        guard let stored = try await store.receivedMessage(id: messageID.rawValue) else { return try await localEcho(localID: messageID.rawValue) }
+        guard stored.facts.kind == .message else { return nil }
         return try await completed([Self.item(stored)]).first
     }
 
@@ -33,14 +43,17 @@ public struct TimelineReader: Sendable {
         guard !items.isEmpty else { return items }
         var items = try await flagged(items)
         let removed = try await store.removedFromServer(messageIDs: items.map(\.messageID.rawValue))
-        let delivery = try await store.deliveryStates(messageIDs: items.filter(\.isOwn).map(\.messageID.rawValue))
+        let postings = try await store.postingEntries(messageIDs: items.filter(\.isOwn).map(\.messageID.rawValue))
         let setUpAt = items.contains { Self.mayPredateThisDevice($0.state) } ? try await store.deviceSetUpAt() : nil
         let unaccepted = try await unacceptedChannels(Set(items.filter { $0.state == .pending }.map(\.channelID)))
         for index in items.indices {
             let id = items[index].messageID
             items[index].removedFromServer = removed.contains(id.rawValue)
             // A deleted message is gone for everyone: no tick says it reached anyone.
-            if items[index].isOwn, items[index].state != .deleted { items[index].delivery = delivery[id.rawValue] }
+            if items[index].isOwn, let posting = postings[id.rawValue] {
+                items[index].localID = OutboxEntryID(stored: posting.localID)
+                if items[index].state != .deleted { items[index].delivery = posting.state }
+            }
             if let setUpAt, Self.mayPredateThisDevice(items[index].state), items[index].createdAt.microseconds < setUpAt.microseconds {
                 items[index].state = .sentBeforeThisDevice
             }

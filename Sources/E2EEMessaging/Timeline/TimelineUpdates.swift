@@ -14,8 +14,10 @@ public enum TimelineDiff: Sendable, Equatable {
     case inserted(TimelineItem)
     /// A row's new state (decrypted, edited, deleted, refused, marked removed from the server…).
     case updated(TimelineItem)
-    /// The row left the timeline (a message that turned out to be a tombstone or an
-    /// announcement, never a message to show).
+    /// The row left the timeline: a local echo (``TimelineItem/isLocalEcho``) the server took
+    /// — the same update inserts the posted row, whose ``TimelineItem/localID`` is the echo's —
+    /// or that was cancelled; or a message that turned out to be a tombstone or an announcement,
+    /// never a message to show. An id the app does not show is ignored.
     case removed(messageID: MessageID)
 }
 
@@ -24,6 +26,11 @@ public enum TimelineDiff: Sendable, Equatable {
 /// channel, each with the rows as the store holds them after that commit. A reader that falls
 /// behind is never left with a gap: the lost changes are replaced by a fresh
 /// ``TimelineUpdate/reset(_:)``. The sequence ends when the account shuts down.
+///
+/// Our own message shows at once as a local echo (``TimelineItem/isLocalEcho``): inserted when
+/// queued, updated as its outbox state moves (sending, failed, queued again), and on the
+/// server's 201 removed in the same update that inserts the posted row (both carry the same
+/// ``TimelineItem/localID``); a cancelled one is removed.
 public struct TimelineUpdates: AsyncSequence, Sendable {
     /// The element type.
     public typealias Element = TimelineUpdate

@@ -107,9 +107,10 @@ actor ListenPrinter: AccountEventHandling {
         case .undecryptable: kind = "undecryptable"
         case .removedFromServer: kind = "removed_from_server"
         case .backOnServer: kind = "back_on_server"
-        case .delivered: return true  // a tick on one of our rows, not a message to print
+        case .delivered, .localEcho: return true  // a tick on one of our rows, or our message not posted yet
         }
-        guard let item = try await reader.item(messageID: change.messageID) else { return true }
+        // Our own message is printed once posted, not as its local echo.
+        guard let item = try await reader.item(messageID: change.messageID), !item.isLocalEcho else { return true }
         let output = MessageOutput(item, event: kind)
         // A new row that cannot be read yet is followed by its `pending` or `undecryptable` change.
         if kind == "message" && !output.isReadable { return true }

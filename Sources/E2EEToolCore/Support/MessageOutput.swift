@@ -22,8 +22,12 @@ struct MessageOutput: Encodable, Equatable {
     let editedAt: String?
     /// Sent by this device.
     let own: Bool
-    /// The delivery state of a message this device sent (`sent`, `delivered`).
+    /// The delivery state of a message this device sent (`sent`, `delivered`; `queued`,
+    /// `sending` or `failed` while not posted).
     let delivery: String?
+    /// Sent by this device and not posted yet (a local echo from the outbox): `message_id` is
+    /// then its outbox id.
+    let notSent: Bool
     /// The server no longer has it (its text is kept: only the sender deletes).
     let removedFromServer: Bool
     /// Its sender is a member or device held or declined here (docs/spec/protocol.md §5.11–§5.12).
@@ -32,7 +36,7 @@ struct MessageOutput: Encodable, Equatable {
     enum CodingKeys: String, CodingKey {
         case event, channelID = "channel_id", messageID = "message_id", createdAt = "created_at"
         case senderUserID = "sender_user_id", senderDeviceID = "sender_device_id", state, reason, text
-        case replyTo = "reply_to", editedAt = "edited_at", own, delivery, removedFromServer = "removed_from_server", flagged
+        case replyTo = "reply_to", editedAt = "edited_at", own, delivery, notSent = "not_sent", removedFromServer = "removed_from_server", flagged
     }
 
     init(_ item: TimelineItem, event: String? = nil) {
@@ -45,6 +49,7 @@ struct MessageOutput: Encodable, Equatable {
         senderDeviceID = item.senderDeviceID?.rawValue
         own = item.isOwn
         delivery = item.delivery?.rawValue
+        notSent = item.isLocalEcho
         removedFromServer = item.removedFromServer
         flagged = item.senderHeld
         text = item.text
@@ -87,6 +92,7 @@ struct MessageOutput: Encodable, Equatable {
             parts.append("[not a recipient: sent after this device left the channel]")
         default: parts.append("[undecryptable: \(reason ?? "other")]")
         }
+        if notSent { parts.append("[not sent yet: \(delivery ?? "queued")]") }
         if removedFromServer { parts.append("[removed from the server]") }
         return parts.joined(separator: "  ")
     }

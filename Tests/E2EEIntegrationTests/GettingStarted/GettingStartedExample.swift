@@ -69,6 +69,8 @@ func present(_ events: AsyncStream<AccountEvent>, of session: ChatSession,
                 if item.state == .decrypted { await show(item) }
             }
             // Our own messages carry their delivery state (`item.delivery`: sent, delivered);
+            // one not posted yet is a local echo (`item.isLocalEcho`), replaced by the posted
+            // row with the same `localID` (`timelineUpdates` below keeps that bookkeeping);
             // a new device's older history is `.sentBeforeThisDevice`, not an error.
         case .delivery(let change):
             _ = change.state  // queued → sending → sent → delivered, or failed (offer a retry)
@@ -81,6 +83,34 @@ func present(_ events: AsyncStream<AccountEvent>, of session: ChatSession,
         default:
             continue
         }
+    }
+}
+
+/// What a conversation screen binds to: the channel's rows as the store holds them, kept
+/// current by `timelineUpdates` — a snapshot, then the changes of each commit. Our own message
+/// is a row at once (a local echo: its text and outbox state, `queued` while the server is
+/// away); the server's 201 removes the echo and inserts the posted row in one update.
+func observeConversation(_ channelID: ChannelID, of session: ChatSession,
+                         render: @Sendable ([TimelineItem]) async -> Void) async throws {
+    var rows: [TimelineItem] = []
+    for try await update in session.account.timelineUpdates(channelID: channelID) {
+        switch update {
+        case .reset(let items):
+            rows = items  // the first update, and again if this screen fell behind
+        case .changes(let diffs):
+            for diff in diffs {
+                switch diff {
+                case .inserted(let item), .updated(let item):
+                    if let index = rows.firstIndex(where: { $0.messageID == item.messageID }) { rows[index] = item } else { rows.append(item) }
+                case .removed(let messageID):
+                    rows.removeAll { $0.messageID == messageID }
+                }
+            }
+            // Posted rows by (createdAt, messageID), then the local echoes in sending order.
+            rows.sort { ($0.isLocalEcho ? 1 : 0, $0.createdAt.microseconds, $0.messageID.rawValue)
+                < ($1.isLocalEcho ? 1 : 0, $1.createdAt.microseconds, $1.messageID.rawValue) }
+        }
+        await render(rows)
     }
 }
 

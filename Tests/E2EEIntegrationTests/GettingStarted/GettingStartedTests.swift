@@ -53,9 +53,17 @@ extension IntegrationTests {
                 // Bob's app opens the conversation with Alice: a DM it did not open would be a
                 // request, its messages waiting until he accepts (docs/spec/protocol.md §5.9).
                 _ = try await bob.account.openDirectMessage(with: alice.account.userID)
+                // Alice's conversation screen, bound to the channel's timeline updates.
+                let aliceDM = try await alice.account.openDirectMessage(with: bob.account.userID)
+                let rendered = Watched<[TimelineItem]>([])
+                let observing = Task { try await observeConversation(aliceDM.id, of: alice) { rows in rendered.update { $0 = rows } } }
+                defer { observing.cancel() }
                 let first = try await sendDirectMessage("Hi Bob", to: "bob", from: alice)
                 #expect(first.state == .queued)
                 #expect(await shown.wait { $0.contains("Hi Bob") }, "bob never saw the first message")
+                #expect(await rendered.wait { $0.contains { !$0.isLocalEcho && $0.localID == first.localID } },
+                        "alice's screen never showed her posted message: \(rendered.value.map(\.text))")
+                #expect(rendered.value.compactMap(\.text) == ["Hi Bob"], "the echo was replaced, not doubled")
 
                 await bob.appDidEnterBackground()
                 _ = try await sendDirectMessage("while you were away", to: "bob", from: alice)
