@@ -21,11 +21,16 @@ public struct TimelineItem: Sendable, Equatable {
         /// sender key never reaches it — so this device was never meant to read it. Not an
         /// error, and not worth waiting for — show it as history from before this device
         /// (another of the user's devices can read it). A message sent later that still leaves
-        /// this device out stays `.undecryptable(.notARecipient)` (its sender has not approved
-        /// this device yet) or `.pending`. "Before"
+        /// this device out is ``sentBeforeApproval`` (a DM) or stays `.pending`. "Before"
         /// compares the server's `created_at` with this device's clock when it was set up, so a
         /// skew between the two moves the boundary by as much.
         case sentBeforeThisDevice
+        /// A DM envelope sent after this device was set up that does not address it: its sender had
+        /// not approved this device yet (a new device is held until each contact approves it,
+        /// docs/spec/protocol.md §5.12) — or the server left this device's entry out, which only
+        /// the sender could tell. Not an error to show as such: later messages reach this device
+        /// once the sender approves it; another of the user's devices can read this one.
+        case sentBeforeApproval
         /// `protocol_version` 2 content that is not our envelope (docs/spec/sync.md 8).
         case unsupportedFormat
         /// Plaintext from another client (`protocol_version` 1): never presented as encrypted.

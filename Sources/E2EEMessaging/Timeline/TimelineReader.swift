@@ -56,6 +56,8 @@ public struct TimelineReader: Sendable {
             }
             if let setUpAt, Self.mayPredateThisDevice(items[index].state), items[index].createdAt.microseconds < setUpAt.microseconds {
                 items[index].state = .sentBeforeThisDevice
+            } else if items[index].state == .undecryptable(.notARecipient) {
+                items[index].state = .sentBeforeApproval
             }
             items[index].waitsForAcceptance = items[index].state == .pending && unaccepted.contains(items[index].channelID)
         }

@@ -5,14 +5,14 @@ import E2EEMessaging
 /// to the log.
 struct MessageOutput: Encodable, Equatable {
     /// What happened (`listen` only): `message`, `edited`, `deleted`, `pending`, `undecryptable`,
-    /// `sent_before_this_device`, `removed_from_server`, `back_on_server`.
+    /// `sent_before_this_device`, `sent_before_approval`, `removed_from_server`, `back_on_server`.
     let event: String?
     let channelID: String
     let messageID: String
     let createdAt: String
     let senderUserID: String?
     let senderDeviceID: String?
-    /// `decrypted`, `pending`, `undecryptable`, `sent_before_this_device`, `unsupported_format`,
+    /// `decrypted`, `pending`, `undecryptable`, `sent_before_this_device`, `sent_before_approval`, `unsupported_format`,
     /// `unencrypted`, `deleted`.
     let state: String
     /// Why it cannot be read (undecryptable states only).
@@ -41,7 +41,11 @@ struct MessageOutput: Encodable, Equatable {
 
     init(_ item: TimelineItem, event: String? = nil) {
         // History from before this device is no error, whatever the receive event called it.
-        self.event = item.state == .sentBeforeThisDevice && (event == "undecryptable" || event == "pending") ? "sent_before_this_device" : event
+        self.event = switch item.state {
+        case .sentBeforeThisDevice where event == "undecryptable" || event == "pending": "sent_before_this_device"
+        case .sentBeforeApproval where event == "undecryptable": "sent_before_approval"
+        default: event
+        }
         channelID = item.channelID.rawValue
         messageID = item.messageID.rawValue
         createdAt = item.createdAt.restText
@@ -60,6 +64,7 @@ struct MessageOutput: Encodable, Equatable {
         case .pending: (state, reason) = ("pending", item.waitsForAcceptance ? "waiting_for_acceptance" : nil)
         case .undecryptable(let why): (state, reason) = ("undecryptable", why.rawValue)
         case .sentBeforeThisDevice: (state, reason) = ("sent_before_this_device", nil)
+        case .sentBeforeApproval: (state, reason) = ("sent_before_approval", nil)
         case .unsupportedFormat: (state, reason) = ("unsupported_format", UndecryptableReason.unsupportedFormat.rawValue)
         case .unencrypted: (state, reason) = ("unencrypted", nil)
         case .deleted: (state, reason) = ("deleted", nil)
@@ -88,6 +93,7 @@ struct MessageOutput: Encodable, Equatable {
         case "pending": parts.append("[pending: waiting for a key]")
         case "deleted": parts.append("[deleted]")
         case "sent_before_this_device": parts.append("[sent before this device was added]")
+        case "sent_before_approval": parts.append("[sent before its sender approved this device]")
         case "undecryptable" where reason == "sent_after_leaving":
             parts.append("[not a recipient: sent after this device left the channel]")
         default: parts.append("[undecryptable: \(reason ?? "other")]")

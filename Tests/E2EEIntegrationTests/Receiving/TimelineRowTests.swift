@@ -56,5 +56,28 @@ extension IntegrationTests {
                 #expect(history.map(\.state) == [.sentBeforeThisDevice], "\(history.map(\.state))")
             }
         }
+
+        @Test("a DM message sent after bob's laptop logged in, before alice approved it, shows as sent before approval, not as an error; the next one after the approval reads")
+        func dmBeforeApprovalIsNoError() async throws {
+            try await MessagingHarness.with { harness in
+                let alice = try await harness.registerWithDefaults("alice")
+                let bob = try await harness.registerWithDefaults("bob")
+                let dm = try await harness.acceptedDM(alice, bob)
+                try await alice.send(text: "first", to: dm.id)
+                await alice.waitForOutbox()
+                let laptop = try await harness.login("bob", deviceName: "laptop", configuration: MessagingHarness.recipientConfiguration)
+                _ = try await laptop.openDirectMessage(with: alice.userID)
+                try await alice.send(text: "laptop held", to: dm.id)  // holds the laptop: not addressed to it
+                await alice.waitForOutbox()
+                _ = try await alice.approveDevice(laptop.deviceID)
+                try await alice.send(text: "laptop approved", to: dm.id)
+                await alice.waitForOutbox()
+
+                try await laptop.sync()
+                let rows = try await laptop.timeline(channelID: dm.id)
+                #expect(rows.map(\.state) == [.sentBeforeThisDevice, .sentBeforeApproval, .decrypted], "\(rows.map(\.state))")
+                #expect(rows.last?.text == "laptop approved")
+            }
+        }
     }
 }
