@@ -29,4 +29,6 @@ extension KeyStore {
     package var recipientStore: RecipientStore { RecipientStore() }
     /// What this device decided about its channels: pinned kinds, requests, member standings.
     package var channelTrustStore: ChannelTrustStore { ChannelTrustStore() }
+    /// Contacts' user keys, device links and this device's clock readings (text 1.3).
+    package var contactKeyStore: ContactKeyStore { ContactKeyStore() }
 }
