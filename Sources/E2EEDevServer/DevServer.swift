@@ -21,10 +21,13 @@ public enum DevServer {
         var logger = Logger(label: "e2ee-devserver")
         logger.logLevel = configuration.logRequests ? .info : .warning
         let hub = EventHub(autoSubscribeLaterChannels: !configuration.quirks.noAutoSubscribeToLaterChannels)
+        let database = try DevDatabase.open(path: configuration.databasePath)
+        let writer = FaultPostWriter(database: database, hub: hub, clock: configuration.clock,
+                                     socketSuffix: configuration.quirks.socketTimestampsWithOffset ? .offset : .zulu)
         let state = ServerState(
-            database: try DevDatabase.open(path: configuration.databasePath),
+            database: database,
             configuration: configuration,
-            faults: FaultInjector(hub: hub),
+            faults: FaultInjector(hub: hub, writer: writer),
             hub: hub,
             rateLimiter: RateLimiter(limit: configuration.rateLimit),
             connectionMarks: ConnectionMarks(),

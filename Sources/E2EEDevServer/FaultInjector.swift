@@ -1,3 +1,5 @@
+import Foundation
+
 /// Faults a test switches on in a running dev server, to see the client cope with them. Every
 /// switch applies from the moment it is set until it is cleared (``reset()`` clears them all).
 public actor FaultInjector {
@@ -58,6 +60,10 @@ public actor FaultInjector {
     private var pageFaultReads: [String: Int] = [:]
     /// Message ids left out of a channel's pages, per channel id (``omitRows(ofChannel:_:)``).
     public private(set) var omittedRows: [String: Set<String>] = [:]
+    private var recordFaults = RecordFaults()
+    private var postFaults = PostFaults()
+    /// Writes released, reposted and forged rows; `nil` when attached to no server.
+    private let writer: FaultPostWriter?
 
     /// What a channel's message pages (`GET /channels/{id}/messages`) do under
     /// ``faultPages(ofChannel:_:)``: only that channel's reads, every other route and channel
@@ -74,9 +80,15 @@ public actor FaultInjector {
 
     /// Creates an injector with no fault switched on, attached to no server (the socket actions
     /// reach nobody).
-    public init() { hub = nil }
+    public init() {
+        hub = nil
+        writer = nil
+    }
 
-    init(hub: EventHub) { self.hub = hub }
+    init(hub: EventHub, writer: FaultPostWriter) {
+        self.hub = hub
+        self.writer = writer
+    }
 
     /// Makes the next `count` HTTP requests (any route, WebSocket handshakes included) fail with
     /// `status` without being handled.
@@ -199,10 +211,102 @@ public actor FaultInjector {
         return fault
     }
 
-    /// Clears every fault.
+    /// Serves `record` as the signed prekey record (`signed_pre_key` and its signature) of
+    /// `device` in the key bundle routes (`GET /keys/{user_id}/bundles`,
+    /// `GET /keys/{device_id}/bundle`): to the device making the request when it is `viewer`, or
+    /// to everyone when `viewer` is `nil`. A viewer's own setting wins over the one for everyone;
+    /// ``ServedRecord/current`` for everyone clears every setting of the device. Applies to
+    /// devices that have a stored bundle (``ServedRecord/absent`` hides it); the stored bundle
+    /// itself is never changed.
+    public func serveRecord(device: String, record: ServedRecord, toViewer viewer: String? = nil) {
+        recordFaults.set(device: device, record, viewer: viewer)
+    }
+
+    /// What `device`'s record is served as to `viewer`.
+    func servedRecord(device: String, viewer: String) -> ServedRecord {
+        recordFaults.isEmpty ? .current : recordFaults.served(device: device, viewer: viewer)
+    }
+
+    /// Makes the next `count` posts (`POST /channels/{id}/messages`) of `contentType` answer 201
+    /// with a message (a fresh id, dated now) that is never stored nor published: a server that
+    /// loses them. Replaces what was left for that content type; 0 clears it. Posts the server
+    /// refuses anyway (not a member, a bad body) are refused as usual and not counted.
+    public func dropPosts(contentType: String, count: Int) {
+        postFaults.drop(contentType: contentType, count: count)
+    }
+
+    /// Holds every post of `contentType` made with a token of `fromDevice` (`nil`: any content
+    /// type, any device), until ``releasePosts()``: each answers 201 at once with the id it
+    /// will have, and is stored and published only at release, dated then. Calls add up; a post
+    /// matching a ``dropPosts(contentType:count:)`` is dropped rather than held.
+    public func holdPosts(contentType: String?, fromDevice deviceID: String?) {
+        postFaults.add(.init(contentType: contentType, deviceID: deviceID?.lowercased()))
+    }
+
+    /// Ends every hold and stores and publishes the held posts, oldest first, each dated now
+    /// (strictly after its channel's newest row); returns their ids. A post whose channel was
+    /// deleted meanwhile is lost.
+    /// - Throws: ``FaultError/notAttached`` (nothing is released), GRDB's `DatabaseError`.
+    @discardableResult
+    public func releasePosts() async throws -> [String] {
+        guard let writer else { throw FaultError.notAttached }
+        var released: [String] = []
+        for message in postFaults.release() {
+            if let stored = try await writer.store(message) { released.append(stored.id) }
+        }
+        return released
+    }
+
+    /// The number of posts held now (``holdPosts(contentType:fromDevice:)``).
+    public var heldPostCount: Int { postFaults.held.count }
+
+    /// Whether a post by `deviceID`'s token is dropped, held (and kept) or goes through.
+    func interceptPost(_ message: StoredMessage, postedBy deviceID: String) -> PostInterception? {
+        postFaults.intercept(message, postedBy: deviceID)
+    }
+
+    /// Posts the message `messageID` again into `channelID` (any channel, its own included): the
+    /// same sender, sender device, content, content type, protocol version and reply, with a new
+    /// id and time, published as a new `message.new`. Returns the new id.
+    /// - Throws: ``FaultError/messageNotFound(_:)``, ``FaultError/channelNotFound(_:)``,
+    ///   ``FaultError/notAttached``; GRDB's `DatabaseError`.
+    @discardableResult
+    public func repost(messageID: String, channelID: String) async throws -> String {
+        guard let writer else { throw FaultError.notAttached }
+        guard var message = try await writer.message(messageID.lowercased()) else { throw FaultError.messageNotFound(messageID) }
+        message.id = UUID().uuidString.lowercased()
+        message.channelID = channelID.lowercased()
+        message.visibleTo = nil
+        guard let stored = try await writer.store(message) else { throw FaultError.channelNotFound(channelID) }
+        return stored.id
+    }
+
+    /// Stores a forged row in `channelID` as if `userID`'s device `deviceID` had posted it
+    /// (neither needs to be a member; the device need not exist), dated now, and publishes it:
+    /// to every member, or — with `visibleTo` — only to that device, whose pages alone show it
+    /// and whose sockets alone get its `message.new` (and its edit or delete). Returns its id.
+    /// - Throws: ``FaultError/userNotFound(_:)``, ``FaultError/channelNotFound(_:)``,
+    ///   ``FaultError/notAttached``; GRDB's `DatabaseError`.
+    @discardableResult
+    public func postAs(userID: String, deviceID: String?, channelID: String, contentType: String, content: String,
+                       visibleTo: String? = nil, protocolVersion: Int = 2) async throws -> String {
+        guard let writer else { throw FaultError.notAttached }
+        let message = StoredMessage(
+            id: UUID().uuidString.lowercased(), channelID: channelID.lowercased(), senderID: userID.lowercased(),
+            senderDeviceID: deviceID?.lowercased(), content: content, contentType: contentType, protocolVersion: protocolVersion,
+            replyToID: nil, createdAt: 0, visibleTo: visibleTo?.lowercased()
+        )
+        guard let stored = try await writer.store(message) else { throw FaultError.channelNotFound(channelID) }
+        return stored.id
+    }
+
+    /// Clears every fault. Posts still held are discarded (``releasePosts()`` first to keep
+    /// them); rows already forged or reposted stay, forged rows still shown to their one device.
     public func reset() {
         pageFaults = [:]
         omittedRows = [:]
+        recordFaults = RecordFaults()
+        postFaults = PostFaults()
         pendingFailures = []
         dropSocketsAfterFrames = nil
         duplicateEventProbability = 0

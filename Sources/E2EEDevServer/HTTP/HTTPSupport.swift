@@ -73,15 +73,17 @@ extension DevRequestContext {
 /// Field checks for request bodies, answering 422 the way FastAPI does.
 struct BodyReader {
     let body: JSONValue
+    /// Where `body` sits in the request, for the 422's `loc` (a nested object adds its key).
+    var location: [String] = ["body"]
 
     /// A required string field.
     /// - Throws: ``APIError`` 422 when missing or not a string.
     func string(_ key: String) throws -> String {
         guard let value = body[key], !value.isNull else {
-            throw APIError.validation(["body", key], "Field required", type: "missing")
+            throw APIError.validation(location + [key], "Field required", type: "missing")
         }
         guard let text = value.stringValue else {
-            throw APIError.validation(["body", key], "Input should be a valid string", type: "string_type")
+            throw APIError.validation(location + [key], "Input should be a valid string", type: "string_type")
         }
         return text
     }
@@ -91,7 +93,7 @@ struct BodyReader {
     func optionalString(_ key: String) throws -> String? {
         guard let value = body[key], !value.isNull else { return nil }
         guard let text = value.stringValue else {
-            throw APIError.validation(["body", key], "Input should be a valid string", type: "string_type")
+            throw APIError.validation(location + [key], "Input should be a valid string", type: "string_type")
         }
         return text
     }
@@ -101,7 +103,7 @@ struct BodyReader {
     func optionalUUID(_ key: String) throws -> String? {
         guard let text = try optionalString(key) else { return nil }
         guard let uuid = UUID(uuidString: text) else {
-            throw APIError.validation(["body", key], "Input should be a valid UUID", type: "uuid_parsing")
+            throw APIError.validation(location + [key], "Input should be a valid UUID", type: "uuid_parsing")
         }
         return uuid.uuidString.lowercased()
     }
@@ -110,7 +112,7 @@ struct BodyReader {
     /// - Throws: ``APIError`` 422 when missing or not a UUID string.
     func uuid(_ key: String) throws -> String {
         guard let value = try optionalUUID(key) else {
-            throw APIError.validation(["body", key], "Field required", type: "missing")
+            throw APIError.validation(location + [key], "Field required", type: "missing")
         }
         return value
     }
@@ -120,7 +122,7 @@ struct BodyReader {
     func optionalBool(_ key: String) throws -> Bool? {
         guard let value = body[key], !value.isNull else { return nil }
         guard let flag = value.boolValue else {
-            throw APIError.validation(["body", key], "Input should be a valid boolean", type: "bool_type")
+            throw APIError.validation(location + [key], "Input should be a valid boolean", type: "bool_type")
         }
         return flag
     }
@@ -130,7 +132,7 @@ struct BodyReader {
     func optionalInt(_ key: String) throws -> Int? {
         guard let value = body[key], !value.isNull else { return nil }
         guard let number = value.intValue else {
-            throw APIError.validation(["body", key], "Input should be a valid integer", type: "int_type")
+            throw APIError.validation(location + [key], "Input should be a valid integer", type: "int_type")
         }
         return number
     }
@@ -139,15 +141,15 @@ struct BodyReader {
     /// - Throws: ``APIError`` 422 when missing or not a list of strings.
     func strings(_ key: String, required: Bool = true) throws -> [String] {
         guard let value = body[key], !value.isNull else {
-            if required { throw APIError.validation(["body", key], "Field required", type: "missing") }
+            if required { throw APIError.validation(location + [key], "Field required", type: "missing") }
             return []
         }
         guard let items = value.arrayValue else {
-            throw APIError.validation(["body", key], "Input should be a valid list", type: "list_type")
+            throw APIError.validation(location + [key], "Input should be a valid list", type: "list_type")
         }
         return try items.enumerated().map { index, item in
             guard let text = item.stringValue else {
-                throw APIError.validation(["body", key, String(index)], "Input should be a valid string", type: "string_type")
+                throw APIError.validation(location + [key, String(index)], "Input should be a valid string", type: "string_type")
             }
             return text
         }

@@ -24,6 +24,9 @@ enum SocketItem: Sendable {
 actor EventHub {
     private struct Socket {
         let userID: String
+        /// The device whose ticket opened the socket (`nil` for a ticket from before the
+        /// server recorded it).
+        let deviceID: String?
         let sink: AsyncStream<SocketItem>.Continuation
     }
 
@@ -40,13 +43,13 @@ actor EventHub {
         self.autoSubscribeLaterChannels = autoSubscribeLaterChannels
     }
 
-    func register(_ id: UUID, userID: String, sink: AsyncStream<SocketItem>.Continuation) {
+    func register(_ id: UUID, userID: String, deviceID: String?, sink: AsyncStream<SocketItem>.Continuation) {
         // A handshake that completes while the server shuts down gets a writer that has ended.
         guard !isClosed else {
             sink.finish()
             return
         }
-        sockets[id] = Socket(userID: userID, sink: sink)
+        sockets[id] = Socket(userID: userID, deviceID: deviceID, sink: sink)
         pubSubDead = false
     }
 
@@ -86,11 +89,13 @@ actor EventHub {
         subscriptions[userID, default: []].insert(channelID)
     }
 
-    /// Sends `event` to every socket whose user is subscribed to `channelID`.
-    func publish(toChannel channelID: String, _ event: JSONValue) {
+    /// Sends `event` to every socket whose user is subscribed to `channelID` — only to the
+    /// sockets of device `onlyDevice` when one is given (a row shown to one device).
+    func publish(toChannel channelID: String, _ event: JSONValue, onlyDevice: String? = nil) {
         guard !pubSubDead else { return }
         let text = event.text
         for socket in sockets.values where subscriptions[socket.userID]?.contains(channelID) == true {
+            if let onlyDevice, socket.deviceID != onlyDevice { continue }
             socket.sink.yield(.event(text))
         }
     }

@@ -15,14 +15,15 @@ struct PendingSocket: Sendable {
 actor PendingSockets {
     private var pending: [ObjectIdentifier: PendingSocket] = [:]
 
-    /// Registers a socket for `userID` with `hub` and keeps it for `channel`'s session. If the
-    /// connection closes before the session takes it, it is unregistered.
-    func open(for channel: any Channel, userID: String, hub: EventHub) async {
+    /// Registers a socket for `userID`'s device `deviceID` (the ticket's) with `hub` and keeps it
+    /// for `channel`'s session. If the connection closes before the session takes it, it is
+    /// unregistered.
+    func open(for channel: any Channel, userID: String, deviceID: String?, hub: EventHub) async {
         let (stream, sink) = AsyncStream.makeStream(of: SocketItem.self)
         let socket = PendingSocket(id: UUID(), userID: userID, stream: stream, sink: sink)
         let key = ObjectIdentifier(channel)
         pending[key] = socket
-        await hub.register(socket.id, userID: userID, sink: sink)
+        await hub.register(socket.id, userID: userID, deviceID: deviceID, sink: sink)
         channel.closeFuture.whenComplete { _ in
             Task {
                 if await self.take(key) != nil { await hub.unregister(socket.id) }

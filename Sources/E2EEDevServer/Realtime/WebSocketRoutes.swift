@@ -41,12 +41,14 @@ struct WebSocketRoutes {
         }
         let digest = Credentials.digest(request.formQuery["ticket"] ?? "")
         let now = state.now
-        let userID = try await state.database.write { db -> String? in
+        let owner = try await state.database.write { db -> (userID: String, deviceID: String?)? in
             try db.execute(sql: "UPDATE ws_tickets SET used = 1 WHERE ticket_hash = ? AND used = 0 AND expires_at > ?", arguments: [digest, now])
-            guard db.changesCount == 1 else { return nil }
-            return try String.fetchOne(db, sql: "SELECT user_id FROM ws_tickets WHERE ticket_hash = ?", arguments: [digest])
+            guard db.changesCount == 1,
+                  let row = try Row.fetchOne(db, sql: "SELECT user_id, device_id FROM ws_tickets WHERE ticket_hash = ?", arguments: [digest])
+            else { return nil }
+            return (row["user_id"], row["device_id"])
         }
-        guard let userID else {
+        guard let (userID, deviceID) = owner else {
             await context.refuseHandshake(status: 403, detail: nil)
             return .dontUpgrade
         }
@@ -54,7 +56,7 @@ struct WebSocketRoutes {
             await state.hub.subscribe(userID: userID, channelIDs: try await state.channelIDs(ofUser: userID))
         }
         // Registered now, so that events published as soon as the 101 is out are queued.
-        await state.pendingSockets.open(for: context.channel, userID: userID, hub: state.hub)
+        await state.pendingSockets.open(for: context.channel, userID: userID, deviceID: deviceID, hub: state.hub)
         await context.acceptHandshake()
         return .upgrade([:])
     }

@@ -138,8 +138,8 @@ struct AuthRoutes {
         let ticket = Credentials.newToken()
         let expiresAt = state.now + state.configuration.ticketLifetime.microseconds
         try await state.database.write { db in
-            try db.execute(sql: "INSERT INTO ws_tickets (ticket_hash, user_id, expires_at) VALUES (?, ?, ?)",
-                           arguments: [Credentials.digest(ticket), caller.userID, expiresAt])
+            try db.execute(sql: "INSERT INTO ws_tickets (ticket_hash, user_id, device_id, expires_at) VALUES (?, ?, ?, ?)",
+                           arguments: [Credentials.digest(ticket), caller.userID, caller.deviceID, expiresAt])
         }
         return .json(.object(["ticket": .string(ticket)]))
     }

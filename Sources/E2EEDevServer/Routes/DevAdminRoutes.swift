@@ -9,7 +9,10 @@ import Hummingbird
 /// `refuse_upgrades` (status, `{status, retry_after?}` or null), `drop_next_requests` (int),
 /// `drop_sockets` (true, or `{user_id}`), `raw_frame` `{user_id, text}`, `close_sockets`
 /// `{user_id, code, reason?}`, `expire_tokens` (true), `kill_pubsub` (true: events stop until a
-/// new socket connects), `reset` (true, applied first).
+/// new socket connects), `reset` (true, applied first); the record and post fields of
+/// ``DevPostFaultFields`` (`serve_record`, `drop_posts`, `hold_posts`, then the actions
+/// `release_posts`, `repost`, `post_as`). Answers 204, or 200 with the actions' results
+/// (`{released, reposted, posted_as}`, each only when asked).
 /// `GET /_dev/health` answers `{"status":"ok"}`. `POST /_dev/users/{user_id}/devices` adds a
 /// device to a user (``DevDeviceInjectionRoutes``).
 struct DevAdminRoutes {
@@ -51,7 +54,10 @@ struct DevAdminRoutes {
             }
             if body["kill_pubsub"]?.boolValue == true { await faults.killPubSub() }
             if body["expire_tokens"]?.boolValue == true { await faults.expireAccessTokens(issuedAtOrBefore: state.now) }
-            return Response.noContent
+            let posts = DevPostFaultFields(faults: faults)
+            try await posts.applySwitches(body)
+            let results = try await posts.runActions(body)
+            return results.isEmpty ? Response.noContent : Response.json(.object(results))
         }
     }
 

@@ -12,21 +12,23 @@ struct KeyRoutes {
         group.post("upload") { request, context in try await upload(request, context) }
         group.post("one-time") { request, context in try await appendOneTime(request, context) }
         group.get("{id}/bundles") { request, context in
-            _ = try await state.authenticate(request)
+            let caller = try await state.authenticate(request)
             let userID = try context.uuidParameter("id")
             let devices = try await state.database.read { db in
                 try String.fetchAll(db, sql: "SELECT device_id FROM key_bundles WHERE user_id = ?", arguments: [userID])
             }
             var bundles: [JSONValue] = []
             for deviceID in devices {
-                if let bundle = try await fetchBundle(deviceID) { bundles.append(bundle) }
+                if let bundle = try await fetchBundle(deviceID, viewer: caller.deviceID) { bundles.append(bundle) }
             }
             return Response.json(.array(bundles))
         }
         group.get("{id}/bundle") { request, context in
-            _ = try await state.authenticate(request)
+            let caller = try await state.authenticate(request)
             let deviceID = try context.uuidParameter("id")
-            guard let bundle = try await fetchBundle(deviceID) else { throw APIError.detail(.notFound, "Key bundle not found") }
+            guard let bundle = try await fetchBundle(deviceID, viewer: caller.deviceID) else {
+                throw APIError.detail(.notFound, "Key bundle not found")
+            }
             return Response.json(bundle)
         }
         SenderKeyRoutes(state: state).register(on: group)
@@ -78,7 +80,12 @@ struct KeyRoutes {
     /// One device's bundle with its first one-time prekey (popped unless the quirk is on), then
     /// `keys.low_otp` to the owner when the list held the threshold (10) or fewer keys, with
     /// `remaining` = list length − 1 whether or not the key was popped (docs/spec/server-api.md §13).
-    private func fetchBundle(_ deviceID: String) async throws -> JSONValue? {
+    /// The signed prekey record is the one ``FaultInjector/serveRecord(device:record:toViewer:)``
+    /// serves `viewer` (the requesting device): a record served as absent is a bundle that does
+    /// not exist (`nil`, nothing popped, no event).
+    private func fetchBundle(_ deviceID: String, viewer: String) async throws -> JSONValue? {
+        let served = await state.faults.servedRecord(device: deviceID, viewer: viewer)
+        if served == .absent { return nil }
         let pop = !state.quirks.oneTimePreKeyNeverPopped
         let result = try await state.database.write { db -> (JSONValue, String, Int)? in
             guard let row = try Row.fetchOne(db, sql: "SELECT * FROM key_bundles WHERE device_id = ?", arguments: [deviceID]) else { return nil }
@@ -88,11 +95,13 @@ struct KeyRoutes {
             }
             let stored = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM one_time_pre_keys WHERE device_id = ?", arguments: [deviceID]) ?? 0
             let listLength = pop && first != nil ? stored + 1 : stored
+            var (signedPreKey, signature): (String, String) = (row["signed_pre_key"], row["signed_pre_key_signature"])
+            if case .given(let record, let recordSignature) = served { (signedPreKey, signature) = (record, recordSignature) }
             let bundle: JSONValue = .object([
                 "device_id": .string(deviceID),
                 "identity_key": .string(row["identity_key"]),
-                "signed_pre_key": .string(row["signed_pre_key"]),
-                "signed_pre_key_signature": .string(row["signed_pre_key_signature"]),
+                "signed_pre_key": .string(signedPreKey),
+                "signed_pre_key_signature": .string(signature),
                 "one_time_pre_key": .optional(first?["key"]),
                 "one_time_pre_key_count": .int(stored),
             ])

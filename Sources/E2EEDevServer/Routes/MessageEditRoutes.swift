@@ -10,11 +10,11 @@ struct MessageEditRoutes {
             let caller = try await state.authenticate(request)
             let id = try context.uuidParameter("id")
             let content = try BodyReader(body: try await request.jsonObject(context: context)).string("content")
-            let (channelID, message) = try await ownMessage(id, userID: caller.userID)
+            let (channelID, message, visibleTo) = try await ownMessage(id, userID: caller.userID)
             let editedAt = state.now
             let event = ServerEvent.messageEdit(id: id, channelID: channelID, content: content,
                                                 editedAt: Timestamp.format(editedAt, suffix: state.socketSuffix))
-            try await state.publishAround(channelID: channelID, event: event) {
+            try await state.publishAround(channelID: channelID, event: event, visibleTo: visibleTo) {
                 try await state.database.write { db in
                     try db.execute(sql: "UPDATE messages SET content = ?, edited_at = ? WHERE id = ?", arguments: [content, editedAt, id])
                 }
@@ -27,8 +27,9 @@ struct MessageEditRoutes {
         group.delete("messages/{id}") { request, context in
             let caller = try await state.authenticate(request)
             let id = try context.uuidParameter("id")
-            let (channelID, _) = try await ownMessage(id, userID: caller.userID)
-            try await state.publishAround(channelID: channelID, event: ServerEvent.messageDelete(id: id, channelID: channelID)) {
+            let (channelID, _, visibleTo) = try await ownMessage(id, userID: caller.userID)
+            let event = ServerEvent.messageDelete(id: id, channelID: channelID)
+            try await state.publishAround(channelID: channelID, event: event, visibleTo: visibleTo) {
                 try await state.database.write { db in
                     try db.execute(sql: "UPDATE messages SET reply_to_id = NULL WHERE reply_to_id = ?", arguments: [id])
                     try db.execute(sql: "DELETE FROM messages WHERE id = ?", arguments: [id])
@@ -38,15 +39,15 @@ struct MessageEditRoutes {
         }
     }
 
-    /// The message's channel and REST form, if it is the caller's.
+    /// The message's channel, REST form and the one device it is shown to (if any), if it is the caller's.
     /// - Throws: ``APIError`` 404 for an unknown message, 403 for someone else's.
-    private func ownMessage(_ id: String, userID: String) async throws -> (channelID: String, message: JSONValue) {
+    private func ownMessage(_ id: String, userID: String) async throws -> (channelID: String, message: JSONValue, visibleTo: String?) {
         try await state.database.read { db in
             guard let row = try Row.fetchOne(db, sql: "SELECT * FROM messages WHERE id = ?", arguments: [id]) else {
                 throw APIError.detail(.notFound, "Message not found")
             }
             guard (row["sender_id"] as String?) == userID else { throw APIError.detail(.forbidden, "Not your message") }
-            return (row["channel_id"], Representation.message(row, suffix: .zulu))
+            return (row["channel_id"], Representation.message(row, suffix: .zulu), row["visible_to"])
         }
     }
 }

@@ -45,8 +45,9 @@ struct MessageRoutes {
         let omitted = await state.faults.omittedRows[channelID.lowercased()] ?? []
         let rows = try await state.database.read { db -> [JSONValue] in
             try state.requireMember(db, channelID: channelID, userID: caller.userID)
-            var sql = "SELECT * FROM messages WHERE channel_id = ?"
-            var values: [any DatabaseValueConvertible] = [channelID]
+            // A row shown to one device (the `postAs … visibleTo:` fault) is in that device's pages only.
+            var sql = "SELECT * FROM messages WHERE channel_id = ? AND (visible_to IS NULL OR visible_to = ?)"
+            var values: [any DatabaseValueConvertible] = [channelID, caller.deviceID]
             if let hidden {
                 sql += " AND (sender_device_id IS NULL OR sender_device_id != ?)"
                 values.append(hidden)
@@ -94,37 +95,22 @@ struct MessageRoutes {
             if let senderDeviceID, try Bool.fetchOne(db, sql: "SELECT 1 FROM devices WHERE id = ?", arguments: [senderDeviceID]) == nil {
                 throw APIError.internalError() // unknown sender_device_id: the reference server's FK 500
             }
-            return try nextCreatedAt(db, channelID: channelID, tieRun: tieRun)
+            return try StoredMessage.nextCreatedAt(db, channelID: channelID, now: state.now, tieRun: tieRun)
         }
-        let row = Row([
-            "id": id, "channel_id": channelID, "sender_id": caller.userID, "sender_device_id": senderDeviceID,
-            "content": content, "content_type": contentType, "protocol_version": protocolVersion,
-            "reply_to_id": replyToID, "edited_at": nil, "created_at": createdAt,
-        ])
-        let event = ServerEvent.messageNew(Representation.message(row, suffix: state.socketSuffix))
+        let message = StoredMessage(
+            id: id, channelID: channelID, senderID: caller.userID, senderDeviceID: senderDeviceID, content: content,
+            contentType: contentType, protocolVersion: protocolVersion, replyToID: replyToID, createdAt: createdAt, visibleTo: nil
+        )
+        let answer = Representation.message(message.row, suffix: .zulu)
+        // A dropped post is answered and forgotten; a held one is answered now and stored at release.
+        if await state.faults.interceptPost(message, postedBy: caller.deviceID) != nil {
+            return .json(answer, status: .created)
+        }
+        let event = ServerEvent.messageNew(Representation.message(message.row, suffix: state.socketSuffix))
         try await state.publishAround(channelID: channelID, event: event) {
-            try await state.database.write { db in
-                try db.execute(sql: """
-                    INSERT INTO messages (id, channel_id, sender_id, sender_device_id, content, content_type, protocol_version, reply_to_id, created_at)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    """, arguments: [id, channelID, caller.userID, senderDeviceID, content, contentType, protocolVersion, replyToID, createdAt])
-            }
+            try await state.database.write { db in try message.insert(db) }
         }
-        return .json(Representation.message(row, suffix: .zulu), status: .created)
-    }
-
-    /// `now`, or — with a tie run length (the tied-timestamps quirk or fault) — the previous
-    /// message's time while its run is shorter than `tieRun`. Without one, strictly after the
-    /// previous message.
-    private func nextCreatedAt(_ db: Database, channelID: String, tieRun: Int?) throws -> Int64 {
-        let now = state.now
-        guard let last = try Int64.fetchOne(db, sql: "SELECT MAX(created_at) FROM messages WHERE channel_id = ?", arguments: [channelID])
-        else { return now }
-        if let tieRun {
-            let run = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM messages WHERE channel_id = ? AND created_at = ?", arguments: [channelID, last]) ?? 0
-            if run < tieRun { return last }
-        }
-        return max(now, last + 1)
+        return .json(answer, status: .created)
     }
 }
 
@@ -132,19 +118,20 @@ extension ServerState {
     /// Commits `write` and publishes `event` in the order the faults or the quirk dictate: event
     /// first, then the write after a random delay, under ``FaultInjector/delayCommits(upTo:)``;
     /// event first, then the write after the commit delay, under `publishBeforeCommit`;
-    /// otherwise write first.
-    func publishAround(channelID: String, event: JSONValue, write: () async throws -> Void) async throws {
+    /// otherwise write first. The event of a row shown to one device (`visibleTo`) goes to that
+    /// device's sockets only.
+    func publishAround(channelID: String, event: JSONValue, visibleTo: String? = nil, write: () async throws -> Void) async throws {
         if let delay = await faults.drawCommitDelay() {
-            await hub.publish(toChannel: channelID, event)
+            await hub.publish(toChannel: channelID, event, onlyDevice: visibleTo)
             try await delay.sleep()
             try await write()
         } else if quirks.publishBeforeCommit {
-            await hub.publish(toChannel: channelID, event)
+            await hub.publish(toChannel: channelID, event, onlyDevice: visibleTo)
             try await quirks.commitDelay.sleep()
             try await write()
         } else {
             try await write()
-            await hub.publish(toChannel: channelID, event)
+            await hub.publish(toChannel: channelID, event, onlyDevice: visibleTo)
         }
     }
 }

@@ -112,6 +112,15 @@ enum DevDatabase {
             // Marks refresh tokens issued by a refresh (the commit-lag quirk applies to them only).
             try db.execute(sql: "ALTER TABLE refresh_tokens ADD COLUMN issued_by_refresh INTEGER NOT NULL DEFAULT 0")
         }
+        migrator.registerMigration("v3: rows shown to one device") { db in
+            // The device a ticket was issued to (its socket gets the events of rows shown only to
+            // that device), and the one device a forged row is shown to (NULL: every member). Both
+            // serve the `postAs … visibleTo:` fault; the reference server has neither.
+            try db.execute(sql: """
+                ALTER TABLE ws_tickets ADD COLUMN device_id TEXT;
+                ALTER TABLE messages ADD COLUMN visible_to TEXT;
+                """)
+        }
         return migrator
     }
 }
