@@ -28,6 +28,7 @@ let package = Package(
         fuzzTarget("fuzz-pairwise-message"),
         fuzzTarget("fuzz-pairwise-plaintext"),
         fuzzTarget("fuzz-published-keys"),
+        fuzzTarget("fuzz-signed-prekey-record"),
         fuzzTarget("fuzz-prekey-bundle", [messaging, transport]),
         fuzzTarget("fuzz-payload-json"),
         fuzzTarget("fuzz-json-differential"),

@@ -14,7 +14,7 @@ esac
 FUZZ_BIN="$FUZZ_BUILD_DIR/$FUZZ_CONFIGURATION"
 FUZZ_TARGETS=(
     fuzz-envelope fuzz-recipient-entries fuzz-pairwise-message fuzz-pairwise-plaintext
-    fuzz-published-keys fuzz-prekey-bundle fuzz-payload-json fuzz-json-differential fuzz-base64
+    fuzz-published-keys fuzz-signed-prekey-record fuzz-prekey-bundle fuzz-payload-json fuzz-json-differential fuzz-base64
     fuzz-server-json fuzz-realtime-event fuzz-message-assembler fuzz-stored-forms
     fuzz-store-metadata fuzz-receiving-device
 )
@@ -29,7 +29,7 @@ fuzz_dictionary() {
     case "$1" in
         fuzz-payload-json | fuzz-json-differential | fuzz-server-json | fuzz-realtime-event | fuzz-prekey-bundle | fuzz-message-assembler)
             echo "-dict=$FUZZ_DIR/Dictionaries/json.dict" ;;
-        fuzz-envelope | fuzz-recipient-entries | fuzz-pairwise-message | fuzz-pairwise-plaintext | fuzz-published-keys | fuzz-stored-forms | fuzz-receiving-device)
+        fuzz-envelope | fuzz-recipient-entries | fuzz-pairwise-message | fuzz-pairwise-plaintext | fuzz-published-keys | fuzz-signed-prekey-record | fuzz-stored-forms | fuzz-receiving-device)
             echo "-dict=$FUZZ_DIR/Dictionaries/envelope.dict" ;;
     esac
 }

@@ -74,6 +74,22 @@ for test in load("x3dh_test.json"):
             "one_time_pre_key": b64(bytes.fromhex(test["oneTimePrekeyPublic"])) if test.get("oneTimePrekeyPublic") else None,
             "one_time_pre_key_count": 3,
         })
+for test in load("records_test.json"):
+    record = bytes.fromhex(test["record"])
+    seed("fuzz-signed-prekey-record", b"\x00" + record)
+    seed("fuzz-published-keys", b"\x01" + record)
+    if len(record) >= 37:
+        seed("fuzz-signed-prekey-record", b"\x01" + record[37:])
+    if test["result"] == "valid":
+        seed("fuzz-signed-prekey-record", b"\x02" + record[69:77])
+    bundles.append({
+        "device_id": test["deviceId"],
+        "identity_key": b64(bytes.fromhex(test["identityBlob"])),
+        "signed_pre_key": b64(record),
+        "signed_pre_key_signature": b64(bytes.fromhex(test["recordSignature"])),
+        "one_time_pre_key": None,
+        "one_time_pre_key_count": 0,
+    })
 for index in range(0, len(bundles), 2):
     seed("fuzz-prekey-bundle", json.dumps(bundles[index:index + 2]).encode())
 

@@ -8,9 +8,11 @@ from e2ee_interop.envelopes import (build_dm, build_group, build_skd, dm_entry_p
                                     key_commit, open_dm, open_group, parse_content, parse_dm,
                                     parse_group, parse_skd_envelope, seal_dm_payload)
 from e2ee_interop.errors import ProtocolError  # noqa: F401
-from e2ee_interop.keys import (check_ed25519_public, check_x25519_public, identity_blob,  # noqa: F401
-                               parse_identity_blob, parse_prekey_form, prekey_form,
-                               sign_signed_prekey, verify_bundle)
+from e2ee_interop.keys import (certificate_verifies, check_ed25519_public,  # noqa: F401
+                               check_x25519_public, identity_blob, issue_certificate,
+                               parse_certificate, parse_identity_blob, parse_prekey_form,
+                               parse_signed_prekey_record, prekey_form, sign_signed_prekey,
+                               signed_prekey_record, verify_bundle)
 from e2ee_interop.payload import encode_payload, parse_payload  # noqa: F401
 from e2ee_interop.primitives import (aead_open, aead_seal, ed25519_public, ed25519_sign,  # noqa: F401
                                      ed25519_verify, hkdf, hmac_sha256, sha256, sha512, x25519,

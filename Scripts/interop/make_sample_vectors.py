@@ -31,6 +31,8 @@ FILES = [
      "Strict payload parsing and canonical encoding"),
     ("safety_numbers_test.json", "E2EE-SAFETY-NUMBER", "e2ee_safety_number_schema.json",
      samples.safety_number_cases, "Safety-number fingerprints"),
+    ("records_test.json", "E2EE-SIGNED-PREKEY-RECORD", "e2ee_records_schema.json",
+     samples.record_cases, "Signed prekey records (text 1.3): certificates and refusals"),
 ]
 
 

@@ -66,6 +66,12 @@ public enum JSONValue: Sendable {
         return nil
     }
 
+    /// The boolean, if this is one.
+    public var bool: Bool? {
+        if case .bool(let value) = self { return value }
+        return nil
+    }
+
     /// The elements, if this is an array.
     public var array: [JSONValue]? {
         if case .array(let value) = self { return value }

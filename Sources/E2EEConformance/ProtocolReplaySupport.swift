@@ -80,14 +80,16 @@ enum ProtocolKeys {
                             signingKey: Ed25519.PrivateKey(seed: SecretBytes(copying: vector.hex(seed))))
     }
 
-    /// Bob's signed prekey from its id and scalar, through the stored form (signed here with his
-    /// identity: Ed25519 is deterministic, so this is the published signature).
+    /// Bob's signed prekey from its id and scalar, through the stored form (its record with the
+    /// zero certificate signed here with his identity: Ed25519 is deterministic, so this is the
+    /// published signature).
     static func signedPrekey(_ vector: VectorCase, bob: IdentityKeyPair) throws -> SignedPrekey {
         let id = UInt32(truncatingIfNeeded: try vector.int("signedPrekeyId"))
         let scalar = try vector.hex("signedPrekeyPrivate")
         let key = try X25519.PrivateKey(rawRepresentation: SecretBytes(copying: scalar))
-        let published = [PublishedSignedPrekey.version] + WireWriter.bytes(id) + key.publicKey.rawRepresentation
-        let signature = bob.signingKey.signature(for: PublishedSignedPrekey.signatureLabel + published)
+        let published = [SignedPrekeyRecord.version] + WireWriter.bytes(id) + key.publicKey.rawRepresentation
+            + [UInt8](repeating: 0, count: DeviceCertificate.length)
+        let signature = bob.signingKey.signature(for: SignedPrekeyRecord.signatureLabel + published)
         return try SignedPrekey(serialized: [0x01] + WireWriter.bytes(id) + scalar + signature + [UInt8](repeating: 0, count: 8))
     }
 

@@ -12,11 +12,21 @@ public struct E2EETool: AsyncParsableCommand {
             The store passphrase comes from E2EE_STORE_PASSPHRASE or a prompt, the account password \
             from E2EE_PASSWORD or a prompt: never from an argument. Exit codes: e2ee-tool exit-codes.
             """,
-        subcommands: [
+        subcommands: subcommands
+    )
+
+    /// Every command; debug builds add the test hooks (`debug`), which release builds do not have.
+    private static var subcommands: [any ParsableCommand.Type] {
+        let commands: [any ParsableCommand.Type] = [
             AccountCommand.self, KeysCommand.self, SafetyNumberCommand.self, DevicesCommand.self, ChannelsCommand.self,
             SendCommand.self, DeleteCommand.self, OutboxCommand.self, HistoryCommand.self, ListenCommand.self, VectorsCommand.self, DemoCommand.self, ExitCodesCommand.self,
         ]
-    )
+        #if DEBUG
+        return commands + [DebugCommand.self]
+        #else
+        return commands
+        #endif
+    }
 
     /// Creates the root command (the argument parser's requirement).
     public init() {}

@@ -34,6 +34,23 @@ import Testing
         #expect(loaded == keys)
     }
 
+    @Test("v17: the certificate to publish is stored, replaced and cleared; only 104 bytes fit")
+    func publishedCertificate() async throws {
+        let first = Fixtures.bytes(104, 7), second = Fixtures.bytes(104, 8)
+        let loaded = try await roundTrip(write: { s, db in
+            #expect(try s.identityKeyStore.loadPublishedCertificate(db) == nil)
+            try s.identityKeyStore.storePublishedCertificate(first, at: Fixtures.time(1), db)
+            try s.identityKeyStore.storePublishedCertificate(second, at: Fixtures.time(2), db)
+            #expect(throws: DatabaseError.self) { try s.identityKeyStore.storePublishedCertificate(Fixtures.bytes(103, 9), at: Fixtures.time(3), db) }
+        }, read: { s, db in try s.identityKeyStore.loadPublishedCertificate(db) })
+        #expect(loaded == second)
+        let cleared = try await roundTrip(write: { s, db in
+            try s.identityKeyStore.storePublishedCertificate(first, at: Fixtures.time(1), db)
+            try s.identityKeyStore.storePublishedCertificate(nil, at: Fixtures.time(2), db)
+        }, read: { s, db in try s.identityKeyStore.loadPublishedCertificate(db) })
+        #expect(cleared == nil)
+    }
+
     @Test func signedPrekeysCurrentAndPrevious() async throws {
         let old = SignedPrekey(id: 1, publicKey: Fixtures.bytes(32, 1), privateKey: SecretBytes(copying: Fixtures.bytes(32, 2)),
                                signature: Fixtures.bytes(64, 3), isCurrent: true, createdAt: Fixtures.time(10))

@@ -20,7 +20,7 @@ public enum ProtocolVectorGenerator {
     public static func generateAll() throws -> [File] {
         let builders = [
             try X3DHVectors.build(), try RatchetVectors.build(), try SenderKeyChainVectors.build(),
-            try EnvelopeVectors.build(), try PayloadVectors.build(), try SafetyNumberVectors.build(),
+            try EnvelopeVectors.build(), try PayloadVectors.build(), try SafetyNumberVectors.build(), try RecordVectors.build(),
         ]
         return builders.map { builder in
             let summary = builder.summary

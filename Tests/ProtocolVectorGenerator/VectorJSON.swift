@@ -7,6 +7,8 @@ public indirect enum VectorJSON: Sendable, Equatable {
     case string(String)
     /// An integer.
     case int(Int64)
+    /// `true` or `false`.
+    case bool(Bool)
     /// A list.
     case array([VectorJSON])
     /// An object with keys in this order.
@@ -17,6 +19,7 @@ public indirect enum VectorJSON: Sendable, Equatable {
         switch (lhs, rhs) {
         case let (.string(a), .string(b)): a == b
         case let (.int(a), .int(b)): a == b
+        case let (.bool(a), .bool(b)): a == b
         case let (.array(a), .array(b)): a == b
         case let (.object(a), .object(b)): a.count == b.count && zip(a, b).allSatisfy { $0.0 == $1.0 && $0.1 == $1.1 }
         default: false
@@ -35,6 +38,7 @@ public indirect enum VectorJSON: Sendable, Equatable {
         switch self {
         case .string(let text): Self.writeString(text, into: &out)
         case .int(let value): out += Array(String(value).utf8)
+        case .bool(let value): out += Array((value ? "true" : "false").utf8)
         case .array(let items):
             // Lists of scalars stay on one line; lists of objects get one item per line.
             if items.allSatisfy({ if case .object = $0 { false } else { true } }) {

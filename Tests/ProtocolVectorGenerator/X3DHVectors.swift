@@ -5,7 +5,7 @@ import E2EECrypto
 enum X3DHVectors {
     static func build() throws -> VectorFileBuilder {
         var file = VectorFileBuilder(fileName: "x3dh_test.json", algorithm: "E2EE-X3DH", header: [
-            "X3DH (PROTOCOL.md §1-§2): Alice's side from fixed keys; SK and AD are outputs.",
+            "X3DH (PROTOCOL.md §1-§2): Alice's side from fixed keys; SK and AD are outputs. The signed prekey is text 1.3's record (zero certificate).",
             "Invalid tests alter one published bundle value; a correct initiator refuses the bundle.",
         ])
         var honest: (setup: X3DHSetup, fields: JSONObjectBuilder)?
@@ -61,7 +61,7 @@ enum X3DHVectors {
         let signature = setup.signedPrekey.signature
         func resigned(_ form: [UInt8]) -> [(String, [UInt8])] {
             [("signedPrekeyPublic", form),
-             ("signedPrekeySignature", setup.bob.signingKey.signature(for: PublishedSignedPrekey.signatureLabel + form))]
+             ("signedPrekeySignature", setup.bob.signingKey.signature(for: SignedPrekeyRecord.signatureLabel + form))]
         }
         // S + L: the verification equation still holds, but S < L fails.
         let sPlusL = littleEndianAdd(Array(signature[32..<64]), groupOrderL)
@@ -73,14 +73,14 @@ enum X3DHVectors {
             Alteration(flag: "NonCanonicalSpkSignature", meaning: "S replaced by S + L (the equation still holds; S < L fails)",
                        failure: "badSignature", changes: [("signedPrekeySignature", Array(signature[0..<32]) + sPlusL)]),
             Alteration(flag: "ZeroSignedPrekeyId", meaning: "spk_id 0, re-signed", failure: "malformed",
-                       changes: resigned([0x01, 0, 0, 0, 0] + spk[5...])),
+                       changes: resigned([SignedPrekeyRecord.version, 0, 0, 0, 0] + spk[5...])),
             Alteration(flag: "NonCanonicalSignedPrekey", meaning: "SPK key p + 5 (non-canonical), re-signed", failure: "invalidKey",
-                       changes: resigned(Array(spk[0..<5]) + fieldPrimePlus5)),
+                       changes: resigned(Array(spk[0..<5]) + fieldPrimePlus5 + spk[37...])),
             Alteration(flag: "HighBitSignedPrekey", meaning: "SPK key with bit 255 set, re-signed", failure: "invalidKey",
                        changes: resigned(spk.settingHighBit())),
             Alteration(flag: "LowOrderSignedPrekey", meaning: "SPK key 1 (low order), re-signed", failure: "invalidKey",
-                       changes: resigned(Array(spk[0..<5]) + [1] + [UInt8](repeating: 0, count: 31))),
-            Alteration(flag: "TrailingSignedPrekey", meaning: "signed prekey form of 38 bytes, re-signed", failure: "trailingBytes",
+                       changes: resigned(Array(spk[0..<5]) + [1] + [UInt8](repeating: 0, count: 31) + spk[37...])),
+            Alteration(flag: "TrailingSignedPrekey", meaning: "signed prekey record of 142 bytes, re-signed", failure: "trailingBytes",
                        changes: resigned(spk + [0])),
             Alteration(flag: "LowOrderOneTimePrekey", meaning: "OPK key is a point of order 8", failure: "invalidKey",
                        changes: [("oneTimePrekeyPublic", Array(opk[0..<5]) + order8Point)]),
@@ -125,10 +125,10 @@ enum X3DHVectors {
 }
 
 extension [UInt8] {
-    /// Bit 255 of the last of 37 bytes set (the key's high bit).
+    /// Bit 255 of the key in a signed prekey record set (the key ends at byte 36).
     func settingHighBit() -> [UInt8] {
         var copy = self
-        copy[count - 1] |= 0x80
+        copy[36] |= 0x80
         return copy
     }
 }

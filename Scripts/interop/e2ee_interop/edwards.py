@@ -71,6 +71,35 @@ def is_canonical_y(encoding: bytes) -> bool:
     return (int.from_bytes(encoding, "little") & _Y_MASK) < P
 
 
+def _extended_add(p1, p2):
+    """Addition in extended coordinates (X, Y, Z, T) on a = -1 (complete, so it doubles too)."""
+    x1, y1, z1, t1 = p1
+    x2, y2, z2, t2 = p2
+    a = (y1 - x1) * (y2 - x2) % P
+    b = (y1 + x1) * (y2 + x2) % P
+    c = 2 * D * t1 * t2 % P
+    d = 2 * z1 * z2 % P
+    e, f, g, h = b - a, d - c, d + c, b + a
+    return e * f % P, g * h % P, f * g % P, e * h % P
+
+
+def in_prime_order_subgroup(encoding: bytes) -> bool:
+    """§0.8's last rule (libsodium's ``crypto_core_ed25519_is_valid_point``): [L]A is the
+    identity, so A has no torsion component. False for encodings that do not decode."""
+    point = decode_point(encoding)
+    if point is None:
+        return False
+    x, y = point
+    base = (x, y, 1, x * y % P)
+    result = (0, 1, 1, 0)
+    for bit in bin(L)[2:]:
+        result = _extended_add(result, result)
+        if bit == "1":
+            result = _extended_add(result, base)
+    rx, ry, rz, _ = result
+    return rx % P == 0 and (ry - rz) % P == 0
+
+
 def is_valid_public_key(encoding: bytes) -> bool:
     """A signing public key as §0 requires when parsed: decodes, y < p, not of small order."""
     return (len(encoding) == 32 and is_canonical_y(encoding)

@@ -9,6 +9,7 @@ invalid case is checked while it is built to be refused with the intended typed 
 from .envelopes import envelope_cases  # noqa: F401
 from .payload import payload_cases  # noqa: F401
 from .ratchet import Conversation, ratchet_cases  # noqa: F401
+from .records import record_cases  # noqa: F401
 from .safety_number import safety_number_cases  # noqa: F401
 from .sender_key import sender_key_cases  # noqa: F401
 from .x3dh import x3dh_cases, x3dh_inputs  # noqa: F401

@@ -26,7 +26,7 @@ def x3dh_outputs(inputs: dict) -> dict:
     h = {k: bytes.fromhex(v) for k, v in inputs.items() if isinstance(v, str)}
     a_blob = keys.identity_blob(h["initiatorIdentityPrivate"], h["initiatorSigningSeed"])
     b_blob = keys.identity_blob(h["responderIdentityPrivate"], h["responderSigningSeed"])
-    spk = keys.prekey_form(inputs["signedPrekeyId"], h["signedPrekeyPrivate"])
+    spk = keys.signed_prekey_record(inputs["signedPrekeyId"], h["signedPrekeyPrivate"])
     opk = (keys.prekey_form(inputs["oneTimePrekeyId"], h["oneTimePrekeyPrivate"])
            if inputs["oneTimePrekeyId"] else b"")
     sig = keys.sign_signed_prekey(h["responderSigningSeed"], spk)
@@ -57,7 +57,7 @@ def x3dh_cases():
         "LowOrderIdentityKey": "IK in the identity blob is 0",
         "SmallOrderSigningKey": "SIG_pub in the identity blob is the neutral point",
         "TruncatedIdentityBlob": "identity blob of 64 bytes",
-        "TrailingSignedPrekey": "signed prekey form of 38 bytes, re-signed",
+        "TrailingSignedPrekey": "signed prekey record of 142 bytes, re-signed",
     }
     cases = []
     for prefix, opk_id, comment in (("x3dh-1", 7, "with one-time prekey"),
@@ -82,10 +82,13 @@ def x3dh_cases():
         ("ModifiedSignedPrekey", "badSignature", {"signedPrekeyPublic": flip(spk, 10).hex()}),
         ("NonCanonicalSpkSignature", "badSignature",
          {"signedPrekeySignature": (sig[:32] + big_s.to_bytes(32, "little")).hex()}),
-        ("ZeroSignedPrekeyId", "malformed", resigned(b"\x01" + bytes(4) + spk[5:])),
-        ("NonCanonicalSignedPrekey", "invalidKey", resigned(spk[:5] + (P + 5).to_bytes(32, "little"))),
-        ("HighBitSignedPrekey", "invalidKey", resigned(spk[:36] + bytes([spk[36] | 0x80]))),
-        ("LowOrderSignedPrekey", "invalidKey", resigned(spk[:5] + (1).to_bytes(32, "little"))),
+        ("ZeroSignedPrekeyId", "malformed", resigned(spk[:1] + bytes(4) + spk[5:])),
+        ("NonCanonicalSignedPrekey", "invalidKey",
+         resigned(spk[:5] + (P + 5).to_bytes(32, "little") + spk[37:])),
+        ("HighBitSignedPrekey", "invalidKey",
+         resigned(spk[:36] + bytes([spk[36] | 0x80]) + spk[37:])),
+        ("LowOrderSignedPrekey", "invalidKey",
+         resigned(spk[:5] + (1).to_bytes(32, "little") + spk[37:])),
         ("LowOrderOneTimePrekey", "invalidKey", {"oneTimePrekeyPublic": (opk[:5] + ORDER8_X25519).hex()}),
         ("ZeroOneTimePrekeyId", "malformed", {"oneTimePrekeyPublic": (b"\x01" + bytes(4) + opk[5:]).hex()}),
         ("BadIdentityVersion", "unsupportedVersion", {"responderIdentityBlob": (b"\x02" + blob[1:]).hex()}),

@@ -25,7 +25,7 @@ public enum Ed25519 {
         }
 
         /// Wraps bytes this module produced itself with the right length.
-        fileprivate init(unchecked bytes: [UInt8]) {
+        init(unchecked bytes: [UInt8]) {
             rawRepresentation = bytes
         }
 

@@ -4,6 +4,8 @@ public enum WireLocation: String, Sendable, Equatable {
     case dmEnvelope, groupEnvelope, skdEnvelope, skdPlaintext, recipientEntry, pairwisePlaintext
     case payload, sessionState, senderKeyState, uuid, content
     case pairwiseMessage, keyState, sessionRecord
+    /// The 104-byte device certificate inside a signed prekey record (protocol text 1.3).
+    case certificate
 }
 
 /// Every protocol outcome that is not success (docs/spec/protocol.md §9). Each leaves all state unchanged.

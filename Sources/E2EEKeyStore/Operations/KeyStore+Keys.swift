@@ -33,6 +33,19 @@ extension KeyStore {
         try await read { [self] db in try identityKeyStore.loadIdentityKeyPair(db) }
     }
 
+    /// The certificate this device publishes in its signed prekey record (104 bytes; `nil`: the
+    /// zero certificate), kept across signed prekey rotations (`v17`).
+    /// - Throws: GRDB's `DatabaseError`.
+    package func publishedCertificate() async throws -> [UInt8]? {
+        try await read { [self] db in try identityKeyStore.loadPublishedCertificate(db) }
+    }
+
+    /// Replaces the certificate this device publishes (`nil`: the zero certificate again).
+    /// - Throws: GRDB's `DatabaseError` for bytes that are not 104 long.
+    package func storePublishedCertificate(_ certificate: [UInt8]?, at time: StoreTime) async throws {
+        try await handOff.queuedWrite { [self] db in try identityKeyStore.storePublishedCertificate(certificate, at: time, db) }
+    }
+
     /// Makes a new signed prekey current, retiring the previous one.
     /// - Throws: ``KeyStoreError/invalidTransition(_:id:from:to:)`` for an id in use.
     @_spi(StoreInternals) public func rotateSignedPrekey(_ prekey: SignedPrekey) async throws {

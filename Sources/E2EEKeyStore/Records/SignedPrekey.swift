@@ -8,7 +8,9 @@ import E2EECrypto
     public var publicKey: [UInt8]
     /// X25519 private key (sealed at rest).
     public var privateKey: SecretBytes
-    /// Ed25519 signature over the public key (64 bytes).
+    /// Ed25519 signature made with the key (64 bytes): over its record with the zero certificate
+    /// (text 1.2's form for keys made before `v17`). Uploads sign the record they publish afresh,
+    /// since its certificate may have changed, so this is kept, never published.
     public var signature: [UInt8]
     /// `true` for the one current prekey.
     public var isCurrent: Bool

@@ -23,11 +23,14 @@ import GRDB
 /// - `v15`: decisions in the order they were made, requests as shown (``StoreSchema/orderDecisions(_:)``).
 /// - `v16`: the ranges a catch-up left unread, for the send gate's scan, and when keys were last
 ///   renewed (``StoreSchema/recordUnreadRanges(_:)``).
+/// - `v17`: the certificate this device publishes in its signed prekey record
+///   (``StoreSchema/recordPublishedCertificate(_:)``).
+/// - `v18`: reserved (the ratchet restart of §3.17).
 /// - `v19`: contacts' user keys, device links and the clock readings of text 1.3
 ///   (``StoreSchema/recordContactKeys(_:)``).
 enum StoreSchema {
     /// Migration identifiers, oldest first.
-    static let versions = ["v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10", "v11", "v12", "v13", "v14", "v15", "v16", "v19"]
+    static let versions = ["v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10", "v11", "v12", "v13", "v14", "v15", "v16", "v17", "v19"]
 
     /// The migrator holding every migration.
     static var migrator: DatabaseMigrator {
@@ -48,6 +51,7 @@ enum StoreSchema {
         migrator.registerMigration("v14") { db in try keyPayloadUses(db) }
         migrator.registerMigration("v15") { db in try orderDecisions(db) }
         migrator.registerMigration("v16") { db in try recordUnreadRanges(db) }
+        migrator.registerMigration("v17") { db in try recordPublishedCertificate(db) }
         migrator.registerMigration("v19") { db in try recordContactKeys(db) }
         return migrator
     }

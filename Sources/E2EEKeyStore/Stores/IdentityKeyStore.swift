@@ -41,4 +41,27 @@ package struct IdentityKeyStore: Sendable {
              keys.createdAt.microseconds]
         )
     }
+
+    /// The 104 bytes of the certificate this device publishes in its signed prekey record;
+    /// `nil`: the zero certificate (nothing stored).
+    /// - Throws: GRDB's `DatabaseError`.
+    public func loadPublishedCertificate(_ db: Database) throws -> [UInt8]? {
+        guard let row = try db.row("SELECT certificate FROM published_certificate WHERE id = 1") else { return nil }
+        let bytes: Data = try row.decode("certificate", table: "published_certificate")
+        return [UInt8](bytes)
+    }
+
+    /// Replaces the certificate to publish (`nil`: back to the zero certificate). Public bytes,
+    /// stored unsealed; the caller checked their form.
+    /// - Throws: GRDB's `DatabaseError` for a certificate that is not 104 bytes.
+    public func storePublishedCertificate(_ certificate: [UInt8]?, at time: StoreTime, _ db: Database) throws {
+        guard let certificate else {
+            try db.run("DELETE FROM published_certificate")
+            return
+        }
+        try db.run("""
+            INSERT INTO published_certificate (id, certificate, updated_at) VALUES (1, ?, ?)
+            ON CONFLICT (id) DO UPDATE SET certificate = excluded.certificate, updated_at = excluded.updated_at
+            """, [Data(certificate), time.microseconds])
+    }
 }

@@ -25,7 +25,7 @@ struct KeyMaintenance: Sendable {
         let current = try await currentSignedPrekey()
         let pending = try await store.oneTimePrekeyCount(state: .pendingUpload)
         let published = try await store.oneTimePrekeyCount(state: .published)
-        if current != nil, pending == 0, published > 0, try await serverHoldsOurIdentity() {
+        if let current, pending == 0, published > 0, try await serverHoldsOurRecord(current) {
             return .alreadyBootstrapped
         }
         if current == nil { _ = try await makeSignedPrekey() }
@@ -72,22 +72,37 @@ struct KeyMaintenance: Sendable {
         return true
     }
 
-    /// Uploads identity, current signed prekey and every unconsumed one-time prekey
+    /// Uploads identity, current signed prekey record and every unconsumed one-time prekey
     /// (`POST /keys/upload` replaces the server's list, so consumed ones disappear from it),
-    /// then marks the pending ones published. Returns how many one-time prekeys are on offer.
+    /// then marks the pending ones published. The record carries the stored certificate (the
+    /// zero one unless set) and is signed here, so a rotation keeps the certificate. Returns how
+    /// many one-time prekeys are on offer.
     @discardableResult
     func uploadFullBundle() async throws -> Int {
         guard let spk = try await currentSignedPrekey() else { throw MessagingError.keysNotBootstrapped }
         let pending = try await store.read { [store] db in try store.oneTimePrekeyStore.loadOneTimePrekeys(state: .pendingUpload, db) }
         let published = try await store.read { [store] db in try store.oneTimePrekeyStore.loadOneTimePrekeys(state: .published, db) }
         let offered = (published + pending).sorted { $0.id < $1.id }
+        let record = try await signedPrekeyRecord(spk)
         try await api.uploadKeys(KeyBundleUpload(
             deviceID: deviceID, identityKey: identity.publicIdentity.base64,
-            signedPreKey: try StoredKeyConversions.published(spk).base64, signedPreKeySignature: Base64.encode(spk.signature),
+            signedPreKey: record.base64, signedPreKeySignature: Base64.encode(record.signature(by: identity)),
             oneTimePreKeys: try offered.map { try StoredKeyConversions.published($0).base64 }
         ))
         if !pending.isEmpty { try await store.markOneTimePrekeysPublished(ids: pending.map(\.id)) }
         return offered.count
+    }
+
+    /// Stores `certificate` as the one this device publishes (the zero certificate clears it)
+    /// and uploads the bundle with the record carrying it, signed by this device's `SIG`. The
+    /// certificate stays in every later upload, rotations included, until replaced. It is stored
+    /// before the upload, so an upload that fails publishes it with the next one (a bootstrap's
+    /// included).
+    /// - Throws: ``MessagingError/keysNotBootstrapped`` before the first bootstrap, ``ServerError``,
+    ///   key store errors.
+    func publish(certificate: DeviceCertificate) async throws {
+        try await store.storePublishedCertificate(certificate.isZero ? nil : certificate.bytes, at: now())
+        try await uploadFullBundle()
     }
 
     /// What the account reports about its keys; `serverCount` from our own bundle if asked.
@@ -112,9 +127,19 @@ struct KeyMaintenance: Sendable {
         try await store.signedPrekeys().first(where: \.isCurrent)
     }
 
-    private func serverHoldsOurIdentity() async throws -> Bool {
+    /// The record this device publishes for `spk`: its key and the stored certificate.
+    private func signedPrekeyRecord(_ spk: E2EEKeyStore.SignedPrekey) async throws -> SignedPrekeyRecord {
+        try StoredKeyConversions.record(spk, certificate: StoredKeyConversions.certificate(await store.publishedCertificate()))
+    }
+
+    /// Whether the server lists our identity with the record we would publish now: a store
+    /// from before the record changed form (text 1.3), or a certificate set since the last
+    /// upload, uploads again.
+    private func serverHoldsOurRecord(_ spk: E2EEKeyStore.SignedPrekey) async throws -> Bool {
         do {
-            return try await api.bundle(deviceID: deviceID).identityKey == identity.publicIdentity.base64
+            let bundle = try await api.bundle(deviceID: deviceID)
+            let record = try await signedPrekeyRecord(spk)
+            return bundle.identityKey == identity.publicIdentity.base64 && bundle.signedPreKey == record.base64
         } catch ServerError.notFound {
             return false
         }

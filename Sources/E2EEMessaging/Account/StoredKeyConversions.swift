@@ -34,10 +34,16 @@ enum StoredKeyConversions {
                                 signature: record.signature, createdAt: record.createdAt.microseconds / 1_000_000)
     }
 
-    /// The public form of a stored signed prekey (`signed_pre_key`).
+    /// The record of a stored signed prekey carrying `certificate` (`signed_pre_key`, unsigned).
     /// - Throws: ``E2EECrypto/CryptoError`` for a public key of the wrong length.
-    static func published(_ record: E2EEKeyStore.SignedPrekey) throws -> PublishedSignedPrekey {
-        PublishedSignedPrekey(id: record.id, publicKey: try X25519.PublicKey(rawRepresentation: record.publicKey))
+    static func record(_ prekey: E2EEKeyStore.SignedPrekey, certificate: DeviceCertificate) throws -> SignedPrekeyRecord {
+        SignedPrekeyRecord(id: prekey.id, publicKey: try X25519.PublicKey(rawRepresentation: prekey.publicKey), certificate: certificate)
+    }
+
+    /// The certificate to publish from its stored bytes (`nil`: the zero certificate).
+    /// - Throws: ``E2EECrypto/ProtocolError`` for stored bytes that no longer parse.
+    static func certificate(_ stored: [UInt8]?) throws -> DeviceCertificate {
+        try stored.map(DeviceCertificate.init(bytes:)) ?? .zero
     }
 
     /// The public form of a stored one-time prekey (one entry of `one_time_pre_keys`).

@@ -44,4 +44,7 @@ struct ProtocolReplayTests {
 
     @Test("payload_test.json")
     func payloads() throws { try Self.replay("payload_test.json", valid: 1, invalid: 1) }
+
+    @Test("records_test.json")
+    func records() throws { try Self.replay("records_test.json", valid: 5, invalid: 12) }
 }

@@ -117,4 +117,15 @@ struct ProtocolRunnerTests {
 
     @Test("a wrong payload fails the envelope file; a refusal for another reason is caught too")
     func envelopes() throws { try Self.expectTamperingCaught("envelopes_test.json", field: "payload", invalid: 2) }
+
+    @Test("a wrong record or certification fails the records file; a refusal for another reason is caught too")
+    func records() throws {
+        try Self.expectTamperingCaught("records_test.json", field: "record", invalid: 6)
+        // The certified case (the second) presented as uncertified.
+        let wrongCertification = try Self.verifyEdited("records_test.json", test: 1) { test in
+            #expect(test["certified"] as? Bool == true)
+            test["certified"] = false
+        }
+        #expect(wrongCertification.failed == 1 && wrongCertification.failures.first?.reason == "wrong output: certified", "\(wrongCertification)")
+    }
 }

@@ -50,16 +50,22 @@ struct DeviceKeysTests {
         #expect(throws: ProtocolError.invalidKey(.identityBlob)) { try IdentityBlob(bytes: badSigning) }
     }
 
-    @Test("signed prekey: 37-byte public form, signature over the label and those bytes")
+    @Test("signed prekey: the 141-byte record v2 with the zero certificate, signed under e2ee-spk-v2")
     func signedPrekeyForm() throws {
         let spk = try #require(device.signedPrekeys.first)
         let published = spk.published
-        #expect(published.bytes.count == 37)
-        #expect(published.bytes[0] == 0x01)
+        #expect(published.bytes.count == 141)
+        #expect(published.base64.count == 188)
+        #expect(published.bytes[0] == 0x02)
         #expect(Array(published.bytes[1..<5]) == [UInt8(spk.id >> 24), UInt8(spk.id >> 16 & 0xff), UInt8(spk.id >> 8 & 0xff), UInt8(spk.id & 0xff)])
+        #expect(Array(published.bytes[5..<37]) == spk.keyPair.publicKey.rawRepresentation)
+        #expect(Array(published.bytes[37...]) == [UInt8](repeating: 0, count: 104))
+        #expect(published.certificate.isZero)
         #expect(spk.id != 0)
-        try device.blob.signingKey.verify(spk.signature, for: Array("e2ee-spk-v1".utf8) + published.bytes)
-        #expect(try PublishedSignedPrekey(base64: published.base64) == published)
+        try device.blob.signingKey.verify(spk.signature, for: Array("e2ee-spk-v2".utf8) + published.bytes)
+        #expect(!device.blob.signingKey.isValidSignature(spk.signature, for: Array("e2ee-spk-v1".utf8) + published.bytes))
+        #expect(published.signature(by: device.identity) == spk.signature)
+        #expect(try SignedPrekeyRecord(base64: published.base64) == published)
         #expect(throws: ProtocolError.malformed(.signedPrekey, reason: "spk_id 0")) {
             try SignedPrekey(id: 0, identity: device.identity, createdAt: 0)
         }
@@ -121,16 +127,23 @@ struct DeviceKeysTests {
         }
     }
 
-    @Test("bundle refusal: wrong length or version of each key")
+    @Test("bundle refusal: wrong length or version of each key, text 1.2's 37-byte signed prekey among them")
     func bundleLengthsAndVersions() throws {
-        let spkBytes = try #require(device.signedPrekeys.first).published.bytes
+        let spk = try #require(device.signedPrekeys.first)
+        let spkBytes = spk.published.bytes
         let opkBytes = device.oneTimePrekeys[0].published.bytes
-        #expect(throws: ProtocolError.truncated(.signedPrekey, expected: 37, actual: 36)) {
+        #expect(throws: ProtocolError.truncated(.signedPrekey, expected: 141, actual: 140)) {
             try PrekeyBundle(json(spk: Base64.encode(Array(spkBytes.dropLast()))))
         }
         #expect(throws: ProtocolError.trailingBytes(.signedPrekey, count: 1)) { try PrekeyBundle(json(spk: Base64.encode(spkBytes + [0]))) }
         #expect(throws: ProtocolError.unsupportedVersion(.signedPrekey, value: 0)) {
             try PrekeyBundle(json(spk: Base64.encode([0] + spkBytes.dropFirst())))
+        }
+        // Text 1.2's form, signed under its own label: refused by its version byte.
+        let version1 = [UInt8(0x01)] + spkBytes[1..<37]
+        let version1Signature = device.identity.signingKey.signature(for: Array("e2ee-spk-v1".utf8) + version1)
+        #expect(throws: ProtocolError.unsupportedVersion(.signedPrekey, value: 1)) {
+            try PrekeyBundle(json(spk: Base64.encode(version1), signature: Base64.encode(version1Signature)))
         }
         #expect(throws: ProtocolError.truncated(.oneTimePrekey, expected: 37, actual: 36)) {
             try PrekeyBundle(json(opk: Base64.encode(Array(opkBytes.dropLast()))))
@@ -159,7 +172,7 @@ struct DeviceKeysTests {
         let spkBytes = try #require(device.signedPrekeys.first).published.bytes
         for bad in [Self.lowOrderX25519, Self.nonCanonicalX25519] {
             #expect(throws: ProtocolError.invalidKey(.signedPrekey)) {
-                try PrekeyBundle(json(spk: Base64.encode(Array(spkBytes[0..<5]) + bad)))
+                try PrekeyBundle(json(spk: Base64.encode(Array(spkBytes[0..<5]) + bad + spkBytes[37...])))
             }
             #expect(throws: ProtocolError.invalidKey(.oneTimePrekey)) {
                 try PrekeyBundle(json(opk: Base64.encode([1, 0, 0, 0, 9] + bad)))
@@ -226,5 +239,21 @@ struct KeyUploadTests {
         let bundle = try PrekeyBundle(deviceID: upload.deviceID, identityKey: upload.identityKey, signedPreKey: upload.signedPreKey,
                                       signedPreKeySignature: upload.signedPreKeySignature, oneTimePreKey: upload.oneTimePreKeys[2])
         #expect(bundle.oneTimePrekey?.id == 3 && bundle.identity == device.blob)
+        #expect(bundle.certificate.isZero)
+    }
+
+    @Test("an upload with a certificate carries it in the record, signed by the device's SIG")
+    func uploadWithCertificate() throws {
+        let device = try SessionTestDevice(seed: 9)
+        let spk = try #require(device.signedPrekeys.first)
+        let user = try WireUUID(text: "0a0b0c0d-0000-4000-8000-000000000001")
+        let certificate = try DeviceCertificate.issue(by: Ed25519.PrivateKey(), userID: user, deviceID: device.deviceID, identity: device.blob,
+                                                      epoch: 3, notAfter: 2_000_000_000)
+        let upload = KeyUploadJSON(deviceID: device.deviceID, identity: device.identity, signedPrekey: spk, certificate: certificate,
+                                   oneTimePrekeys: [])
+        let bundle = try PrekeyBundle(deviceID: upload.deviceID, identityKey: upload.identityKey, signedPreKey: upload.signedPreKey,
+                                      signedPreKeySignature: upload.signedPreKeySignature, oneTimePreKey: nil)
+        #expect(bundle.signedPrekey == spk.record(certificate: certificate))
+        #expect(bundle.verifiedCertificate(forUser: user) == certificate)
     }
 }

@@ -30,9 +30,9 @@ def _parties(test: dict):
                  {opk_id: opk_private} if opk_id else {}, listed_peer_blob=alice_blob)
     alice = Device(hexfield(test, "initiatorIdentityPrivate"), hexfield(test, "initiatorSigningSeed"),
                    listed_peer_blob=bob.identity_blob)
-    spk_form = keys.prekey_form(spk_id, spk_private)
-    bundle = keys.verify_bundle(bob.identity_blob, spk_form,
-                                keys.sign_signed_prekey(bob_seed, spk_form),
+    spk_record = keys.signed_prekey_record(spk_id, spk_private)
+    bundle = keys.verify_bundle(bob.identity_blob, spk_record,
+                                keys.sign_signed_prekey(bob_seed, spk_record),
                                 keys.prekey_form(opk_id, opk_private) if opk_id else b"")
     alice.start_session(bundle, hexfield(test, "ephemeralPrivate"),
                         hexfield(test, "aliceInitialRatchetPrivate"))

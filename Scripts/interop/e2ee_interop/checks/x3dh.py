@@ -51,12 +51,13 @@ def check(group: dict, test: dict) -> None:
                                         hexfield(test, "initiatorSigningSeed"))
     responder_blob = keys.identity_blob(hexfield(test, "responderIdentityPrivate"),
                                         hexfield(test, "responderSigningSeed"))
-    spk_form = keys.prekey_form(intfield(test, "signedPrekeyId"), hexfield(test, "signedPrekeyPrivate"))
+    spk_record = keys.signed_prekey_record(intfield(test, "signedPrekeyId"),
+                                           hexfield(test, "signedPrekeyPrivate"))
     expect_hex(test, "initiatorIdentityBlob", initiator_blob)
     expect_hex(test, "responderIdentityBlob", responder_blob)
-    expect_hex(test, "signedPrekeyPublic", spk_form)
+    expect_hex(test, "signedPrekeyPublic", spk_record)
     expect_hex(test, "signedPrekeySignature",
-               keys.sign_signed_prekey(hexfield(test, "responderSigningSeed"), spk_form))
+               keys.sign_signed_prekey(hexfield(test, "responderSigningSeed"), spk_record))
     expect_hex(test, "oneTimePrekeyPublic",
                keys.prekey_form(opk_id, opk_private) if opk_id else b"")
     ephemeral_public = primitives.x25519_public(hexfield(test, "ephemeralPrivate"))

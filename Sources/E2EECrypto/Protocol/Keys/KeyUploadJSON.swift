@@ -5,19 +5,22 @@ public struct KeyUploadJSON: Codable, Sendable, Hashable {
     public var deviceID: String
     /// `identity_key`: the identity blob.
     public var identityKey: String
-    /// `signed_pre_key`: the 37-byte public form.
+    /// `signed_pre_key`: the 141-byte signed prekey record.
     public var signedPreKey: String
     /// `signed_pre_key_signature`.
     public var signedPreKeySignature: String
     /// `one_time_pre_keys`: the public forms of the prekeys to offer (unconsumed ones only).
     public var oneTimePreKeys: [String]
 
-    /// The upload for `identity`, its current signed prekey and the one-time prekeys to publish.
-    public init(deviceID: WireUUID, identity: IdentityKeyPair, signedPrekey: SignedPrekey, oneTimePrekeys: [OneTimePrekey]) {
+    /// The upload for `identity`, its current signed prekey carrying `certificate` (the record
+    /// signed here by `identity`) and the one-time prekeys to publish.
+    public init(deviceID: WireUUID, identity: IdentityKeyPair, signedPrekey: SignedPrekey, certificate: DeviceCertificate = .zero,
+                oneTimePrekeys: [OneTimePrekey]) {
+        let record = signedPrekey.record(certificate: certificate)
         self.deviceID = deviceID.text
         identityKey = identity.publicIdentity.base64
-        signedPreKey = signedPrekey.published.base64
-        signedPreKeySignature = signedPrekey.signatureBase64
+        signedPreKey = record.base64
+        signedPreKeySignature = Base64.encode(record.signature(by: identity))
         oneTimePreKeys = oneTimePrekeys.map(\.published.base64)
     }
 

@@ -1,13 +1,19 @@
-/// A remote device's prekey bundle, parsed strictly and verified (docs/spec/protocol.md §1, §2 step 1):
-/// the signed prekey's signature checks under the identity's signing key. Only a
-/// `PrekeyBundle` can start a session, so an unverified bundle never reaches X3DH.
+/// A remote device's prekey bundle, parsed strictly and verified (docs/spec/protocol.md §1.5, §10.3,
+/// §2 step 1): the signed prekey record is a well-formed version 2 record whose signature checks
+/// under the identity's signing key. Only a `PrekeyBundle` can start a session, so an unverified
+/// bundle never reaches X3DH.
+///
+/// The record's certificate decides nothing here: a zero certificate, or one whose `cert_sig`
+/// does not verify for this device, leaves the device uncertified and the bundle usable
+/// (``verifiedCertificate(forUser:)``). Only a malformed certificate (a user key that fails
+/// §0.8, an epoch out of range) refuses the bundle.
 public struct PrekeyBundle: Sendable, Hashable {
     /// The device the bundle belongs to.
     public let deviceID: WireUUID
     /// Its identity blob.
     public let identity: IdentityBlob
-    /// Its current signed prekey.
-    public let signedPrekey: PublishedSignedPrekey
+    /// Its current signed prekey record.
+    public let signedPrekey: SignedPrekeyRecord
     /// The verified signature over ``signedPrekey``.
     public let signedPrekeySignature: [UInt8]
     /// A one-time prekey, when the server handed one out.
@@ -15,15 +21,17 @@ public struct PrekeyBundle: Sendable, Hashable {
 
     /// Parses and verifies the server's strings.
     /// - Throws: ``ProtocolError/malformed(_:reason:)`` (bad base64, device id, signature length,
-    ///   id 0), ``ProtocolError/limitExceeded(_:limit:actual:)`` (string too long),
-    ///   ``ProtocolError/truncated(_:expected:actual:)`` / ``ProtocolError/trailingBytes(_:count:)``
-    ///   (wrong length), ``ProtocolError/unsupportedVersion(_:value:)``,
-    ///   ``ProtocolError/invalidKey(_:)`` (non-canonical or low-order key), and
-    ///   ``ProtocolError/badSignature`` when the signed prekey's signature does not verify.
+    ///   id 0, a certificate epoch out of range), ``ProtocolError/limitExceeded(_:limit:actual:)``
+    ///   (string too long), ``ProtocolError/truncated(_:expected:actual:)`` /
+    ///   ``ProtocolError/trailingBytes(_:count:)`` (wrong length),
+    ///   ``ProtocolError/unsupportedVersion(_:value:)`` (text 1.2's record among them),
+    ///   ``ProtocolError/invalidKey(_:)`` (non-canonical or low-order key, a certificate's user
+    ///   key that fails §0.8), and ``ProtocolError/badSignature`` when the record's signature
+    ///   does not verify.
     public init(deviceID: String, identityKey: String, signedPreKey: String, signedPreKeySignature: String, oneTimePreKey: String?) throws {
         let device = try WireUUID(text: deviceID)
         let identity = try IdentityBlob(base64: identityKey)
-        let signedPrekey = try PublishedSignedPrekey(base64: signedPreKey)
+        let signedPrekey = try SignedPrekeyRecord(base64: signedPreKey)
         let signature = try PublishedBase64.decode(signedPreKeySignature, at: .bundle)
         guard signature.count == Ed25519.signatureLength else {
             throw ProtocolError.malformed(.bundle, reason: "signature is \(signature.count) bytes, expected \(Ed25519.signatureLength)")
@@ -43,6 +51,18 @@ public struct PrekeyBundle: Sendable, Hashable {
     public init(_ json: PrekeyBundleJSON) throws {
         try self.init(deviceID: json.deviceID, identityKey: json.identityKey, signedPreKey: json.signedPreKey,
                       signedPreKeySignature: json.signedPreKeySignature, oneTimePreKey: json.oneTimePreKey)
+    }
+
+    /// The certificate the record carries, verified or not (``DeviceCertificate/zero``: none).
+    public var certificate: DeviceCertificate { signedPrekey.certificate }
+
+    /// The record's certificate when its `cert_sig` verifies for this bundle's device, its
+    /// identity blob and `userID`, the user whose listing (`GET /keys/{userID}/bundles`) held the
+    /// bundle; `nil` when the device is uncertified (a zero certificate, or a signature made for
+    /// another user, device or blob). Whether a verified certificate is current (its dates, its
+    /// epoch, the pinned key) is the caller's rule, not this check's.
+    public func verifiedCertificate(forUser userID: WireUUID) -> DeviceCertificate? {
+        certificate.verifies(userID: userID, deviceID: deviceID, identity: identity) ? certificate : nil
     }
 }
 

@@ -1,5 +1,6 @@
-/// The 37-byte public form shared by signed and one-time prekeys:
-/// `0x01 || id(u32) || X25519 public key(32)` (docs/spec/protocol.md §1).
+/// The 37-byte public form of a one-time prekey (text 1.2's signed prekey form too, which text
+/// 1.3 replaced by ``SignedPrekeyRecord``): `0x01 || id(u32) || X25519 public key(32)`
+/// (docs/spec/protocol.md §1).
 enum PrekeyPublicForm {
     /// The version byte.
     static let version: UInt8 = 0x01

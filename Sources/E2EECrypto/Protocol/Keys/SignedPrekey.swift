@@ -1,5 +1,7 @@
 /// A signed prekey with its private key (docs/spec/protocol.md §1): a non-zero random id, an X25519
-/// pair, the identity's signature over the public form, and its creation time. Secret.
+/// pair, the identity's signature over its record with the zero certificate, and its creation
+/// time. Secret. A device that publishes a certificate signs that record afresh
+/// (``SignedPrekeyRecord/signature(by:)``).
 public struct SignedPrekey: Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     static let storageVersion: UInt8 = 0x01
     static let storageLength = 1 + 4 + X25519.keyLength + Ed25519.signatureLength + 8
@@ -8,7 +10,8 @@ public struct SignedPrekey: Sendable, CustomStringConvertible, CustomDebugString
     public let id: UInt32
     /// The X25519 key pair.
     public let keyPair: X25519.PrivateKey
-    /// Ed25519(SIG, `"e2ee-spk-v1" || public form`).
+    /// Ed25519(SIG, `"e2ee-spk-v2" || ``published``)`: the signature of the record with the zero
+    /// certificate.
     public let signature: [UInt8]
     /// Creation time, unix seconds (rotation is due ``ProtocolLimits/signedPrekeyRotationSeconds`` later).
     public let createdAt: Int64
@@ -18,8 +21,8 @@ public struct SignedPrekey: Sendable, CustomStringConvertible, CustomDebugString
     public init(id: UInt32, identity: IdentityKeyPair, createdAt: Int64, using random: some RandomSource = SystemRandom()) throws {
         guard id != 0 else { throw ProtocolError.malformed(.signedPrekey, reason: "spk_id 0") }
         let keyPair = X25519.PrivateKey(using: random)
-        let published = PublishedSignedPrekey(id: id, publicKey: keyPair.publicKey)
-        self.init(id: id, keyPair: keyPair, signature: identity.signingKey.signature(for: published.signedMessage), createdAt: createdAt)
+        let published = SignedPrekeyRecord(id: id, publicKey: keyPair.publicKey)
+        self.init(id: id, keyPair: keyPair, signature: published.signature(by: identity), createdAt: createdAt)
     }
 
     /// A new signed prekey whose random non-zero id differs from every id in `retainedIDs`.
@@ -43,10 +46,15 @@ public struct SignedPrekey: Sendable, CustomStringConvertible, CustomDebugString
         self.createdAt = createdAt
     }
 
-    /// The public form (`signed_pre_key`).
-    public var published: PublishedSignedPrekey { PublishedSignedPrekey(id: id, publicKey: keyPair.publicKey) }
+    /// The record with the zero certificate (`signed_pre_key` of a device not linked).
+    public var published: SignedPrekeyRecord { SignedPrekeyRecord(id: id, publicKey: keyPair.publicKey) }
 
-    /// The published `signed_pre_key_signature` string.
+    /// The record carrying `certificate`, to be signed by the identity (``SignedPrekeyRecord/signature(by:)``).
+    public func record(certificate: DeviceCertificate) -> SignedPrekeyRecord {
+        SignedPrekeyRecord(id: id, publicKey: keyPair.publicKey, certificate: certificate)
+    }
+
+    /// The published `signed_pre_key_signature` string of ``published``.
     public var signatureBase64: String { Base64.encode(signature) }
 
     /// The stored form: `0x01 || id || scalar(32) || signature(64) || createdAt(i64)`.
