@@ -16,11 +16,21 @@ extension KeyStore {
     /// ``isTrustedOwnDevice(userID:deviceID:channelID:_:)``. A tombstone erases, an announcement
     /// prompts or applies, a `with` fixes a DM, and a message shows unflagged only from such a device.
     package func isTrustedSender(channelID: String, userID: String, deviceID: String, _ db: Database) throws -> Bool {
+        // A user with a user key (docs/spec/protocol.md §10.7): only a device linked under the
+        // pinned key speaks for them; a conflicted user's devices none.
+        if let keyState = try String.fetchOne(db.cachedStatement(sql: "SELECT state FROM contact_key_standings WHERE user_id = ?"), arguments: [userID]),
+           keyState != ContactKeyStanding.State.none.rawValue {
+            let linked = try db.row("SELECT 1 FROM device_links WHERE user_id = ? AND device_id = ? AND linked = 1", [userID, deviceID]) != nil
+            guard linked, keyState == ContactKeyStanding.State.pinned.rawValue else { return false }
+            return try db.row(
+                "SELECT 1 FROM channel_member_standings WHERE channel_id = ? AND user_id = ? AND state IN ('held', 'declined')",
+                [channelID, userID]) == nil
+        }
         let heldDevice = try db.row(
             "SELECT 1 FROM channel_recipients WHERE device_id = ? AND state IN ('held', 'declined') LIMIT 1", [deviceID]) != nil
         guard !heldDevice else { return false }
         let knownUser = try db.row("SELECT 1 FROM known_devices WHERE user_id = ? LIMIT 1", [userID]) != nil
-        if knownUser, try db.row("SELECT 1 FROM known_devices WHERE user_id = ? AND device_id = ? AND unconfirmed = 0", [userID, deviceID]) == nil {
+        if knownUser, try db.row("SELECT 1 FROM known_devices WHERE user_id = ? AND device_id = ? AND unconfirmed = 0 AND distrusted = 0", [userID, deviceID]) == nil {
             return false
         }
         return try db.row(
@@ -33,7 +43,7 @@ extension KeyStore {
     /// since — and not held or declined anywhere.
     package func isTrustedOwnDevice(userID: String, deviceID: String, channelID: String, _ db: Database) throws -> Bool {
         guard try ownUserID(db) == userID,
-              try db.row("SELECT 1 FROM known_devices WHERE user_id = ? AND device_id = ? AND unconfirmed = 0", [userID, deviceID]) != nil
+              try db.row("SELECT 1 FROM known_devices WHERE user_id = ? AND device_id = ? AND unconfirmed = 0 AND distrusted = 0", [userID, deviceID]) != nil
         else { return false }
         return try isTrustedSender(channelID: channelID, userID: userID, deviceID: deviceID, db)
     }

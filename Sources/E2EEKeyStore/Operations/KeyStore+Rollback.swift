@@ -35,6 +35,7 @@ extension KeyStore {
     package func markRolledBack(at time: StoreTime) async throws {
         try await handOff.queuedWrite { db in
             try db.run("UPDATE store_metadata SET rollback_detected_at = COALESCE(rollback_detected_at, ?) WHERE id = 1", [time.microseconds])
+            try db.run("UPDATE store_metadata SET clock_rolled_back_at = ? WHERE id = 1", [time.microseconds / 1_000_000])
         }
     }
 

@@ -11,7 +11,10 @@ extension StoreSchema {
     ///   `max_epoch` (`E_max`), `seen_until`, `seen_at` — never lowered by a listing.
     /// - `device_links`: per (user, device), the last certificate verified for it and whether
     ///   it was linked when last judged (the `vouched` label and `deviceUnlinked` read it).
-    /// - `store_metadata` gains the clock readings of §10.19 (unix seconds).
+    /// - `known_devices.distrusted`: 1 once a user returned from a key to *no key*: the user
+    ///   stays met, and their devices are held until approved again.
+    /// - `store_metadata` gains the clock readings of §10.19 and when the store was last found
+    ///   rolled back (unix seconds).
     static func recordContactKeys(_ db: Database) throws {
         try db.execute(sql: """
             CREATE TABLE contact_key_standings (
@@ -49,6 +52,8 @@ extension StoreSchema {
             ALTER TABLE store_metadata ADD COLUMN clock_agreed INTEGER;
             ALTER TABLE store_metadata ADD COLUMN clock_went_back INTEGER NOT NULL DEFAULT 0;
             ALTER TABLE store_metadata ADD COLUMN clock_suspect INTEGER NOT NULL DEFAULT 0;
+            ALTER TABLE store_metadata ADD COLUMN clock_rolled_back_at INTEGER;
+            ALTER TABLE known_devices ADD COLUMN distrusted INTEGER NOT NULL DEFAULT 0 CHECK (distrusted IN (0, 1));
             """)
     }
 }

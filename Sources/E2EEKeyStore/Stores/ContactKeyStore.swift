@@ -72,6 +72,46 @@ package struct ContactKeyStore: Sendable {
         }
     }
 
+    /// Pins `key` for `userID`: any previous pin replaced, no change pending, `E_max` and the
+    /// other readings kept (the app's acceptance or pin, docs/spec/protocol.md §10.17).
+    /// - Throws: GRDB's `DatabaseError`, ``KeyStoreError/corruptColumn(table:column:)``.
+    public func pinKey(_ key: [UInt8], userID: String, _ db: Database) throws {
+        var keys = try loadKeys(userID: userID, db)
+        for index in keys.indices {
+            if keys[index].key == key {
+                if !keys[index].state.isPinned { keys[index].state = .pinned }
+            } else if keys[index].state.isPinned {
+                keys[index].state = .replaced
+            }
+        }
+        try replaceKeys(userID: userID, with: keys, db)
+        try storeStanding(ContactKeyStanding(userID: userID, state: .pinned, pinnedKey: key), db)
+    }
+
+    /// Returns `userID` to *no key*: every pinned key replaced, and no device of theirs trusted
+    /// any more, so that each listed one is held until approved (§5.12, §10.17).
+    /// - Throws: as ``pinKey(_:userID:_:)``.
+    public func returnToNoKey(userID: String, _ db: Database) throws {
+        let keys = try loadKeys(userID: userID, db).map { key -> ContactKey in
+            var key = key
+            if key.state.isPinned { key.state = .replaced }
+            return key
+        }
+        try replaceKeys(userID: userID, with: keys, db)
+        try storeStanding(ContactKeyStanding(userID: userID, state: .none), db)
+        try RecipientStore().distrustKnownDevices(ofUser: userID, db)
+    }
+
+    /// Marks the pinned key of `userID` verified; returns false when none is pinned.
+    /// - Throws: as ``pinKey(_:userID:_:)``.
+    public func markPinnedKeyVerified(userID: String, _ db: Database) throws -> Bool {
+        var keys = try loadKeys(userID: userID, db)
+        guard let index = keys.firstIndex(where: { $0.state.isPinned }) else { return false }
+        keys[index].state = .verified
+        try replaceKeys(userID: userID, with: keys, db)
+        return true
+    }
+
     /// The stored link of every device of `userID`, by device id.
     /// - Throws: as ``loadStanding(userID:_:)``.
     public func loadLinks(userID: String, _ db: Database) throws -> [String: DeviceLink] {
@@ -93,6 +133,40 @@ package struct ContactKeyStore: Sendable {
                 INSERT OR REPLACE INTO device_links (user_id, device_id, user_key, epoch, not_after, linked) VALUES (?, ?, ?, ?, ?, ?)
                 """, [link.userID, link.deviceID, link.key.map { Data($0) }, Int64(link.epoch), Int64(link.notAfter), link.linked])
         }
+    }
+
+    /// The devices of `userID` this device trusts under text 1.2 — known (trusted on first use
+    /// or approved, and confirmed), held and declined nowhere: only they can make the user adopt
+    /// a key (docs/spec/protocol.md §10.6).
+    /// - Throws: GRDB's `DatabaseError`, ``KeyStoreError/corruptColumn(table:column:)``.
+    public func trustedDevices(userID: String, _ db: Database) throws -> Set<String> {
+        Set(try db.rows("""
+            SELECT device_id FROM known_devices WHERE user_id = ? AND unconfirmed = 0 AND distrusted = 0
+                AND device_id NOT IN (SELECT device_id FROM channel_recipients WHERE user_id = ? AND state IN ('held', 'declined'))
+            """, [userID, userID]).map { try $0.decode("device_id", table: "known_devices") as String })
+    }
+
+    /// When this store was last found rolled back (unix seconds; kept after the keys are renewed,
+    /// for §10.17's 30 quiet days).
+    /// - Throws: GRDB's `DatabaseError`.
+    public func lastRollback(_ db: Database) throws -> Int64? {
+        try Int64.fetchOne(db, sql: "SELECT clock_rolled_back_at FROM store_metadata WHERE id = 1")
+    }
+
+    /// Whether `deviceID` is a device of a user with a user key (pinned or conflicted): such a
+    /// device is decided by certificates, never by an approval (docs/spec/protocol.md §10.7).
+    /// - Throws: GRDB's `DatabaseError`.
+    public func isDeviceOfKeyedUser(_ deviceID: String, _ db: Database) throws -> Bool {
+        try db.row("""
+            SELECT 1 FROM device_links l JOIN contact_key_standings s ON s.user_id = l.user_id
+            WHERE l.device_id = ? AND s.state != 'none' LIMIT 1
+            """, [deviceID]) != nil
+    }
+
+    /// Caps every stored `seen_until` at `limit` (a confirmed clock, §10.19).
+    /// - Throws: GRDB's `DatabaseError`.
+    public func capSeenUntil(at limit: Int64, _ db: Database) throws {
+        try db.run("UPDATE contact_keys SET seen_until = ? WHERE seen_until > ?", [limit, limit])
     }
 
     /// This device's clock readings; the mark starts at `now` when none was stored.

@@ -88,17 +88,28 @@ package struct RecipientStore: Sendable {
         }
     }
 
-    /// The devices this device knows as `userIDs`' (first contact, or keys sent), by user.
+    /// The devices this device knows as `userIDs`' (first contact, or keys sent), by user. A user
+    /// whose devices were all distrusted (``distrustKnownDevices(ofUser:_:)``) is present with an
+    /// empty set: met before, none of their devices trusted.
     /// - Throws: GRDB's `DatabaseError`, ``KeyStoreError/corruptColumn(table:column:)``.
     public func loadKnownDevices(userIDs: [String], _ db: Database) throws -> [String: Set<String>] {
         var known: [String: Set<String>] = [:]
         for user in Set(userIDs) {
-            let devices: [String] = try db.rows("SELECT device_id FROM known_devices WHERE user_id = ?", [user]).map {
-                try $0.decode("device_id", table: "known_devices")
-            }
-            if !devices.isEmpty { known[user] = Set(devices) }
+            let rows = try db.rows("SELECT device_id, distrusted FROM known_devices WHERE user_id = ?", [user])
+            guard !rows.isEmpty else { continue }
+            known[user] = Set(try rows.filter { try !$0.decode("distrusted", table: "known_devices") }.map {
+                try $0.decode("device_id", table: "known_devices") as String
+            })
         }
         return known
+    }
+
+    /// Takes back the trust in every known device of `userID` (a user returned to *no key*,
+    /// docs/spec/protocol.md §10.17): the user stays met, and each device is held until approved.
+    /// - Throws: GRDB's `DatabaseError`.
+    public func distrustKnownDevices(ofUser userID: String, _ db: Database) throws {
+        try db.run("UPDATE known_devices SET distrusted = 1 WHERE user_id = ?", [userID])
+        try db.run("UPDATE channel_recipients SET state = 'held' WHERE user_id = ? AND state = 'recipient'", [userID])
     }
 
     /// Records devices as known (first contact, or keys sent); known ones keep their date (and
@@ -130,6 +141,7 @@ package struct RecipientStore: Sendable {
         for device in Set(deviceIDs).sorted() {
             try db.run("UPDATE known_devices SET unconfirmed = 0 WHERE device_id = ? AND unconfirmed = 1", [device])
             if db.changesCount > 0 { confirmed.append(device) }
+            try db.run("UPDATE known_devices SET distrusted = 0 WHERE device_id = ? AND distrusted = 1", [device])
         }
         return confirmed
     }

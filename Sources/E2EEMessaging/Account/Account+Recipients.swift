@@ -46,7 +46,10 @@ extension Account {
     public func approveDevice(_ deviceID: DeviceID) async throws -> [ChannelID] {
         let device = deviceID
         let time = configuration.now()
-        let approved = try await store.write { [store] db in try store.recipientStore.approveDevice(device.rawValue, at: time, decidedAt: time.milliseconds, db) }
+        let approved = try await store.write { [store] db in
+            guard try !store.contactKeyStore.isDeviceOfKeyedUser(device.rawValue, db) else { throw MessagingError.deviceIsCertified(deviceID: device) }
+            return try store.recipientStore.approveDevice(device.rawValue, at: time, decidedAt: time.milliseconds, db)
+        }
         guard !approved.isEmpty else { throw MessagingError.unknownRecipient(deviceID: device) }
         broadcaster.recipientStandings.signal()
         await announce(.approved, [device.rawValue], inEach: approved.map(\.channelID))

@@ -15,8 +15,38 @@ extension Account {
     /// "offline, from the devices known here", and compare again once online.
     /// - Throws: ``ServerError`` when the server answers with an error, `ProtocolError` when a
     ///   user has no device to count, key store errors.
+    ///
+    /// For a user with a pinned user key, their half is computed from the key alone
+    /// (docs/spec/protocol.md §10.18): it changes with the key, never with their devices.
     public func safetyNumber(with otherUserID: UserID) async throws -> SafetyNumber {
-        try await safetyNumber(with: otherUserID, counting: .recipientsNow)
+        let pinned = try await store.read { [store] db in try store.contactKeyStore.loadStanding(userID: otherUserID.rawValue, db)?.pinnedKey }
+        if let pinned, let key = UserKey(publicKey: pinned) { return try await safetyNumber(with: otherUserID, userKey: key) }
+        return try await safetyNumber(with: otherUserID, counting: .recipientsNow)
+    }
+
+    /// The safety number between us and `otherUserID` with their half computed under `userKey`
+    /// (docs/spec/protocol.md §10.18, B.5) — any key listed for them, to compare before pinning
+    /// it — or, with `nil`, as for a user without a key (§7.4, their trusted devices), to compare
+    /// before forgetting their key. Our half is as in ``safetyNumber(with:)``.
+    /// - Throws: as ``safetyNumber(with:)``.
+    public func safetyNumber(with otherUserID: UserID, userKey: UserKey?) async throws -> SafetyNumber {
+        guard let userKey else { return try await safetyNumber(with: otherUserID, counting: .recipientsNow) }
+        let ours = try await ownDevicesForSafetyNumber()
+        let ourBlobs = try await counted(ours, .recipientsNow)
+        let own = ourBlobs.contains(identity.bytes) ? ourBlobs : ourBlobs + [identity.bytes]
+        return try SafetyNumber(localUserID: userID.rawValue, local: .devices(own), remoteUserID: otherUserID.rawValue, remote: .userKey(userKey.publicKey))
+    }
+
+    /// Our own devices as the server lists them now, or as pinned here when it cannot be asked.
+    private func ownDevicesForSafetyNumber() async throws -> [CountedDevice] {
+        if serverAway == nil {
+            do {
+                return try await directory.devices(of: userID, refresh: true).map { ($0.deviceID, $0.identity.bytes) }
+            } catch let error where SendFailure(error) == .unreachable {
+                // Offline: the pinned devices below.
+            }
+        }
+        return try await pinnedDevices(of: userID)
     }
 
     /// The safety number between us and `otherUserID` as it will be once every device now held

@@ -129,8 +129,9 @@ public actor Account {
         let random = AnyRandomSource(base: configuration.random)
         let events = EventBroadcaster(bufferLimit: configuration.eventBufferLimit)
         let locks = KeyedAsyncLock()
+        let userKeys = UserKeyDirectory(store: store, events: events, systemSeconds: configuration.userKeyClock)
         let directory = DeviceDirectory(api: server, store: store, events: events, cacheLifetime: configuration.deviceLifetime, now: configuration.now,
-                                        localDeviceID: device.deviceID)
+                                        localDeviceID: device.deviceID, localUserID: device.userID, userKeys: userKeys)
         let channels = ChannelDirectory(store: store, api: server, events: events, ownUserID: device.userID,
                                         memberLifetime: configuration.memberLifetime, now: configuration.now)
         self.userID = device.userID

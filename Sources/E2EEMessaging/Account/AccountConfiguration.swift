@@ -48,6 +48,12 @@ public struct AccountConfiguration: Sendable {
     /// Events each ``Account/events()`` subscriber buffers before it loses the oldest (it is then
     /// sent ``AccountEvent/reloadNeeded``, never left with a silent gap).
     public var eventBufferLimit: Int = 10_000
+    #if DEBUG
+    /// Debug builds only: moves the clock text 1.3's certificate rules read (expiry, key-change
+    /// gates, the clock mark; docs/spec/protocol.md §10.19) by this much, for tests. Release
+    /// builds have no such field and read only the system clock.
+    public var debugClockOffset: Duration = .zero
+    #endif
 
     /// The defaults.
     public init(oneTimePrekeyTarget: Int = 50, memberLifetime: Duration = .seconds(5), deviceLifetime: Duration = .seconds(60),

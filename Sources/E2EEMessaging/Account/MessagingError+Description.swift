@@ -44,6 +44,16 @@ extension MessagingError: LocalizedError {
             "No group holds user \(user) for approval. List the held members to see what waits."
         case .candidateChanged(let channel, let shown):
             "The request in \(channel) no longer offers user \(shown) (declined since, or their message is gone). Nothing was accepted; show the requests again and decide anew."
+        case .userKeyConflict(let user):
+            "User \(user) shows several user keys. Nothing is sent to them until you compare safety numbers with them and pin one."
+        case .noVerifiedDevice(let user):
+            "User \(user) has no device certified under their user key. Nothing is sent to them; they may need to open their primary device."
+        case .userKeyChangePending(let user):
+            "User \(user) changed their user key. Nothing is sent to them until you accept the change, best after comparing safety numbers."
+        case .deviceIsCertified(let device):
+            "Device \(device) belongs to a user with a user key: their certificates decide it, not an approval."
+        case .unknownUserKey(let user):
+            "That key is not one listed for user \(user), or no change of their key is waiting. Show their keys again."
         }
     }
 }

@@ -48,4 +48,20 @@ public enum MessagingError: Error, Sendable, Equatable {
     /// or no message of theirs waits in the DM any more. Nothing was accepted; show the request
     /// again (``Account/channelRequests()``) and let the user decide anew.
     case candidateChanged(channelID: ChannelID, shown: UserID)
+    /// The user's devices carry current certificates under several user keys and none is
+    /// pinned (docs/spec/protocol.md §10.5): nothing goes to the user until the app pins one
+    /// (``Account/pinUserKey(_:of:)``) after comparing safety numbers.
+    case userKeyConflict(userID: UserID)
+    /// No listed device of the user is linked under the pinned key, or none carries a current
+    /// certificate (docs/spec/protocol.md §10.5, §10.7): nothing is encrypted for the user.
+    case noVerifiedDevice(userID: UserID)
+    /// The user's key changed and the change waits for the app
+    /// (``Account/acceptUserKeyChange(of:)``, docs/spec/protocol.md §10.17).
+    case userKeyChangePending(userID: UserID)
+    /// The device belongs to a user with a user key: only certificates decide it, never an
+    /// approval (docs/spec/protocol.md §10.7).
+    case deviceIsCertified(deviceID: DeviceID)
+    /// The user has no pending key change, or the key named is not one this device saw listed
+    /// for the user.
+    case unknownUserKey(userID: UserID)
 }

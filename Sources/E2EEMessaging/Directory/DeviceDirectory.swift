@@ -15,6 +15,8 @@ package actor DeviceDirectory: ListedIdentityProviding {
         var fetchedAt: StoreTime
         /// Bundles that did not parse or verify.
         var refused = 0
+        /// Who gets keys under the user's key, if the user has one (docs/spec/protocol.md §10.7).
+        var resolution: UserKeyRule.Resolution = .noKey
     }
 
     private let api: any ChatServerAPI
@@ -23,7 +25,11 @@ package actor DeviceDirectory: ListedIdentityProviding {
     private let cacheLifetime: Duration
     private let now: @Sendable () -> StoreTime
     private let localDeviceID: DeviceID?
+    /// This device's user (its own devices are not judged as a contact's).
+    private let localUserID: UserID?
     private var cache: [UserID: Entry] = [:]
+    /// Judges each listing's certificates (text 1.3); `nil` leaves every user under text 1.2.
+    private let userKeys: UserKeyDirectory?
     /// Told of the devices pinned for the first time by one listing (``whenDevicesAppear(_:)``).
     private var appeared: (@Sendable ([RemoteDevice]) -> Void)?
 
@@ -31,6 +37,14 @@ package actor DeviceDirectory: ListedIdentityProviding {
     /// this device (left out of every answer).
     public init(api: any ChatServerAPI, store: KeyStore, events: EventBroadcaster, cacheLifetime: Duration = .seconds(60),
                 now: @escaping @Sendable () -> StoreTime = { .now() }, localDeviceID: DeviceID? = nil) {
+        self.init(api: api, store: store, events: events, cacheLifetime: cacheLifetime, now: now, localDeviceID: localDeviceID, userKeys: nil)
+    }
+
+    /// A directory that also judges contacts' user keys with `userKeys` (docs/spec/protocol.md §10).
+    init(api: any ChatServerAPI, store: KeyStore, events: EventBroadcaster, cacheLifetime: Duration, now: @escaping @Sendable () -> StoreTime,
+         localDeviceID: DeviceID?, localUserID: UserID? = nil, userKeys: UserKeyDirectory?) {
+        self.userKeys = userKeys
+        self.localUserID = localUserID
         self.localDeviceID = localDeviceID
         self.api = api
         self.store = store
@@ -58,9 +72,33 @@ package actor DeviceDirectory: ListedIdentityProviding {
     /// list the core could not read, docs/spec/protocol.md §5).
     /// - Throws: ``MessagingError/unreadableDeviceList(userID:)``, ``ServerError``.
     public func recipientDevices(of userID: UserID, refresh: Bool = false) async throws -> [RemoteDevice] {
+        try await recipientListing(of: userID, refresh: refresh).devices
+    }
+
+    /// The devices of `userID` that may receive keys, and whether the user's key decided them
+    /// (docs/spec/protocol.md §10.7): for a user with a pinned key, exactly the linked devices —
+    /// a record that does not verify is an unlinked device, skipped (it was surfaced); for a
+    /// user without one, as ``recipientDevices(of:refresh:)``.
+    /// - Throws: ``MessagingError/unreadableDeviceList(userID:)`` (users without a key),
+    ///   ``MessagingError/userKeyConflict(userID:)``, ``MessagingError/noVerifiedDevice(userID:)``,
+    ///   ``MessagingError/userKeyChangePending(userID:)``, ``ServerError``.
+    func recipientListing(of userID: UserID, refresh: Bool) async throws -> (devices: [RemoteDevice], linked: Bool) {
         let entry = try await entry(for: userID, refresh: refresh)
-        guard entry.refused == 0 else { throw MessagingError.unreadableDeviceList(userID: userID) }
-        return entry.devices
+        switch entry.resolution {
+        case .noKey:
+            guard entry.refused == 0 else { throw MessagingError.unreadableDeviceList(userID: userID) }
+            return (entry.devices, false)
+        case .linked(let linked):
+            return (entry.devices.filter { linked.contains($0.deviceID.rawValue) }, true)
+        case .unresolved(let reason):
+            throw UnresolvedUser(userID: userID, reason: reason).error
+        }
+    }
+
+    /// Who gets keys for `userID` under its user key, from the latest listing (read when none is cached).
+    /// - Throws: ``ServerError`` when the server could not be asked.
+    func userKeyResolution(of userID: UserID) async throws -> UserKeyRule.Resolution {
+        try await entry(for: userID, refresh: false).resolution
     }
 
     /// Installs what runs when a listing pins devices never seen before, whatever asked for the
@@ -86,6 +124,7 @@ package actor DeviceDirectory: ListedIdentityProviding {
         var devices: [RemoteDevice] = []
         var listed: [String: IdentityBlob] = [:]
         var refused = 0
+        var certificates: [ListedCertificate] = []
         var firstSeen: [RemoteDevice] = []
         // Devices of a user met for the first time are pinned quietly: a new login meets every
         // contact at once, and none of their devices is news ("a new device of alice" is).
@@ -94,6 +133,7 @@ package actor DeviceDirectory: ListedIdentityProviding {
         for json in bundles {
             guard let device = try await verify(json, userID: user) else {
                 refused += 1
+                certificates.append(ListedCertificate(deviceID: json.deviceID.rawValue, reading: .refused))
                 continue
             }
             listed[device.deviceID.rawValue] = device.identity
@@ -105,8 +145,13 @@ package actor DeviceDirectory: ListedIdentityProviding {
             case .matches: devices.append(device)
             case .changed, .changeAlreadyRecorded: continue
             }
+            certificates.append(ListedCertificate(deviceID: device.deviceID.rawValue, reading: device.bundle.certificateReading(forUser: user)))
         }
-        let entry = Entry(devices: devices.sorted { $0.deviceID < $1.deviceID }, listed: listed, fetchedAt: now(), refused: refused)
+        var entry = Entry(devices: devices.sorted { $0.deviceID < $1.deviceID }, listed: listed, fetchedAt: now(), refused: refused)
+        // Our own user's key is the own side of text 1.3 (the next part): its devices stay under 1.2 here.
+        if let userKeys, user != localUserID {
+            entry.resolution = try await userKeys.judge(userID: user, listing: certificates)
+        }
         cache[user] = entry
         if !firstSeen.isEmpty { appeared?(firstSeen) }
         return entry

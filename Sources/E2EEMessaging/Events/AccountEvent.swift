@@ -1,4 +1,5 @@
 import E2EEKeyStore
+import Foundation
 
 /// Everything an account reports to the app, in order, on ``Account/events()``
 /// (docs/spec/sync.md "Events to the app"). Only public data: ids, states and reasons, never plaintexts
@@ -40,6 +41,14 @@ public enum AccountEvent: Sendable, Equatable {
     /// shows — timelines, delivery states, pending lists — from the account. Comes once per
     /// gap, after it; what follows is live again.
     case reloadNeeded
+    /// This device's clock read more than a day below the highest reading it had seen
+    /// (docs/spec/protocol.md §10.19): certificates past their end by that highest reading stay
+    /// expired until the user confirms the clock (``Account/confirmClock()``).
+    case clockWentBack
+    /// This device's clock and the server's disagree by more than a day at a post, or a key
+    /// change the clock would open is not confirmed by any post (§10.19): no key change is
+    /// offered until a post agrees or the user confirms the clock.
+    case clockSuspect
 }
 
 extension AccountEvent {
@@ -149,6 +158,30 @@ public enum IdentityEvent: Sendable, Equatable {
     /// A user listed in a group after this device created or accepted it: it gets nothing until
     /// the app approves it (``Account/approveMember(_:in:)``), whatever the channel's policy.
     case memberHeld(channelID: ChannelID, userID: UserID)
+    /// A device of a user with a pinned key became linked under it (docs/spec/protocol.md §10.7):
+    /// it receives keys wherever the user's devices do, with no approval. Surfaced once.
+    case linkedDeviceAdded(userID: UserID, deviceID: DeviceID)
+    /// A device that was linked under its user's pinned key no longer is: it gets nothing more,
+    /// and groups it was in renew their keys.
+    case deviceUnlinked(userID: UserID, deviceID: DeviceID, reason: DeviceUnlinkReason)
+    /// A user without a key adopted one: every device trusted for them carries it (§10.6). The
+    /// user's safety number changes.
+    case userKeyAdopted(userID: UserID, key: UserKey)
+    /// Another key than the pinned one is listed for the user, before any change is due (§10.17).
+    case otherUserKeyListed(userID: UserID, key: UserKey)
+    /// The user's key changed and the change is due (§10.17): nothing goes to the new key (`to`;
+    /// `nil`: the user no longer uses one) until the app accepts
+    /// (``Account/acceptUserKeyChange(of:)``). `lastSeen` is when this device last read the old
+    /// key; `vouched` when a device linked under the old key carries the new one.
+    case userKeyChanged(userID: UserID, to: UserKey?, lastSeen: Date, vouched: Bool, wasVerified: Bool)
+    /// The user's devices carry current certificates under several keys and none is pinned:
+    /// nothing is sent to the user until the app pins one after comparing safety numbers.
+    case userKeyConflict(userID: UserID)
+    /// No listed device of the user is linked under the pinned key: nothing is sent to the user.
+    case noVerifiedDevice(userID: UserID)
+    /// A listed record of a device of a user with a pinned key does not verify: the device is
+    /// skipped (unlinked) and the send goes on.
+    case invalidCertificate(userID: UserID, deviceID: DeviceID)
 }
 
 /// What a key maintenance run did.

@@ -15,6 +15,9 @@ public struct RecipientChanges: Sendable, Equatable {
     public var heldMembers: [UserID] = []
     /// How many devices the message was encrypted to.
     public var recipientCount: Int
+    /// Users with user-key certificates who got nothing: conflicted, without a verified device,
+    /// or awaiting acceptance of a key change (docs/spec/protocol.md §10.5, §10.7, §10.17).
+    public var unresolvedUsers: [UnresolvedUser] = []
 
     /// Creates the value.
     public init(surfaced: [RecipientDevice] = [], held: [RecipientDevice] = [], removed: [RecipientDevice] = [],
@@ -27,5 +30,29 @@ public struct RecipientChanges: Sendable, Equatable {
     }
 
     /// Nothing surfaced, held, removed or unexpected.
-    public var isEmpty: Bool { surfaced.isEmpty && held.isEmpty && removed.isEmpty && unexpectedMembers.isEmpty && heldMembers.isEmpty }
+    public var isEmpty: Bool { surfaced.isEmpty && held.isEmpty && removed.isEmpty && unexpectedMembers.isEmpty && heldMembers.isEmpty
+        && unresolvedUsers.isEmpty }
+}
+
+/// A user a send left out because their user key is unresolved.
+public struct UnresolvedUser: Sendable, Equatable {
+    /// The user.
+    public var userID: UserID
+    /// Why.
+    public var reason: UnresolvedUserKey
+
+    /// Creates the value.
+    public init(userID: UserID, reason: UnresolvedUserKey) {
+        self.userID = userID
+        self.reason = reason
+    }
+
+    /// The typed error a DM to this user fails with.
+    var error: MessagingError {
+        switch reason {
+        case .conflicted: .userKeyConflict(userID: userID)
+        case .noVerifiedDevice: .noVerifiedDevice(userID: userID)
+        case .changePending: .userKeyChangePending(userID: userID)
+        }
+    }
 }

@@ -26,6 +26,9 @@ enum RecipientDecision {
         var known: [String: Set<String>]
         /// Users already surfaced as DM anomalies.
         var recordedAnomalies: Set<String>
+        /// Users whose pinned user key decided their devices (docs/spec/protocol.md §10.7): the
+        /// devices listed for them are exactly the linked ones, recipients without any hold.
+        var linkedUsers: Set<String> = []
     }
 
     /// What to do.
@@ -66,6 +69,15 @@ enum RecipientDecision {
             for deviceID in (input.devices[member] ?? []).sorted() where deviceID != input.ownDeviceID.rawValue {
                 let device = RecipientDevice(userID: UserID(stored: member), deviceID: DeviceID(stored: deviceID))
                 listed.insert(deviceID)
+                if input.linkedUsers.contains(member) {
+                    // Certified by the user's key: never held, never offered for approval.
+                    if input.records[deviceID]?.state != .recipient {
+                        plan.changes.surfaced.append(device)
+                        plan.updates.append((device, .recipient))
+                    }
+                    plan.recipients.append(device)
+                    continue
+                }
                 if firstContact { plan.newlyKnown.append(device) }
                 switch input.records[deviceID]?.state {
                 case .recipient?:
@@ -96,7 +108,8 @@ enum RecipientDecision {
             let device = RecipientDevice(userID: UserID(stored: record.userID), deviceID: DeviceID(stored: record.deviceID))
             plan.changes.removed.append(device)
             plan.updates.append((device, .removed))
-            if listedMembers.contains(record.userID) { plan.vanished.append(device) }
+            // A keyed user's device that is merely unlinked was surfaced as such (§10.7).
+            if listedMembers.contains(record.userID), !input.linkedUsers.contains(record.userID) { plan.vanished.append(device) }
         }
         plan.changes.recipientCount = plan.recipients.count
         return plan

@@ -39,7 +39,9 @@ struct RecipientGate: Sendable {
             memberOutcome = MemberDecision.decide(channelID: channel.id, listed: listedMembers, ownUserID: device.userID, standings: standings, now: now())
             members = memberOutcome.approved
         }
-        let listed = try await listedDevices(of: Set(members).filter { !channel.isDM || participants.contains($0) })
+        let listing = try await listedDevices(of: Set(members).filter { !channel.isDM || participants.contains($0) })
+        if channel.isDM, let unresolved = listing.unresolved.first { throw unresolved.error }
+        let listed = listing.devices
         let users = Array(listed.keys)
         let stored = try await store.read { [store, channel] db in
             let recipients = store.recipientStore
@@ -49,9 +51,10 @@ struct RecipientGate: Sendable {
         let input = RecipientDecision.Input(
             channelID: channel.id, isDM: channel.isDM, ownUserID: device.userID, ownDeviceID: device.deviceID, participants: participants,
             members: members, devices: listed.mapValues { $0.map(\.deviceID.rawValue) }, records: Dictionary(stored.0.map { ($0.deviceID, $0) }) { a, _ in a },
-            known: stored.1, recordedAnomalies: stored.2)
+            known: stored.1, recordedAnomalies: stored.2, linkedUsers: listing.linkedUsers)
         var plan = RecipientDecision.decide(input)
         plan.changes.heldMembers = memberOutcome.held.map { UserID(stored: $0) }
+        plan.changes.unresolvedUsers = listing.unresolved
         try await apply(plan, members: memberOutcome, channelID: channel.id)
         publish(plan, newlyHeldMembers: memberOutcome.newlyHeld, channelID: channel.id)
         let byID = Dictionary(listed.values.joined().map { ($0.deviceID, $0) }) { a, _ in a }
@@ -63,15 +66,56 @@ struct RecipientGate: Sendable {
     /// device (§5.13), or it would be left out — neither held nor surfaced — for as long as an
     /// older listing is reused. The reads run side by side so that a group's send waits for
     /// one round trip, not one per member.
-    private func listedDevices(of users: Set<String>) async throws -> [String: [RemoteDevice]] {
-        try await withThrowingTaskGroup(of: (String, [RemoteDevice]).self) { [directory] group in
+    ///
+    /// A user whose user key is unresolved (conflicted, no verified device, a change pending;
+    /// docs/spec/protocol.md §10) gets nothing and is reported; the others go on.
+    private func listedDevices(of users: Set<String>) async throws -> RecipientListing {
+        try await withThrowingTaskGroup(of: (String, Result<(devices: [RemoteDevice], linked: Bool), MessagingError>).self) { [directory] group in
             for user in users {
-                group.addTask { (user, try await directory.recipientDevices(of: UserID(stored: user), refresh: true)) }
+                group.addTask {
+                    do {
+                        return (user, .success(try await directory.recipientListing(of: UserID(stored: user), refresh: true)))
+                    } catch let error as MessagingError where Self.isUnresolvedUserKey(error) {
+                        return (user, .failure(error))
+                    }
+                }
             }
-            var listed: [String: [RemoteDevice]] = [:]
-            for try await (user, devices) in group { listed[user] = devices }
-            return listed
+            var listing = RecipientListing()
+            for try await (user, result) in group {
+                switch result {
+                case .success(let found):
+                    listing.devices[user] = found.devices
+                    if found.linked { listing.linkedUsers.insert(user) }
+                case .failure(let error):
+                    listing.unresolved.append(Self.unresolvedUser(user, error))
+                }
+            }
+            listing.unresolved.sort { $0.userID.rawValue < $1.userID.rawValue }
+            return listing
         }
+    }
+
+    /// What ``listedDevices(of:)`` found.
+    private struct RecipientListing {
+        var devices: [String: [RemoteDevice]] = [:]
+        var linkedUsers: Set<String> = []
+        var unresolved: [UnresolvedUser] = []
+    }
+
+    private static func isUnresolvedUserKey(_ error: MessagingError) -> Bool {
+        switch error {
+        case .userKeyConflict, .noVerifiedDevice, .userKeyChangePending: true
+        default: false
+        }
+    }
+
+    private static func unresolvedUser(_ user: String, _ error: MessagingError) -> UnresolvedUser {
+        let reason: UnresolvedUserKey = switch error {
+        case .userKeyConflict: .conflicted
+        case .userKeyChangePending: .changePending
+        default: .noVerifiedDevice
+        }
+        return UnresolvedUser(userID: UserID(stored: user), reason: reason)
     }
 
     /// Records our own user's devices listed now (`GET /devices`, which consumes no one-time

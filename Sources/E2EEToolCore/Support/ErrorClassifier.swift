@@ -65,6 +65,15 @@ public enum ErrorClassifier {
         case .unknownMember(let id): return ToolError(.notFound, "no group holds or declined member \(id)")
         case .candidateChanged(let id, let shown):
             return ToolError(.notFound, "user \(shown), shown as the candidate of DM \(id), is no longer offered: run channels requests again")
+        case .userKeyConflict(let user):
+            return ToolError(.userKeyUnresolved, "user \(user) shows several user keys: compare safety numbers, then user-key pin; nothing was sent")
+        case .noVerifiedDevice(let user):
+            return ToolError(.userKeyUnresolved, "user \(user) has no device certified under their user key: nothing was sent")
+        case .userKeyChangePending(let user):
+            return ToolError(.userKeyUnresolved, "user \(user) changed their user key: compare safety numbers, then user-key accept; nothing was sent")
+        case .deviceIsCertified(let device):
+            return ToolError(.failure, "device \(device) belongs to a user with a user key: certificates decide it, not an approval")
+        case .unknownUserKey(let user): return ToolError(.notFound, "no such key listed, or no key change waiting, for user \(user)")
         }
     }
 

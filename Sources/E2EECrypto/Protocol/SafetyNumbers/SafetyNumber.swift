@@ -45,8 +45,24 @@ public struct SafetyNumber: Sendable, Hashable, CustomStringConvertible {
     /// - Throws: ``ProtocolError/malformed(_:reason:)`` at ``WireLocation/identityBlob`` for a
     ///   blob that is not 65 bytes with version byte `0x01`, or for an empty device list.
     public init(localUserID: String, localIdentityBlobs: [[UInt8]], remoteUserID: String, remoteIdentityBlobs: [[UInt8]]) throws {
-        let local = try Self.iteratedHash(userID: localUserID, identityBlobs: localIdentityBlobs)
-        let remote = try Self.iteratedHash(userID: remoteUserID, identityBlobs: remoteIdentityBlobs)
+        try self.init(localUserID: localUserID, local: .devices(localIdentityBlobs), remoteUserID: remoteUserID, remote: .devices(remoteIdentityBlobs))
+    }
+
+    /// What one user's half of the number is computed from.
+    public enum UserHalf: Sendable, Hashable {
+        /// The identity blobs of the user's devices (§7.4): a user without a user key.
+        case devices([[UInt8]])
+        /// The user's pinned user key, 32 bytes (§10.18, B.5): no device enters it.
+        case userKey([UInt8])
+    }
+
+    /// The safety number between `localUserID` and `remoteUserID`, each half from its devices or
+    /// its user key (docs/spec/protocol.md §7.4, §10.18).
+    /// - Throws: as ``init(localUserID:localIdentityBlobs:remoteUserID:remoteIdentityBlobs:)``;
+    ///   ``ProtocolError/malformed(_:reason:)`` at ``WireLocation/certificate`` for a key that is not 32 bytes.
+    public init(localUserID: String, local: UserHalf, remoteUserID: String, remote: UserHalf) throws {
+        let local = try Self.iteratedHash(userID: localUserID, half: local)
+        let remote = try Self.iteratedHash(userID: remoteUserID, half: remote)
         self.localUserID = localUserID.lowercased()
         self.remoteUserID = remoteUserID.lowercased()
         self.localDigits = Self.digits(of: local)
@@ -108,6 +124,14 @@ public struct SafetyNumber: Sendable, Hashable, CustomStringConvertible {
         return try fingerprint(userID: userID, identityBlobs: Array(listed.values))
     }
 
+    /// One user's 30 digits under the user key `userKey` (docs/spec/protocol.md §10.18, B.5):
+    /// `h = SHA-512(0x00 0x01 || K_pub || uid)`, then 5,199 times `h = SHA-512(h || K_pub)`,
+    /// formatted as ``fingerprint(userID:identityBlobs:)``.
+    /// - Throws: ``ProtocolError/malformed(_:reason:)`` for a key that is not 32 bytes.
+    public static func fingerprint(userID: String, userKey: [UInt8]) throws -> String {
+        digits(of: try iteratedHash(userID: userID, half: .userKey(userKey)))
+    }
+
     /// The safety number of two users: both 30-digit strings, the smaller first, shown as 12
     /// groups of 5 digits separated by single spaces. Symmetric in its arguments.
     /// - Throws: ``ProtocolError/malformed(_:reason:)`` when either is not 30 ASCII digits.
@@ -127,6 +151,20 @@ public struct SafetyNumber: Sendable, Hashable, CustomStringConvertible {
     /// - Throws: as ``fingerprint(userID:identityBlobs:)``.
     public static func compute(userA: String, blobsA: [[UInt8]], userB: String, blobsB: [[UInt8]]) throws -> String {
         try combine(fingerprint(userID: userA, identityBlobs: blobsA), fingerprint(userID: userB, identityBlobs: blobsB))
+    }
+
+    /// `h` of §7.4 or B.5 (64 bytes) after every iteration.
+    static func iteratedHash(userID: String, half: UserHalf) throws -> [UInt8] {
+        switch half {
+        case .devices(let blobs): return try iteratedHash(userID: userID, identityBlobs: blobs)
+        case .userKey(let key):
+            guard key.count == 32 else { throw ProtocolError.malformed(.certificate, reason: "a user key is 32 bytes, not \(key.count)") }
+            var hash = SHA512.hash([0x00, 0x01] + key + Array(userID.lowercased().utf8))
+            for _ in 1..<ProtocolLimits.safetyNumberIterations {
+                hash = SHA512.hash(hash + key)
+            }
+            return hash
+        }
     }
 
     /// `h` of §7.4 (64 bytes) after every iteration.
