@@ -23,9 +23,11 @@ import GRDB
 /// - `v15`: decisions in the order they were made, requests as shown (``StoreSchema/orderDecisions(_:)``).
 /// - `v16`: the ranges a catch-up left unread, for the send gate's scan, and when keys were last
 ///   renewed (``StoreSchema/recordUnreadRanges(_:)``).
+/// - `v18`: ratchet restarts asked by a refused message and done at a send, per remote device
+///   (``StoreSchema/recordSessionRestarts(_:)``).
 enum StoreSchema {
     /// Migration identifiers, oldest first.
-    static let versions = ["v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10", "v11", "v12", "v13", "v14", "v15", "v16"]
+    static let versions = ["v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10", "v11", "v12", "v13", "v14", "v15", "v16", "v18"]
 
     /// The migrator holding every migration.
     static var migrator: DatabaseMigrator {
@@ -46,6 +48,7 @@ enum StoreSchema {
         migrator.registerMigration("v14") { db in try keyPayloadUses(db) }
         migrator.registerMigration("v15") { db in try orderDecisions(db) }
         migrator.registerMigration("v16") { db in try recordUnreadRanges(db) }
+        migrator.registerMigration("v18") { db in try recordSessionRestarts(db) }
         return migrator
     }
 
