@@ -37,6 +37,11 @@ public enum ProtocolLimits {
     public static let maxStoredSkippedKeysPerState = 2_000
     /// Archived states kept per remote device, most recently used first (simultaneous initiation).
     public static let maxArchivedSessions = 5
+    /// Shortest time between two restarts of the ratchet with one remote device (§3.17), on
+    /// this device's own clock: a message refused as too far ahead asks for a restart, and its
+    /// header is not authenticated, so anyone who can post (the server) can ask; each restart
+    /// costs the remote device a one-time prekey and both sides a fresh X3DH.
+    public static let minRatchetRestartIntervalSeconds: Int64 = 3600
 
     // MARK: Sender keys (§4)
 

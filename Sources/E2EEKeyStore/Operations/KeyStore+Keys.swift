@@ -86,6 +86,15 @@ extension KeyStore {
         try await handOff.queuedWrite { [self] db in try sessionStore.installSession(userID: userID, deviceID: deviceID, state: state, at: time, db) }
     }
 
+    /// Restarts the ratchet with a device (docs/spec/protocol.md §3.17): installs `state` as
+    /// current, archiving the previous session, and records the restart at `time` (answering the
+    /// request), in one transaction; returns the new session's id.
+    /// - Throws: GRDB's `DatabaseError`.
+    @discardableResult
+    package func restartSession(userID: String, deviceID: String, state: SecretBytes, at time: StoreTime) async throws -> String {
+        try await handOff.queuedWrite { [self] db in try sessionStore.restartSession(userID: userID, deviceID: deviceID, state: state, at: time, db) }
+    }
+
     /// Makes a new own sender key current for its channel.
     /// - Throws: GRDB's `DatabaseError` for a key id already used in the channel.
     package func storeNewSenderKey(_ key: OwnSenderKey) async throws {

@@ -8,7 +8,8 @@ extension KeyStore {
     /// sender-key state of each address and the last session record of each device, then each
     /// write in order — decryptions with their prekey, ephemeral-key and identity effects,
     /// pending rows with their queued ciphertexts, final outcomes, refused inputs — with the
-    /// receive-side columns of every row. It is the store's one receive write: whatever
+    /// receive-side columns of every row, and the ratchet restart a stored refusal asks for
+    /// (docs/spec/protocol.md §3.17). It is the store's one receive write: whatever
     /// arrives, from a socket frame to a catch-up page or a re-drive, is stored through it.
     ///
     /// A decrypted message whose (sender user, payload id) is already used by another message
@@ -143,8 +144,10 @@ extension KeyStore {
             }
             try storeReceivedRow(row, facts, batch.rowUpsert)
             if removePending { try pendingStore.removePending(messageID: messageID, db) }
+            if let restart = write.sessionRestart { try sessionStore.requestRestart(restart, db) }
         case .refused(let input):
             try insertRefused(input, db)
+            if let restart = write.sessionRestart { try sessionStore.requestRestart(restart, db) }
             return .stored
         }
         if let claim = write.identityChange, try recordIdentityChangeOnce(claim, db), result == .stored {

@@ -35,15 +35,19 @@ import E2EECrypto
     /// participant, docs/spec/protocol.md §5.10): applied with the row, only while none are
     /// fixed and the channel is not pinned as a group, and then the DM is accepted here.
     public var fixesParticipants: Set<String>?
+    /// A ratchet restart a refusal asks for (a message refused as too far ahead,
+    /// docs/spec/protocol.md §3.17): recorded with the refusal, when the refusal is stored.
+    public var sessionRestart: SessionRestartRequest?
 
     /// Creates the value.
     public init(action: Action, facts: ReceivedFacts, session: SessionUpdate? = nil, senderKey: ReceiverSenderKey? = nil,
-                identityChange: RemoteIdentityClaim? = nil) {
+                identityChange: RemoteIdentityClaim? = nil, sessionRestart: SessionRestartRequest? = nil) {
         self.action = action
         self.facts = facts
         self.session = session
         self.senderKey = senderKey
         self.identityChange = identityChange
+        self.sessionRestart = sessionRestart
     }
 }
 

@@ -25,12 +25,13 @@ import GRDB
 ///   renewed (``StoreSchema/recordUnreadRanges(_:)``).
 /// - `v17`: the certificate this device publishes in its signed prekey record
 ///   (``StoreSchema/recordPublishedCertificate(_:)``).
-/// - `v18`: reserved (the ratchet restart of §3.17).
+/// - `v18`: ratchet restarts asked by a refused message and done at a send, per remote device
+///   (``StoreSchema/recordSessionRestarts(_:)``).
 /// - `v19`: contacts' user keys, device links and the clock readings of text 1.3
 ///   (``StoreSchema/recordContactKeys(_:)``).
 enum StoreSchema {
     /// Migration identifiers, oldest first.
-    static let versions = ["v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10", "v11", "v12", "v13", "v14", "v15", "v16", "v17", "v19"]
+    static let versions = ["v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10", "v11", "v12", "v13", "v14", "v15", "v16", "v17", "v18", "v19"]
 
     /// The migrator holding every migration.
     static var migrator: DatabaseMigrator {
@@ -52,6 +53,7 @@ enum StoreSchema {
         migrator.registerMigration("v15") { db in try orderDecisions(db) }
         migrator.registerMigration("v16") { db in try recordUnreadRanges(db) }
         migrator.registerMigration("v17") { db in try recordPublishedCertificate(db) }
+        migrator.registerMigration("v18") { db in try recordSessionRestarts(db) }
         migrator.registerMigration("v19") { db in try recordContactKeys(db) }
         return migrator
     }

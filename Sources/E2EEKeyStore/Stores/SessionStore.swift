@@ -3,7 +3,8 @@ import Foundation
 import GRDB
 
 /// Pairwise sessions per remote device: one current, older ones archived (a message for an
-/// archived session can still be decrypted) up to ``archiveLimit`` per device.
+/// archived session can still be decrypted) up to ``archiveLimit`` per device; and the ratchet
+/// restarts asked and done per device (docs/spec/protocol.md §3.17, table `session_restarts`).
 package struct SessionStore: Sendable {
     static let table = "sessions"
     /// Archived sessions kept per remote device (libsignal keeps 40).
@@ -66,6 +67,47 @@ package struct SessionStore: Sendable {
                 [entry.sessionID, update.userID, update.deviceID, entry.isCurrent ? 1 : 0,
                  try sealer.seal(entry.state, table: Self.table, column: "state", rowID: entry.sessionID), updated, updated])
         }
+    }
+
+    /// Records that a message from the device was refused as too far ahead, asking for a
+    /// ratchet restart (docs/spec/protocol.md §3.17). A request already waiting keeps its time.
+    /// - Throws: GRDB's `DatabaseError`.
+    public func requestRestart(_ request: SessionRestartRequest, _ db: Database) throws {
+        try db.run(
+            """
+            INSERT INTO session_restarts (remote_user_id, remote_device_id, requested_at) VALUES (?, ?, ?)
+            ON CONFLICT (remote_user_id, remote_device_id) DO UPDATE SET requested_at = COALESCE(requested_at, excluded.requested_at)
+            """,
+            [request.userID, request.deviceID, request.requestedAt.microseconds])
+    }
+
+    /// The device's restart row, if a restart was ever asked or done.
+    /// - Throws: ``KeyStoreError/corruptColumn(table:column:)``, GRDB's `DatabaseError`.
+    public func loadRestart(userID: String, deviceID: String, _ db: Database) throws -> SessionRestart? {
+        let t = "session_restarts"
+        guard let row = try db.row("SELECT * FROM session_restarts WHERE remote_user_id = ? AND remote_device_id = ?", [userID, deviceID]) else {
+            return nil
+        }
+        let requested: Int64? = try row.decodeIfPresent("requested_at", table: t)
+        let restarted: Int64? = try row.decodeIfPresent("restarted_at", table: t)
+        return SessionRestart(userID: userID, deviceID: deviceID, requestedAt: requested.map(StoreTime.init(microseconds:)),
+                              restartedAt: restarted.map(StoreTime.init(microseconds:)))
+    }
+
+    /// Restarts the ratchet with the device (docs/spec/protocol.md §3.17): installs `state` as
+    /// the current session, archiving the previous one (``installSession(userID:deviceID:state:id:at:_:)``),
+    /// and records the restart at `time`, answering any request. Returns the new session's id.
+    /// - Throws: GRDB's `DatabaseError`.
+    @discardableResult
+    public func restartSession(userID: String, deviceID: String, state: SecretBytes, at time: StoreTime, _ db: Database) throws -> String {
+        let id = try installSession(userID: userID, deviceID: deviceID, state: state, at: time, db)
+        try db.run(
+            """
+            INSERT INTO session_restarts (remote_user_id, remote_device_id, requested_at, restarted_at) VALUES (?, ?, NULL, ?)
+            ON CONFLICT (remote_user_id, remote_device_id) DO UPDATE SET requested_at = NULL, restarted_at = excluded.restarted_at
+            """,
+            [userID, deviceID, time.microseconds])
+        return id
     }
 
     /// Whether a session row with `id` exists.

@@ -141,20 +141,23 @@ struct MessageProcessor: Sendable {
         return step
     }
 
-    /// A refusal: an undecryptable row, or for an edit a refused-input record (the message stays).
+    /// A refusal: an undecryptable row, or for an edit a refused-input record (the message
+    /// stays), with the identity change or ratchet restart it records.
     func refusalStep(_ message: IncomingMessage, _ refusal: ReceiveRefusal, rowKind: TimelineRowKind) -> ProcessingStep {
         if message.isEdit {
             let input = RefusedInput(channelID: message.channelID.rawValue, messageID: message.id, kind: .edit, reason: refusal.reason.rawValue,
                                      contentHash: message.contentHash, seenAt: clock())
             return ProcessingStep(outcome: ReceiveOutcome(messageID: MessageID(stored: message.id), result: .editRefused(refusal.reason)),
-                                  write: ReceiveWrite(action: .refused(input), facts: ReceivedFacts(kind: .message), identityChange: refusal.identityChange),
+                                  write: ReceiveWrite(action: .refused(input), facts: ReceivedFacts(kind: .message), identityChange: refusal.identityChange,
+                                                      sessionRestart: refusal.sessionRestart),
                                   isNewRow: false, isTimelineRow: true, channelID: message.channelID)
         }
         // A third user's DM message is refused input, never a timeline message (docs/spec/protocol.md §5).
         let kind: TimelineRowKind = refusal.reason == .notAParticipant ? .control : rowKind
         let row = message.row(state: .undecryptable(reason: refusal.reason.rawValue))
         return ProcessingStep(outcome: ReceiveOutcome(messageID: MessageID(stored: message.id), result: .undecryptable(refusal.reason)),
-                              write: ReceiveWrite(action: .outcome(row), facts: ReceivedFacts(kind: kind), identityChange: refusal.identityChange),
+                              write: ReceiveWrite(action: .outcome(row), facts: ReceivedFacts(kind: kind), identityChange: refusal.identityChange,
+                                                  sessionRestart: refusal.sessionRestart),
                               isNewRow: message.isNew, isTimelineRow: kind == .message, channelID: message.channelID)
     }
 

@@ -30,7 +30,7 @@ enum PairwiseStep {
         var acceptedInLane: Bool
         /// The identity the server lists for the device, once asked (nil: not asked yet).
         var listed: ListedAnswer?
-        /// Unix seconds now (the one-time prekey grace window).
+        /// Unix seconds now (the one-time prekey grace window; when a restart was asked).
         var now: Int64
     }
 
@@ -54,17 +54,27 @@ enum PairwiseStep {
 
     /// Decides the entry.
     /// - Throws: ``ReceiveRefusal`` (`senderMismatch`: the device is pinned under another user
-    ///   or not listed for its user; `identityChanged` with the claim to record), ``ProtocolError``
-    ///   and ``CryptoError`` from the ratchet and X3DH, ``KeyStoreError`` for a stored prekey
-    ///   that does not convert — each a refusal of this message only.
+    ///   or not listed for its user; `identityChanged` with the claim to record; `tooFarAhead`
+    ///   with the ratchet restart to record, §3.17), ``ProtocolError`` and ``CryptoError`` from
+    ///   the ratchet and X3DH, ``KeyStoreError`` for a stored prekey that does not convert —
+    ///   each a refusal of this message only.
     static func decide(_ input: Input, using random: some RandomSource) throws -> Decision {
         guard !input.pins.contains(where: { $0.userID != input.userID.rawValue }) else { throw ReceiveRefusal(.senderMismatch) }
-        switch input.message {
-        case .normal(let normal):
-            guard let record = input.record else { return .waiting(WaitingKey.session(userID: input.userID, deviceID: input.deviceID)) }
-            return .decrypted(try record.decrypt(normal, using: random))
-        case .prekey(let prekey):
-            return try respond(to: prekey, input, using: random)
+        do {
+            switch input.message {
+            case .normal(let normal):
+                guard let record = input.record else { return .waiting(WaitingKey.session(userID: input.userID, deviceID: input.deviceID)) }
+                return .decrypted(try record.decrypt(normal, using: random))
+            case .prekey(let prekey):
+                return try respond(to: prekey, input, using: random)
+            }
+        } catch ProtocolError.tooFarAhead {
+            // A broken ratchet restarts (§3.17): this device starts a new one with the sender at
+            // its next send. The header is not authenticated — anyone who can post can ask — so
+            // the refusal only asks; the send side restarts at most once an hour per device.
+            let request = SessionRestartRequest(userID: input.userID.rawValue, deviceID: input.deviceID.rawValue,
+                                                requestedAt: StoreTime(microseconds: input.now * 1_000_000))
+            throw ReceiveRefusal(.tooFarAhead, sessionRestart: request)
         }
     }
 

@@ -32,9 +32,12 @@ struct ReceiveRefusal: Error {
     var reason: UndecryptableReason
     /// A changed identity the refusal records (the pin is kept).
     var identityChange: RemoteIdentityClaim?
+    /// The ratchet restart the refusal asks for (too far ahead, docs/spec/protocol.md §3.17).
+    var sessionRestart: SessionRestartRequest?
 
-    init(_ reason: UndecryptableReason, identityChange: RemoteIdentityClaim? = nil) {
+    init(_ reason: UndecryptableReason, identityChange: RemoteIdentityClaim? = nil, sessionRestart: SessionRestartRequest? = nil) {
         self.reason = reason
         self.identityChange = identityChange
+        self.sessionRestart = sessionRestart
     }
 }

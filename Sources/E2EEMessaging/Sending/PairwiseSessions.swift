@@ -6,6 +6,12 @@ import E2EECrypto
 /// bundle (always with its one-time prekey when the bundle has one, T4) and installs it, then
 /// encrypts pairwise plaintexts and hands back the advanced states for the caller to commit
 /// with the outgoing message. Callers hold the device's session lock throughout.
+///
+/// A broken ratchet restarts (§3.17): when a message from the device was refused as too far
+/// ahead, the next send starts a new session with X3DH from the bundle the send just read,
+/// instead of using the current one, which is archived — at most once per
+/// ``ProtocolLimits/minRatchetRestartIntervalSeconds`` per device, on this device's clock
+/// (``now``). A request that comes within that time waits for the first send after it.
 struct PairwiseSessions: Sendable {
     let store: KeyStore
     let identity: E2EECrypto.IdentityKeyPair
@@ -22,22 +28,32 @@ struct PairwiseSessions: Sendable {
         var record: SessionRecord
     }
 
-    /// The current session of every device, starting the missing ones.
+    /// The current session of every device, starting the missing ones and restarting those a
+    /// refused message asked to restart, when due (§3.17).
     /// - Throws: ``ProtocolError`` when X3DH fails (identity mismatch, bad keys), key store errors.
     func prepare(_ devices: [RemoteDevice]) async throws -> [WireUUID: Loaded] {
         var loaded: [WireUUID: Loaded] = [:]
         for device in devices {
             let wire = try WireUUID(text: device.deviceID.rawValue)
-            if let stored = try await store.read({ [store] db in
-                try store.sessionStore.loadCurrentSession(userID: device.userID.rawValue, deviceID: device.deviceID.rawValue, db)
-            }) {
-                loaded[wire] = Loaded(userID: device.userID.rawValue, deviceID: device.deviceID.rawValue, sessionID: stored.id, record: SessionRecord(current: try SessionState(serialized: stored.state)))
+            let userID = device.userID.rawValue, deviceID = device.deviceID.rawValue
+            let (stored, restart) = try await store.read { [store] db in
+                (try store.sessionStore.loadCurrentSession(userID: userID, deviceID: deviceID, db),
+                 try store.sessionStore.loadRestart(userID: userID, deviceID: deviceID, db))
+            }
+            let time = now()
+            let restarting = restart?.isDue(at: time) ?? false
+            if let stored, !restarting {
+                loaded[wire] = Loaded(userID: userID, deviceID: deviceID, sessionID: stored.id, record: SessionRecord(current: try SessionState(serialized: stored.state)))
                 continue
             }
             let started = try X3DH.initiate(localIdentity: identity, bundle: device.bundle, pinnedIdentity: device.identity, using: random)
             let record = SessionRecord(current: started.state)
-            let id = try await store.installSession(userID: device.userID.rawValue, deviceID: device.deviceID.rawValue, state: started.state.serialized(), at: now())
-            loaded[wire] = Loaded(userID: device.userID.rawValue, deviceID: device.deviceID.rawValue, sessionID: id, record: record)
+            // A restart installs the new session, archives the old one and records the restart
+            // in one transaction, so the hourly limit holds across a crash or a restart.
+            let id = restarting
+                ? try await store.restartSession(userID: userID, deviceID: deviceID, state: started.state.serialized(), at: time)
+                : try await store.installSession(userID: userID, deviceID: deviceID, state: started.state.serialized(), at: time)
+            loaded[wire] = Loaded(userID: userID, deviceID: deviceID, sessionID: id, record: record)
         }
         return loaded
     }

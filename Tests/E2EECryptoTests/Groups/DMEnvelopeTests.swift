@@ -64,6 +64,9 @@ struct DMEnvelopeTests {
         // An SKD where the DM key belongs.
         let skd = PairwisePlaintext.senderKeyDistribution(GroupFixture().sender.distribution).encoded()
         #expect(throws: ProtocolError.wrongEnvelopeType) { try envelope.open(pairwisePlaintext: skd, channel: channel) }
+        // A link plaintext (type 0x03, reserved by §3.16) where the DM key belongs.
+        let link = SecretBytes(copying: [PairwisePlaintext.reservedLinkType] + [UInt8](repeating: 1, count: 50))
+        #expect(throws: ProtocolError.wrongEnvelopeType) { try envelope.open(pairwisePlaintext: link, channel: channel) }
     }
 
     @Test("recipient rules at sealing: 1…1000, distinct, never the sending device")

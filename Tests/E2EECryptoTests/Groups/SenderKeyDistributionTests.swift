@@ -33,8 +33,13 @@ struct SenderKeyDistributionTests {
         #expect(throws: ProtocolError.trailingBytes(.pairwisePlaintext, count: 1)) {
             try PairwisePlaintext.decode(SecretBytes(copying: bytes + [0]))
         }
-        #expect(throws: ProtocolError.unsupportedVersion(.pairwisePlaintext, value: 0x03)) {
-            try PairwisePlaintext.decode(SecretBytes(copying: [0x03] + bytes.dropFirst()))
+        #expect(throws: ProtocolError.unsupportedVersion(.pairwisePlaintext, value: 0x04)) {
+            try PairwisePlaintext.decode(SecretBytes(copying: [0x04] + bytes.dropFirst()))
+        }
+        // 0x03 is reserved for link plaintexts (§3.16): refused as a plaintext that belongs in
+        // no envelope this version reads, whatever its length.
+        for body in [Array(bytes.dropFirst()), [UInt8](repeating: 0, count: 50), []] {
+            #expect(throws: ProtocolError.wrongEnvelopeType) { try PairwisePlaintext.decode(SecretBytes(copying: [PairwisePlaintext.reservedLinkType] + body)) }
         }
         #expect(throws: ProtocolError.truncated(.pairwisePlaintext, expected: 1, actual: 0)) {
             try PairwisePlaintext.decode(SecretBytes(copying: []))

@@ -102,6 +102,8 @@ struct GroupReceiveTests {
         #expect(outcomes[forged.id] == .undecryptable(.badSignature))
         #expect(outcomes[jump.id] == .undecryptable(.tooFarAhead))
         #expect(try await senderKeyState(h, peer, channel) == stateBefore)
+        // A sender-key jump is not a broken ratchet: no pairwise restart is asked (§3.17 is §3.7's).
+        #expect(try await h.store.read { db in try h.store.sessionStore.loadRestart(userID: peer.userID, deviceID: peer.deviceID, db) } == nil)
 
         let next = peer.posted(Envelope.group(genuine).content(), kind: .group, channel: channel.id.rawValue, at: t(4))
         peer.setSenderKey(saved, channel: channel.id.rawValue)

@@ -1,10 +1,15 @@
-/// What a pairwise (Double Ratchet) message carries in this protocol (docs/spec/protocol.md §3): a type
-/// byte, then a DM key entry (`0x01`, §5) or a sender key distribution (`0x02`, §4).
+/// What a pairwise (Double Ratchet) message carries in this protocol (docs/spec/protocol.md §3.16): a
+/// type byte, then a DM key entry (`0x01`, §5) or a sender key distribution (`0x02`, §4). Type
+/// `0x03` is reserved for the plaintexts of link envelopes, which this version does not read.
 public enum PairwisePlaintext: Sendable, CustomStringConvertible {
     /// Type byte of a DM key entry.
     public static let dmKeyType: UInt8 = 0x01
     /// Type byte of an SKD.
     public static let senderKeyDistributionType: UInt8 = 0x02
+    /// Type byte reserved for link plaintexts (§3.16): never accepted in a DM or SKD entry, and
+    /// refused everywhere by this version (``ProtocolError/wrongEnvelopeType``), which has no
+    /// link envelope to carry one.
+    public static let reservedLinkType: UInt8 = 0x03
 
     /// A DM's per-message key and the hash of the payload it opens.
     case dmKey(DMKeyEntry)
@@ -30,8 +35,10 @@ public enum PairwisePlaintext: Sendable, CustomStringConvertible {
 
     /// Strictly decodes a decrypted pairwise plaintext: known type byte, exact length.
     /// - Throws: ``ProtocolError/truncated(_:expected:actual:)`` or ``ProtocolError/unsupportedVersion(_:value:)``
-    ///   at ``WireLocation/pairwisePlaintext``, ``ProtocolError/trailingBytes(_:count:)``, or the
-    ///   errors of ``SenderKeyDistribution/decode(_:)``.
+    ///   at ``WireLocation/pairwisePlaintext``, ``ProtocolError/wrongEnvelopeType`` for the
+    ///   reserved link type ``reservedLinkType`` (a plaintext that belongs in no envelope this
+    ///   version reads), ``ProtocolError/trailingBytes(_:count:)``, or the errors of
+    ///   ``SenderKeyDistribution/decode(_:)``.
     public static func decode(_ bytes: SecretBytes) throws -> PairwisePlaintext {
         var reader = SecretWireReader(bytes, location: .pairwisePlaintext)
         let type = try reader.readUInt8()
@@ -43,6 +50,10 @@ public enum PairwisePlaintext: Sendable, CustomStringConvertible {
             result = .dmKey(DMKeyEntry(key: key, payloadHash: hash))
         case senderKeyDistributionType:
             result = .senderKeyDistribution(try SenderKeyDistribution.decodeFields(from: &reader))
+        case reservedLinkType:
+            // A link plaintext is refused whatever follows its type byte: a DM or SKD entry
+            // never carries one, and link envelopes are not read by this version.
+            throw ProtocolError.wrongEnvelopeType
         default:
             throw ProtocolError.unsupportedVersion(.pairwisePlaintext, value: type)
         }
