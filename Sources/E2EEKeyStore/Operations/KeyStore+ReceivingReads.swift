@@ -206,10 +206,15 @@ extension KeyStore {
             // a request to be accepted (docs/spec/protocol.md §5.9) stays unread while the
             // channel is still a request or declined, so re-reading, re-parsing and re-writing
             // it on every catch-up would change nothing. Acceptance re-drives them.
+            // Likewise a message from an unlinked device of a user with a key (§10.8) waits
+            // until that device is linked, or the user has no key any more.
             sql += """
                  AND t.state = 'pending_key'
                  AND NOT (p.waiting_for = 'request:' || p.channel_id
                           AND EXISTS (SELECT 1 FROM channel_pins c WHERE c.channel_id = p.channel_id AND c.standing IN ('request', 'declined')))
+                 AND NOT (p.waiting_for LIKE 'unlinked:%'
+                          AND NOT EXISTS (SELECT 1 FROM device_links l WHERE l.linked = 1 AND p.waiting_for = 'unlinked:' || l.user_id || '/' || l.device_id)
+                          AND NOT EXISTS (SELECT 1 FROM contact_key_standings s WHERE s.state = 'none' AND p.waiting_for LIKE 'unlinked:' || s.user_id || '/%'))
                 """
         }
         if after { sql += " AND (t.created_at, t.message_id) > (?, ?)" }

@@ -169,6 +169,18 @@ package struct ContactKeyStore: Sendable {
         try db.run("UPDATE contact_keys SET seen_until = ? WHERE seen_until > ?", [limit, limit])
     }
 
+    /// How a message from (`userID`, `deviceID`) stands under the user's key (§10.7): `nil` when
+    /// the user has no key (or is not met yet: text 1.2 decides), `true` when the device is
+    /// linked under the pinned key, `false` otherwise (unlinked, or the user conflicted).
+    /// - Throws: GRDB's `DatabaseError`.
+    public func senderLink(userID: String, deviceID: String, _ db: Database) throws -> Bool? {
+        guard let state = try String.fetchOne(db.cachedStatement(sql: "SELECT state FROM contact_key_standings WHERE user_id = ?"), arguments: [userID]),
+              state != ContactKeyStanding.State.none.rawValue else { return nil }
+        guard state == ContactKeyStanding.State.pinned.rawValue else { return false }
+        return try Bool.fetchOne(db.cachedStatement(sql: "SELECT linked FROM device_links WHERE user_id = ? AND device_id = ?"),
+                                 arguments: [userID, deviceID]) ?? false
+    }
+
     /// This device's clock readings; the mark starts at `now` when none was stored.
     /// - Throws: as ``loadStanding(userID:_:)``.
     public func loadClock(now: Int64, _ db: Database) throws -> ClockReadings {

@@ -55,7 +55,7 @@ extension Account {
                 try store.contactKeyStore.returnToNoKey(userID: user, db)
             }
         }
-        await directory.invalidate()
+        await rejudge(userID)
     }
 
     /// Pins `key` for `userID` after the user compared safety numbers: any key listed for the
@@ -71,7 +71,7 @@ extension Account {
             }
             try store.contactKeyStore.pinKey(key.publicKey, userID: user, db)
         }
-        await directory.invalidate()
+        await rejudge(userID)
     }
 
     /// Returns `userID` to *no key* after the user compared safety numbers: text 1.2 applies
@@ -80,7 +80,7 @@ extension Account {
     public func forgetUserKey(of userID: UserID) async throws {
         let user = userID.rawValue
         try await store.write { [store] db in try store.contactKeyStore.returnToNoKey(userID: user, db) }
-        await directory.invalidate()
+        await rejudge(userID)
     }
 
     /// Marks `userID`'s pinned key verified (after comparing safety numbers); a later change
@@ -105,5 +105,14 @@ extension Account {
             try contacts.capSeenUntil(at: now + UserKeyClock.maximumLifetime, db)
         }
         await directory.invalidate()
+    }
+
+    /// After a decision about `userID`'s key: reads their listing again under it (best effort:
+    /// offline, the next listing does it), so that the devices it links are known, and lets the
+    /// messages that waited for them through (§10.8).
+    private func rejudge(_ userID: UserID) async {
+        await directory.invalidate()
+        _ = try? await directory.userKeyResolution(of: userID)
+        _ = try? await pipeline.redrivePending()
     }
 }

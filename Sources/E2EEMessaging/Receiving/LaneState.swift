@@ -32,6 +32,8 @@ final class LaneState {
     private let plannedKeys: [SenderKeyAddress: ReceiverSenderKey?]
     /// Per channel, whether this device has not accepted it (a request, or declined).
     private var unaccepted: [ChannelID: Bool] = [:]
+    /// Per sender device, whether its messages wait for it to be linked (§10.8).
+    private var unlinkedSenders: [String: Bool] = [:]
     /// Per DM whose participants are fixed, what ``dmParticipants(channelID:)`` read.
     private var participants: [ChannelID: DMParticipants] = [:]
 
@@ -48,6 +50,19 @@ final class LaneState {
         let standing = try await store.read { [store] db in try store.channelTrustStore.loadPin(channelID: channelID.rawValue, db)?.standing }
         let waits = standing == .request || standing == .declined
         unaccepted[channelID] = waits
+        return waits
+    }
+
+    /// Whether messages from (`userID`, `deviceID`) wait for the device to be linked: its user
+    /// has a user key (pinned, or conflicted) and the device is not linked under it
+    /// (docs/spec/protocol.md §10.7–§10.8). Read once per device and lane.
+    /// - Throws: key store errors.
+    func waitsForLink(userID: UserID, deviceID: DeviceID) async throws -> Bool {
+        let key = userID.rawValue + "/" + deviceID.rawValue
+        if let known = unlinkedSenders[key] { return known }
+        let link = try await store.read { [store] db in try store.contactKeyStore.senderLink(userID: userID.rawValue, deviceID: deviceID.rawValue, db) }
+        let waits = link == false
+        unlinkedSenders[key] = waits
         return waits
     }
 

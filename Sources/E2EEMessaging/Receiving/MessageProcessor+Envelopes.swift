@@ -15,6 +15,11 @@ extension MessageProcessor {
         case .waiting(let key):
             return pendingStep(message, waitingFor: key, rowKind: .message)
         case .decrypted(let pending):
+            // Checked after the pairwise step: a first message from a user may be what read
+            // their listing and pinned their key (§10.5). Nothing of the decryption commits.
+            if try await lane.waitsForLink(userID: sender.userID, deviceID: sender.deviceID) {
+                return pendingStep(message, waitingFor: WaitingKey.unlinked(userID: sender.userID, deviceID: sender.deviceID), rowKind: .message)
+            }
             let payloadBytes = try envelope.open(pairwisePlaintext: pending.plaintext, channel: try channelUUID(message, lane: lane))
             let payload = try MessagePayload(json: payloadBytes)
             let editedAt = try checkPayload(payload, message)
@@ -44,6 +49,9 @@ extension MessageProcessor {
         case .waiting(let key):
             return pendingStep(message, waitingFor: key, rowKind: .control)
         case .decrypted(let pending):
+            if try await lane.waitsForLink(userID: sender.userID, deviceID: sender.deviceID) {
+                return pendingStep(message, waitingFor: WaitingKey.unlinked(userID: sender.userID, deviceID: sender.deviceID), rowKind: .control)
+            }
             guard case .senderKeyDistribution(let skd) = try PairwisePlaintext.decode(pending.plaintext) else {
                 throw ProtocolError.wrongEnvelopeType
             }
@@ -73,6 +81,9 @@ extension MessageProcessor {
     /// the plaintext.
     func processGroup(_ envelope: GroupEnvelope, _ message: IncomingMessage, lane: LaneState) async throws -> ProcessingStep {
         guard let sender = try sender(of: envelope.senderDevice, message, lane: lane) else { return ignoredStep(message) }
+        if sender.userID != device.userID, try await lane.waitsForLink(userID: sender.userID, deviceID: sender.deviceID) {
+            return pendingStep(message, waitingFor: WaitingKey.unlinked(userID: sender.userID, deviceID: sender.deviceID), rowKind: .message)
+        }
         var input = GroupMessageStep.Input(
             messageID: message.id, isEdit: message.isEdit, editedAt: message.editedAt, createdAt: message.createdAt,
             channel: lane.uuid(message.channelID.rawValue), channelID: message.channelID, envelope: envelope,

@@ -15,4 +15,8 @@ enum WaitingKey {
     /// Another user's message in a DM or group this device has not accepted (a request, or
     /// declined): re-driven when the app accepts or opens it (and at the end of each sync).
     static func request(channelID: ChannelID) -> String { "request:\(channelID)" }
+
+    /// A message from a device of a user with a user key that is not linked under the pinned key
+    /// (docs/spec/protocol.md §10.8): re-driven once the device is linked, or the user has no key.
+    static func unlinked(userID: UserID, deviceID: DeviceID) -> String { "unlinked:\(userID)/\(deviceID)" }
 }
