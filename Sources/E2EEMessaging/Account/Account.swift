@@ -152,7 +152,8 @@ public actor Account {
             sessions: PairwiseSessions(store: store, identity: device.identity, random: random, now: configuration.now),
             directory: directory, channels: channels, gate: gate, locks: locks, random: random, now: configuration.now)
         self.outbox = OutboxSender(store: store, api: server, device: device, events: events, policy: configuration.outbox,
-                                   drafts: DraftEncryptor(composer: composer, channels: channels, preparation: sendPreparation), sleep: configuration.sleep, now: configuration.now)
+                                   drafts: DraftEncryptor(composer: composer, channels: channels, preparation: sendPreparation), sleep: configuration.sleep, now: configuration.now,
+                                   clockWatch: ClockWatch(store: store, events: events, systemSeconds: configuration.userKeyClock))
         self.keys = KeyMaintenance(store: store, api: server, deviceID: device.deviceID, identity: device.identity, random: random,
                                    now: configuration.now)
         let consumed = ConsumedPrekeysRelay()

@@ -35,9 +35,12 @@ actor OutboxSender {
     /// Told the server id of each message the server took (its 201), while a realtime
     /// connection expects the echoes (the deaf-socket watchdog); nil while none does.
     private var sentObserver: (@Sendable (String) async -> Void)?
+    /// Keeps the clock readings of text 1.3 from each post's 201 (docs/spec/protocol.md §10.19).
+    private let clockWatch: ClockWatch?
 
     init(store: KeyStore, api: any ChatServerAPI, device: LocalDevice, events: EventBroadcaster, policy: OutboxPolicy, drafts: DraftEncryptor,
-         sleep: @escaping @Sendable (Duration) async throws -> Void, now: @escaping @Sendable () -> StoreTime) {
+         sleep: @escaping @Sendable (Duration) async throws -> Void, now: @escaping @Sendable () -> StoreTime, clockWatch: ClockWatch? = nil) {
+        self.clockWatch = clockWatch
         self.store = store
         self.api = api
         self.device = device
@@ -173,6 +176,8 @@ actor OutboxSender {
             let sent = try await api.sendMessage(channelID: ChannelID(stored: entry.channelID), OutgoingMessage(
                 content: entry.content, contentType: entry.contentType, protocolVersion: 2, senderDeviceID: device.deviceID))
             try await recordSent(entry, serverID: sent.id.rawValue, createdAt: sent.createdAt)
+            // The readings are best effort: a failure to store them never fails the send.
+            try? await clockWatch?.recordPost(createdAt: sent.createdAt.microseconds)
         case .edit:
             _ = try await api.editMessage(id: MessageID(stored: entry.targetMessageID ?? ""), content: entry.content)
             try await store.completeEditOrDelete(localID: entry.localID, at: now())
