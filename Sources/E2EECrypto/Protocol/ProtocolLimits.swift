@@ -27,6 +27,15 @@ public enum ProtocolLimits {
     /// not kept (`request_overflow`), without its envelope. 4 MiB holds thousands of ordinary
     /// messages.
     public static let maxRequestPendingBytes = 4 << 20
+    /// How long a message from an unlinked device of a user with a user key waits
+    /// (docs/spec/protocol.md §10.8): 30 days.
+    public static let unlinkedWaitSeconds: Int64 = 30 * 86_400
+    /// How long after a key change became due a message it would let through still waits: 7 days.
+    public static let unlinkedWaitAfterDueChangeSeconds: Int64 = 7 * 86_400
+    /// Messages waiting per (user, device) for the device to be linked.
+    public static let maxUnlinkedWaitsPerDevice = 1_000
+    /// Messages waiting per user for any of their devices to be linked.
+    public static let maxUnlinkedWaitsPerUser = 5_000
 
     // MARK: Double Ratchet (§3)
 

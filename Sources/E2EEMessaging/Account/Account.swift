@@ -159,7 +159,7 @@ public actor Account {
         let consumed = ConsumedPrekeysRelay()
         let pipeline = ReceivePipeline(store: store, device: device, listedIdentities: directory, events: events,
                                        clock: configuration.now, random: random, oneTimePrekeysConsumed: { _ in consumed.fire() },
-                                       locks: locks)
+                                       locks: locks, userKeySeconds: configuration.userKeyClock)
         self.pipeline = pipeline
         self.syncEngine = SyncEngine(store: store, api: server, events: events, pipeline: pipeline, locks: locks,
                                      userID: device.userID, deviceID: device.deviceID, settings: SyncSettings(configuration))

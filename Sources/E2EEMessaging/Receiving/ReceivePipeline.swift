@@ -1,4 +1,5 @@
 import E2EECrypto
+import Foundation
 @_spi(StoreInternals) import E2EEKeyStore
 
 /// The receive pipeline of one account (docs/spec/sync.md guarantees 1–4 and 8, docs/spec/protocol.md §2–§6):
@@ -29,6 +30,8 @@ import E2EECrypto
     private let events: EventBroadcaster
     private let chunkSize: Int
     private let oneTimePrekeysConsumed: (@Sendable ([UInt32]) -> Void)?
+    /// The system clock of text 1.3 in unix seconds (docs/spec/protocol.md §10.19).
+    private let userKeySeconds: @Sendable () -> Int64
     private let scheduler: ReceiveScheduler
 
     /// A pipeline over `store` for `device`.
@@ -48,10 +51,14 @@ import E2EECrypto
     ///     overlapping batches still need it).
     ///   - listedIdentityLimit: how long one ask for listed identities may take (the lane holds
     ///     its device's lock meanwhile); past it the message waits in the pending queue.
+    ///   - userKeySeconds: the system clock of text 1.3 in unix seconds (the bounds of messages
+    ///     waiting for a device to be linked, docs/spec/protocol.md §10.8, §10.19).
     public init(store: KeyStore, device: LocalDevice, listedIdentities: any ListedIdentityProviding,
                 events: EventBroadcaster, chunkSize: Int = 500, clock: @escaping @Sendable () -> StoreTime = { StoreTime.now() },
                 random: any RandomSource = SystemRandom(), oneTimePrekeysConsumed: (@Sendable ([UInt32]) -> Void)? = nil,
-                locks: KeyedAsyncLock? = nil, listedIdentityLimit: Duration = .seconds(5)) {
+                locks: KeyedAsyncLock? = nil, listedIdentityLimit: Duration = .seconds(5),
+                userKeySeconds: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }) {
+        self.userKeySeconds = userKeySeconds
         self.scheduler = ReceiveScheduler(locks: locks ?? KeyedAsyncLock(), store: store)
         self.oneTimePrekeysConsumed = oneTimePrekeysConsumed
         let limited = TimeLimitedListedIdentities(base: listedIdentities, limit: listedIdentityLimit)
@@ -127,6 +134,7 @@ import E2EECrypto
 
     private func redriveAdmitted() async throws -> [ReceiveOutcome] {
         try await DepartureSettlement(store: processor.store, events: events).settle()  // never retried
+        try await UnlinkedWaitSettlement(store: processor.store, events: events).settle(now: userKeySeconds())
         var outcomes: [ReceiveOutcome] = []
         var cursor: TimelineCursor?
         while true {

@@ -53,6 +53,9 @@ public enum UndecryptableReason: String, Sendable, Equatable, CaseIterable {
     case invalidPayload = "invalid_payload"
     /// The message's channel is not the channel it was delivered for.
     case wrongChannel = "wrong_channel"
+    /// From a device of a user with a user key that the key did not link within the bounds of
+    /// docs/spec/protocol.md §10.8 (30 days, or over the per-device and per-user caps).
+    case unlinkedDevice = "unlinked_device"
     /// The original of an edit is not readable here (undecryptable), so an edit cannot be checked.
     case originalNotReadable = "original_not_readable"
     /// The key an edit needs is not here (no session or sender key for its device yet).
