@@ -7,7 +7,9 @@ release `e2ee-devserver` and real release `e2ee-tool` processes — alice sends 
 runs `listen --json --verbose` throughout — and prints one Markdown table, every row of the
 issue: connect, push-to-display (median, p95), reconnect after a server restart, the first
 message after the socket is lost, message delay while polling, idle CPU, idle bytes per minute
-(payload and on the wire), peak and idle RSS.
+(payload and on the wire), peak and idle RSS — and issue 43 item 12's deaf socket: the server's
+pub/sub killed under an idle `listen` (the socket stays open and hears nothing), then a message
+posted: how long until `listen` prints it.
 
 Nothing here is a pass/fail test: it reports what it measured, on whatever machine it runs.
 """
@@ -17,6 +19,7 @@ import datetime as dt
 import json
 import os
 import queue
+import random
 import shutil
 import signal
 import statistics
@@ -209,6 +212,38 @@ class Run:
                           f"peak RSS {status['VmHWM'] / 1024:.1f} MiB, idle RSS {status['VmRSS'] / 1024:.1f} MiB "
                           "(the whole `listen` process; the peak includes the store unlock's 64 MiB Argon2id)", None))
 
+    def deaf(self):
+        """The dev server's pub/sub dies under the idle listener (a Redis restart on the reference
+        server: the socket stays open, answers pings and gets no events) and alice posts at once:
+        the delay from the message's commit to the line `listen` prints, `--deaf-runs` times. Each
+        run first waits a random 3–48 s, so that the death falls anywhere between two of the
+        listener's echo checks (every 34–45 s of quiet)."""
+        draws = random.Random(self.args.seed)
+        delays, healed = [], []
+        for run in range(self.args.deaf_runs):
+            time.sleep(3 + draws.uniform(0, 45))
+            self.out.drain()
+            self.err.drain()
+            self.fault({"kill_pubsub": True})
+            killed = time.time()
+            text = f"posted while the listener was deaf {run}"
+            self.send(text)
+            seen = self.out.wait(self.message_line(text), 600)
+            if seen is None:
+                self.notes.append(f"deaf run {run + 1}: the message was not printed within 600 s")
+                continue
+            delays.append(seen[0] - self.created_at(seen[1]))
+            back = [stamp for stamp, line in self.err.all if stamp >= killed and "connection: connected" in line]
+            healed.append(back[0] - killed if back else float("nan"))
+            log(f"deaf run {run + 1}: printed {delays[-1]:.1f} s after its commit; listen reconnected "
+                f"{healed[-1]:.1f} s after the kill")
+        if delays:
+            self.rows.append(("deaf socket (issue 43 item 12)", "noticed and healed ≤ 60 s",
+                              f"{', '.join(f'{delay:.1f} s' for delay in delays)} from the message's commit to `listen` "
+                              f"printing it ({len(delays)} runs: pub/sub killed after 3–48 s of quiet, the message posted at "
+                              f"once; `listen` reconnected {', '.join(f'{gap:.1f}' for gap in healed)} s after the kill)",
+                              max(delays) <= 60))
+
     def count_connects(self, pid):
         """Starts counting the TCP connections `pid` opens to the server's port (strace on
         connect(2)); returns a function that stops and returns the count, or None without strace."""
@@ -366,7 +401,10 @@ def main():
     parser.add_argument("--devserver", required=True)
     parser.add_argument("--port", type=int, default=8765)
     parser.add_argument("--messages", type=int, default=60)
-    parser.add_argument("--idle", type=float, default=310, help="seconds of idle (≥ 120; 310 includes one deaf-socket check)")
+    parser.add_argument("--idle", type=float, default=310,
+                        help="seconds of idle (≥ 120; 310 includes about eight of the listener's echo checks)")
+    parser.add_argument("--deaf-runs", type=int, default=3, help="how many times the pub/sub is killed under the idle listener")
+    parser.add_argument("--seed", type=int, default=43, help="seeds the random quiet before each pub/sub kill")
     parser.add_argument("--restarts", type=int, default=3)
     parser.add_argument("--downtime", type=float, default=1.0)
     parser.add_argument("--polling", type=float, default=120)
@@ -375,7 +413,9 @@ def main():
     parser.add_argument("--restarts-only", action="store_true",
                         help="connect, then only the restarts and the offline send (no push, idle or polling rows)")
     parser.add_argument("--idle-only", action="store_true",
-                        help="connect, push and idle only (with --idle 130: the keepalive floor, no deaf-socket check)")
+                        help="connect, push and idle only")
+    parser.add_argument("--deaf-only", action="store_true",
+                        help="connect, idle and the deaf-socket runs only (no push, restarts or polling rows)")
     args = parser.parse_args()
     run = Run(args)
     try:
@@ -384,10 +424,14 @@ def main():
         if args.restarts_only:
             run.restarts()
             run.offline_send()
+        elif args.deaf_only:
+            run.idle()
+            run.deaf()
         else:
             run.push_to_display()
             run.idle()
             if not args.idle_only:
+                run.deaf()
                 run.restarts()
                 run.offline_send()
                 run.socket_lost()

@@ -7,8 +7,10 @@
 #
 # Where it may (root, `unshare -n`), the run gets a network namespace of its own, so that the
 # loopback counters behind the "idle network" row see only the dev server and `listen`;
-# elsewhere that row says "not measured". Takes about 10 minutes (the idle window alone is
-# 310 s, so that one deaf-socket check of the listener falls inside it).
+# elsewhere that row says "not measured". Takes about 14 minutes: the idle window alone is 310 s
+# (about eight of the listener's echo checks), the three deaf-socket runs up to 100 s each.
+# Products already built are used as they are: rebuild them after a change
+# (`swift build -c release --product e2ee-tool`, then `--product e2ee-devserver`).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)

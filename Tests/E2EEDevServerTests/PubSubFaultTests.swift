@@ -1,4 +1,5 @@
 import E2EEDevServer
+import Foundation
 import Testing
 
 extension DevServerTests {
@@ -26,6 +27,26 @@ extension DevServerTests {
                 _ = try await harness.send(alice, channel, "after")
                 #expect(await socket.next(type: "message.new")?["message"]?["content"] == .string("after"))
                 await healer.close()
+                await socket.close()
+            }
+        }
+
+        /// What the client's echo check rests on (docs/spec/sync.md §11.6): a socket subscribed to
+        /// a channel id that no channel has gets its own `typing.stop` there back as an event —
+        /// while the fan-out lives; once it is dead, nothing comes back.
+        @Test func aTypingFrameForAnOwnChannelIDEchoesUntilTheFanOutDies() async throws {
+            try await Harness.with { harness in
+                let alice = try await harness.register("alice")
+                let socket = try await harness.connect(alice)
+                let check = UUID().uuidString.lowercased()
+                socket.send(.object(["type": .string("subscribe"), "channel_id": .string(check)]))
+                socket.send(.object(["type": .string("typing.stop"), "channel_id": .string(check)]))
+                let echo = await socket.next(type: "typing.stop")
+                #expect(echo == .object(["type": .string("typing.stop"), "user_id": .string(alice.userID), "channel_id": .string(check)]))
+
+                await harness.server.faults.killPubSub()
+                socket.send(.object(["type": .string("typing.stop"), "channel_id": .string(check)]))
+                #expect(await socket.next(type: "typing.stop", timeout: .milliseconds(500)) == nil)
                 await socket.close()
             }
         }

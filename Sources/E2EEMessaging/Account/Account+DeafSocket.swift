@@ -1,7 +1,8 @@
 @_spi(StoreInternals) import E2EEKeyStore
 
-/// The account's half of the deaf-socket detection (docs/spec/sync.md "Connection"): the light check the
-/// supervisor asks for, and the 201s it must see echoed.
+/// The account's half of the deaf-socket detection (docs/spec/sync.md §11.6): the light REST
+/// check the supervisor asks for where its echo check cannot watch the socket (turned off, or a
+/// server that never echoed it).
 extension Account {
     /// Messages the light check reads from the most recently active channel: only the newest,
     /// so that the check costs one small request (docs/spec/sync.md "Connection": within the idle

@@ -3,20 +3,6 @@ import E2EEKeyStore
 extension Account {
     /// How many channels one membership check re-reads: the most recently active first.
     static let watchedChannelLimit = 20
-    /// Every this many light deaf-socket checks also check membership (with the standard
-    /// 5-minute check, every 15 minutes: a long listen learns a silent join within that, for
-    /// about 50 B/min of idle traffic per active channel).
-    static let deafChecksPerMembershipWatch = 3
-
-    /// Called on each light deaf-socket check: every ``deafChecksPerMembershipWatch``-th one
-    /// runs ``watchMembership()``.
-    func watchMembershipOnDeafCheck() async {
-        deafChecksSinceMembershipWatch += 1
-        guard deafChecksSinceMembershipWatch >= Self.deafChecksPerMembershipWatch else { return }
-        deafChecksSinceMembershipWatch = 0
-        await watchMembership()
-    }
-
     /// Re-reads the member lists of the most recently active channels and, where one changed
     /// since it was last read, runs the comparison a send would run — which holds and publishes
     /// the joins (``IdentityEvent/memberHeld(channelID:userID:)``, held devices), the leaves

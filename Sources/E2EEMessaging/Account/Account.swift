@@ -46,8 +46,6 @@ public actor Account {
     /// ``sync()``, the pre-send check — works on the same state. It reaches back to the account
     /// through ``SyncHost``, weakly.
     nonisolated let syncEngine: SyncEngine
-    /// Light deaf-socket checks since the last membership check that rode on one (``watchMembershipOnDeafCheck()``).
-    var deafChecksSinceMembershipWatch = 0
     /// Per group, when a message from a user without a standing there last ran the member
     /// comparison (``compareStrangers(in:channel:)``): at most one such read per
     /// ``strangerComparisonInterval``, so a stranger the server does not list costs no more.

@@ -24,7 +24,7 @@ package protocol ConnectionDelegate: AnyObject, Sendable {
     func poll() async throws
 
     /// The light deaf-socket check (every ``ConnectionPolicy/deafCheckInterval`` while
-    /// connected, docs/spec/sync.md "Connection"): one REST read — a page of the most recently active
+    /// connected and the echo check cannot watch the socket, docs/spec/sync.md §11.6): one REST read — a page of the most recently active
     /// channel — and whether it holds a message the socket should have delivered and did not:
     /// one the store lacks, created more than `grace` after the socket opened (`connectedFor`
     /// ago) and more than `grace` before now. `true` closes the socket and reconnects (with the
@@ -32,6 +32,10 @@ package protocol ConnectionDelegate: AnyObject, Sendable {
     /// - Throws: ``ServerError/sessionEnded`` to stop the supervisor; other errors as in
     ///   ``catchUp(reason:)`` (the socket is then kept).
     func socketMissedMessages(connectedFor: Duration, grace: Duration) async throws -> Bool
+
+    /// The membership watch while connected (every ``ConnectionPolicy/membershipWatchInterval``):
+    /// re-read the member lists, since the server never pushes membership changes.
+    func watchMembership() async
 
     /// Input from the server was refused and skipped (a malformed frame); `reason` is public
     /// text that never contains the input. The stream goes on.

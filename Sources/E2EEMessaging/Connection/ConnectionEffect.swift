@@ -19,8 +19,15 @@ struct ConnectionTimer: Sendable, Hashable {
         case subscribeFollowUp(ChannelID)
         /// The echo of this message of ours is due on the open socket.
         case echo(MessageID)
-        /// The next light check that the open socket still delivers.
+        /// The next light REST check that the open socket still delivers (when the echo check
+        /// cannot watch it).
         case deafCheck
+        /// The open socket has delivered nothing for a while: time for the echo check.
+        case echoCheck
+        /// The echo check was sent: an event is due on the socket before this fires.
+        case echoCheckDeadline
+        /// The next membership watch while connected.
+        case membershipWatch
         /// The next health check while the server cannot be reached.
         case healthCheck
     }
@@ -56,6 +63,11 @@ enum ConnectionEffect: Sendable, Equatable {
     case checkHealth(id: Int)
     /// Ask the delegate whether the socket of attempt `id` missed a message (one light REST read).
     case checkSocket(id: Int)
+    /// Send the echo check on the socket of attempt `id` (a `typing.stop` for the supervisor's
+    /// own check channel).
+    case sendEchoCheck(id: Int)
+    /// Ask the delegate to re-read membership.
+    case watchMembership
     /// Tell the delegate the session ended.
     case sessionEnded
     /// Tell the delegate the app went to the background (once the socket has drained).

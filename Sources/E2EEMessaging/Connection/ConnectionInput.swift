@@ -29,6 +29,9 @@ enum ConnectionInput: Sendable, Equatable {
     case echoSeen(messageID: MessageID)
     /// The delegate's check found a message the socket of attempt `id` should have delivered.
     case socketDeaf(id: Int)
+    /// The socket of attempt `id` delivered an event (`checkEcho`: the echo of our own echo
+    /// check), so the server's fan-out reaches it.
+    case socketHeard(id: Int, checkEcho: Bool)
     /// Health check `id` came back.
     case healthChecked(id: Int, HealthCheckOutcome)
 }

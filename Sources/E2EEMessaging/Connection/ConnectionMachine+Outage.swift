@@ -43,7 +43,8 @@ extension ConnectionMachine {
         startTimer(.echo(messageID), after: policy.echoTimeout, &effects)
     }
 
-    /// Time for the light check: ask the delegate, and check again one interval later.
+    /// Time for the light REST check (the echo check cannot watch this socket): ask the
+    /// delegate, and check again one interval later.
     mutating func deafCheckFired(_ effects: inout [ConnectionEffect]) {
         guard phase == .connected, let id = currentAttempt else { return }
         effects.append(.checkSocket(id: id))

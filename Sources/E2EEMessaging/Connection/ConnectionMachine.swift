@@ -17,13 +17,16 @@
 /// An attempt that gets no answer at all starts health checks between the attempts
 /// (``ConnectionPolicy/healthCheckInterval``): the first that answers attempts at once.
 ///
-/// An open socket can be deaf (docs/spec/sync.md "Connection"): an echo of ours missing
-/// ``ConnectionPolicy/echoTimeout`` after its 201, or the delegate's light check (every
-/// ``ConnectionPolicy/deafCheckInterval``) finding a message the socket should have delivered,
-/// closes it and reconnects at once; the new socket's catch-up reads what it missed.
+/// An open socket can be deaf (docs/spec/sync.md §11.6): an echo of ours missing
+/// ``ConnectionPolicy/echoTimeout`` after its 201, the echo check (after
+/// ``ConnectionPolicy/echoCheckInterval`` without an event, ``ConnectionMachine+EchoCheck.swift``)
+/// going unanswered, or — where the echo check cannot watch the socket — the delegate's light
+/// REST check (every ``ConnectionPolicy/deafCheckInterval``) finding a message the socket should
+/// have delivered, closes it and reconnects at once; the new socket's catch-up reads what it
+/// missed.
 struct ConnectionMachine: Sendable {
     let policy: ConnectionPolicy
-    private let random: @Sendable () -> Double
+    let random: @Sendable () -> Double
 
     private(set) var phase: Phase = .idle
     /// Whether REST polling runs (the socket is probed meanwhile).
@@ -46,6 +49,8 @@ struct ConnectionMachine: Sendable {
     private(set) var published: ConnectionState = .disconnected
     /// The health checks of the current outage (``ConnectionMachine+Health.swift``).
     var health = HealthChecks()
+    /// What the echo checks found on this server (``ConnectionMachine+EchoCheck.swift``).
+    var echoChecks = EchoChecks()
     private var attemptsStarted = 0
     private var timersStarted = 0
     private(set) var liveTimers: [ConnectionTimer.Kind: Int] = [:]
@@ -76,6 +81,8 @@ struct ConnectionMachine: Sendable {
         case .echoSeen(let messageID): cancelTimer(.echo(messageID), &effects)
         case .socketDeaf(let id):
             if phase == .connected, currentAttempt == id { socketIsDeaf(&effects) }
+        case .socketHeard(let id, let checkEcho):
+            socketHeard(id, checkEcho: checkEcho, &effects)
         case .healthChecked(let id, let outcome):
             healthChecked(id, outcome, &effects)
         }
@@ -174,6 +181,12 @@ struct ConnectionMachine: Sendable {
             if phase == .connected { socketIsDeaf(&effects) }
         case .deafCheck:
             deafCheckFired(&effects)
+        case .echoCheck:
+            echoCheckFired(&effects)
+        case .echoCheckDeadline:
+            echoCheckUnanswered(&effects)
+        case .membershipWatch:
+            membershipWatchFired(&effects)
         case .healthCheck:
             healthCheckTimerFired(&effects)
         }
@@ -195,7 +208,7 @@ struct ConnectionMachine: Sendable {
         effects.append(.opened(id: id, channels: channels))
         startTimer(.followUp, after: policy.followUpCatchUp, &effects)
         startTimer(.stable, after: policy.stableConnection, &effects)
-        if let interval = policy.deafCheckInterval { startTimer(.deafCheck, after: interval, &effects) }
+        startWatchingSocket(&effects)
     }
 
     private mutating func attemptFailed(_ id: Int, _ failure: AttemptFailure, _ effects: inout [ConnectionEffect]) {
@@ -312,7 +325,8 @@ struct ConnectionMachine: Sendable {
     mutating func cancelConnectionTimers(_ effects: inout [ConnectionEffect]) {
         let kinds = liveTimers.keys.filter {
             switch $0 {
-            case .stable, .followUp, .subscribeFollowUp, .echo, .deafCheck: return true
+            case .stable, .followUp, .subscribeFollowUp, .echo, .deafCheck, .echoCheck, .echoCheckDeadline, .membershipWatch:
+                return true
             case .retry, .settle, .poll, .attemptDeadline, .healthCheck: return false
             }
         }

@@ -33,9 +33,22 @@ public struct ConnectionPolicy: Sendable, Equatable {
     /// How long after the 201 of a message of ours its echo may take on an open socket (10 s):
     /// a later echo means the socket is deaf (docs/spec/sync.md "Connection").
     public var echoTimeout: Duration
-    /// How often an open socket is checked with one light REST read (5 min): a message there
-    /// that the socket should have delivered means it is deaf. `nil` turns the check off.
+    /// How long an open socket may deliver no event before the client checks that events still
+    /// reach it (45 s): the *echo check* sends a `typing.stop` for a channel id of this
+    /// supervisor's own, subscribed on every socket, which the server publishes back to this
+    /// user's sockets as an event; its echo (or any other event) must arrive within
+    /// ``echoTimeout``, else the socket is deaf (docs/spec/sync.md §11.6). Each wait is drawn
+    /// between `1 − jitter` of this and all of it (``echoCheckDelay(unit:)``), never longer: a
+    /// deaf socket is noticed at most this plus ``echoTimeout`` (55 s) after its last event.
+    /// `nil` turns the check off (then ``deafCheckInterval`` watches the socket).
+    public var echoCheckInterval: Duration?
+    /// How often an open socket that the echo check cannot watch — it is off, or this server
+    /// never echoed it — is checked with one light REST read instead (5 min): a message there
+    /// that the socket should have delivered means it is deaf. `nil` turns that check off.
     public var deafCheckInterval: Duration?
+    /// How often the delegate re-reads membership while connected (15 min): the server never
+    /// pushes membership changes (docs/spec/server-api.md §A5.1). `nil` turns it off.
+    public var membershipWatchInterval: Duration?
     /// How far a message read by that check must be from the socket's opening and from now to
     /// count as one the socket should have delivered (10 s): it covers the subscribe gap,
     /// events still queued for the delegate, and clock differences with the server.
@@ -88,7 +101,9 @@ public struct ConnectionPolicy: Sendable, Equatable {
         firstPollInterval: Duration = .seconds(2),
         pollingStart: Duration? = .seconds(3),
         echoTimeout: Duration = .seconds(10),
+        echoCheckInterval: Duration? = .seconds(45),
         deafCheckInterval: Duration? = .seconds(300),
+        membershipWatchInterval: Duration? = .seconds(900),
         deafGrace: Duration = .seconds(10),
         stableConnection: Duration = .seconds(10),
         defaultRetryAfter: Duration = .seconds(10),
@@ -111,7 +126,9 @@ public struct ConnectionPolicy: Sendable, Equatable {
         self.firstPollInterval = firstPollInterval
         self.pollingStart = pollingStart
         self.echoTimeout = echoTimeout
+        self.echoCheckInterval = echoCheckInterval
         self.deafCheckInterval = deafCheckInterval
+        self.membershipWatchInterval = membershipWatchInterval
         self.deafGrace = deafGrace
         self.stableConnection = stableConnection
         self.defaultRetryAfter = defaultRetryAfter
@@ -155,6 +172,16 @@ public struct ConnectionPolicy: Sendable, Equatable {
     /// - Parameter unit: the random draw in 0…1 (clamped).
     public func probeDelay(unit: Double) -> Duration {
         jittered(backoffCap, unit: unit)
+    }
+
+    /// The wait before the next echo check after the socket last delivered an event: between
+    /// `1 − jitter` of ``echoCheckInterval`` (`unit` 1) and all of it (`unit` 0), so that the
+    /// sockets of many clients drift apart; `nil` when the echo check is off.
+    /// - Parameter unit: the random draw in 0…1 (clamped).
+    public func echoCheckDelay(unit: Double) -> Duration? {
+        guard let interval = echoCheckInterval else { return nil }
+        let draw = unit.isFinite ? min(max(unit, 0), 1) : 0.5
+        return interval * (1 - jitter * draw)
     }
 
     /// The wait before health check `check` + 1 after check `check` (1, 2, …) of an outage:

@@ -29,6 +29,9 @@ extension ConnectionSupervisor {
                 switch update {
                 case .event(let event):
                     if case .messageNew(let message) = event { self.socketDelivered(messageID: message.id) }
+                    let checkEcho = self.isEchoCheckEcho(event)
+                    if Self.provesFanOut(event) { self.apply(.socketHeard(id: id, checkEcho: checkEcho)) }
+                    if checkEcho { continue }  // ours alone: nothing for the delegate
                     call = .event(event)
                 case .malformedFrame(let reason, let byteCount): call = .malformedFrame(reason: reason, byteCount: byteCount)
                 case .closed: continue
@@ -43,6 +46,19 @@ extension ConnectionSupervisor {
             }
             self.connectionEnded(id)
         }
+    }
+
+    /// Whether `event` is the echo of one of our echo checks.
+    private func isEchoCheckEcho(_ event: RealtimeEvent) -> Bool {
+        if case .typing(_, let channelID, started: false) = event { return channelID == echoCheckChannel }
+        return false
+    }
+
+    /// Whether `event` came through the server's fan-out (everything but the direct answer to a
+    /// frame it could not read), so that it proves the socket is not deaf.
+    private static func provesFanOut(_ event: RealtimeEvent) -> Bool {
+        if case .serverError = event { return false }
+        return true
     }
 
     private func connectionEnded(_ id: Int) {

@@ -33,6 +33,8 @@ extension ConnectionSupervisor {
             } catch {
                 sessionMayHaveEnded(error)
             }
+        case .watchMembership:
+            await delegate?.watchMembership()
         case .sessionEnded:
             await delegate?.sessionEnded()
         case .background(let done):

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Keeps one account's realtime connection alive (docs/spec/sync.md "Connection"): at most one socket,
 /// a fresh ticket for every attempt, backoff with jitter, REST polling when the socket keeps
 /// failing, and the app's lifecycle hooks. The decisions are `ConnectionMachine`'s; this actor
@@ -12,6 +14,10 @@
 ///
 /// Call ``stop()`` before letting go of a supervisor: its timers and its socket keep it running.
 package actor ConnectionSupervisor {
+    /// The channel id of this supervisor's echo checks (docs/spec/sync.md §11.6): random, made
+    /// once, subscribed on every socket; no channel has it, so its `typing.stop` reaches only
+    /// this user's sockets and its echo is taken off the stream before the delegate.
+    nonisolated let echoCheckChannel = ChannelID(UUID().uuidString)
     let api: any ChatServerAPI
     let connector: any RealtimeConnecting
     let sleep: @Sendable (Duration) async throws -> Void
@@ -180,6 +186,11 @@ package actor ConnectionSupervisor {
         case .opened(let id, let channels):
             guard let connection = connections[id] else { return }
             openedAt[id] = .now
+            if machine.echoChecksWatch {
+                // Directly, not behind the delegate queue: the check must find it subscribed.
+                let channel = echoCheckChannel
+                Task { try? await connection.subscribe(channelID: channel) }
+            }
             lane.yield(.opened(connection, channels: channels))
             startPump(id, connection)
         case .subscribe(let channelID, let id):
@@ -188,6 +199,13 @@ package actor ConnectionSupervisor {
             lane.yield(.catchUp(reason))
         case .checkSocket(let id):
             if let opened = openedAt[id] { lane.yield(.checkSocket(connection: id, openedAt: opened)) }
+        case .sendEchoCheck(let id):
+            // A socket that closed meanwhile fails the send; its `closed` update follows.
+            guard let connection = connections[id] else { return }
+            let channel = echoCheckChannel
+            Task { try? await connection.sendTyping(channelID: channel, started: false) }
+        case .watchMembership:
+            lane.yield(.watchMembership)
         case .checkHealth(let id):
             let api = self.api
             Task {

@@ -15,6 +15,8 @@ enum DelegateCall: Sendable {
     case poll
     /// Ask whether the socket of attempt `connection`, open since `openedAt`, missed a message.
     case checkSocket(connection: Int, openedAt: ContinuousClock.Instant)
+    /// Re-read membership.
+    case watchMembership
     /// The session ended.
     case sessionEnded
     /// The app went to the background; resume `done` once the delegate has persisted.

@@ -30,6 +30,9 @@ extension SyncEngine {
             guard let channel = try await knownChannel(channelID, host: host) else { return }
             try await removals.serverRemoved(messageID: messageID, channelID: channel.id)
         case .typing(let userID, let channelID, let started):
+            // Only our channels' (note 4), as last read: typing is not worth a request. This also
+            // drops the echo checks of our other devices (docs/spec/sync.md §11.6).
+            guard try await host.channels().contains(where: { $0.id == channelID }) else { return }
             events.publish(.typing(userID: userID, channelID: channelID, started: started))
         case .channelNew(let channel):
             try await host.adoptAnnouncedChannel(channel)

@@ -116,10 +116,11 @@ final class SyncEngine: ConnectionDelegate, Sendable {
 
     func socketMissedMessages(connectedFor: Duration, grace: Duration) async throws -> Bool {
         guard let host else { return false }  // the account is gone: nothing to reconnect for
-        let missed = try await host.socketMissedMessages(connectedFor: connectedFor, grace: grace)
-        // The same light, periodic look at the server learns membership changes while connected.
-        await host.watchMembershipOnDeafCheck()
-        return missed
+        return try await host.socketMissedMessages(connectedFor: connectedFor, grace: grace)
+    }
+
+    func watchMembership() async {
+        await host?.watchMembership()
     }
 
     func inputRefused(reason: String) async {

@@ -21,8 +21,6 @@ protocol SyncHost: AnyObject, Sendable {
     func adoptAnnouncedChannel(_ channel: ServerChannel) async throws
     /// Re-reads the member lists of the most active channels (the server never pushes membership).
     func watchMembership() async
-    /// Counts one light deaf-socket check; every few checks also runs ``watchMembership()``.
-    func watchMembershipOnDeafCheck() async
 
     // MARK: Arrivals
 

@@ -50,6 +50,7 @@ final class ConnectionProbe: ConnectionDelegate, @unchecked Sendable {
     }
 
     func socketMissedMessages(connectedFor: Duration, grace: Duration) async throws -> Bool { false }
+    func watchMembership() async {}
     func inputRefused(reason: String) async { log.update { $0.refused.append(reason) } }
     func sessionEnded() async { log.update { $0.sessionEnded += 1 } }
     func willDisconnectForBackground() async { log.update { $0.background += 1 } }

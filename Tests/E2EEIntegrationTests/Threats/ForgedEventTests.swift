@@ -31,13 +31,15 @@ extension IntegrationTests {
         }
 
         /// Connects `account` and waits until its socket's catch-up ran (a frame sent after it
-        /// was handled). No follow-up catch-up or deaf-socket check runs later: the only
-        /// requests are the ones the test causes.
+        /// was handled). No follow-up catch-up, deaf-socket check, echo check or membership watch
+        /// runs later: the only requests and frames are the ones the test causes.
         private static func connect(_ account: Account, _ harness: MessagingHarness, channelID: ChannelID) async -> AccountMonitor {
             let monitor = AccountMonitor(account, channelIDs: [channelID])
             var policy = ConnectionPolicy.standard
             policy.followUpCatchUp = .seconds(600)
             policy.deafCheckInterval = nil
+            policy.echoCheckInterval = nil
+            policy.membershipWatchInterval = nil
             await account.connect(using: WebSocketRealtimeConnector(webSocketURL: harness.server.webSocketURL), policy: policy)
             #expect(await monitor.waitForConnection(.connected))
             #expect(await deliver(nil, to: account, channelID: channelID.rawValue, harness))

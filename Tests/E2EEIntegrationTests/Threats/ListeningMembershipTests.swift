@@ -7,8 +7,8 @@ import Testing
 
 extension IntegrationTests {
     /// A device that only listens learns who joined and left its channels (the server pushes no
-    /// membership change, docs/spec/server-api.md §A5.1): its connection's periodic light check
-    /// re-reads the member lists and runs the comparison a send would.
+    /// membership change, docs/spec/server-api.md §A5.1): its connection's periodic membership
+    /// watch re-reads the member lists and runs the comparison a send would.
     @Suite("Membership learned while listening")
     struct ListeningMembershipTests {
         @Test("a stranger joins a group bob only listens to: bob's account holds and announces him without sending anything")
@@ -25,9 +25,9 @@ extension IntegrationTests {
                 let events = bob.events()
                 var policy = ConnectionPolicy.standard
                 policy.followUpCatchUp = .milliseconds(100)
-                policy.deafCheckInterval = .milliseconds(500)
+                policy.membershipWatchInterval = .milliseconds(500)
                 await bob.connect(using: WebSocketRealtimeConnector(webSocketURL: harness.server.webSocketURL), policy: policy)
-                // The first check records the members bob has; then mallory joins.
+                // The first watch records the members bob has; then mallory joins.
                 try await Task.sleep(for: .milliseconds(800))
                 try await harness.reader(of: mallory).joinChannel(id: group.id)
                 let held = await firstEvent(in: events, within: 15) { if case .identity(.memberHeld) = $0 { true } else { false } }

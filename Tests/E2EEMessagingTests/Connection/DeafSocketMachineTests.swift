@@ -78,7 +78,7 @@ struct DeafSocketMachineTests: MachineTesting {
 
     @Test("no check without a socket, and none when the policy turns it off")
     func checkOnlyWhenOn() {
-        var off = machine(ConnectionPolicy(deafCheckInterval: nil))
+        var off = machine(ConnectionPolicy(echoCheckInterval: nil, deafCheckInterval: nil))
         _ = off.handle(.start)
         #expect(timer(.deafCheck, in: off.handle(.attemptSucceeded(id: 1))) == nil)
 

@@ -5,6 +5,8 @@
 /// request the machine causes is logged with its time. Nothing sleeps. A server that is down
 /// either refuses attempts with an answer (`.other`) or does not answer at all
 /// (`.unreachable`, a stopped server: health checks then run and answer `.down` until it is back).
+/// Echo checks are answered at once, unless the server's fan-out was killed (``killFanOut()``):
+/// then none is, until a new socket opens, which heals it (docs/spec/server-api.md §12).
 struct OutageSimulator {
     /// A request the machine caused, at `time` (offset from the start of the simulation).
     enum Request: Equatable {
@@ -14,6 +16,8 @@ struct OutageSimulator {
         case poll
         /// A health check (`GET /health`).
         case healthCheck
+        /// An echo check (a socket frame, not a request to the rate limiter).
+        case echoCheck
     }
 
     private(set) var machine: ConnectionMachine
@@ -23,6 +27,7 @@ struct OutageSimulator {
     private(set) var states: [(time: Duration, state: ConnectionState)] = []
     private var timers: [(due: Duration, timer: ConnectionTimer)] = []
     private var downUntil: Duration = .zero
+    private var fanOutDead = false
     private let failure: AttemptFailure
     private let healthUpWhileDown: Bool
 
@@ -59,6 +64,9 @@ struct OutageSimulator {
         now = time
     }
 
+    /// The server's fan-out dies now: the open socket stays open and hears nothing.
+    mutating func killFanOut() { fanOutDead = true }
+
     /// The time of the first `.connected` at or after `time`.
     func connected(after time: Duration) -> Duration? {
         states.first { $0.time >= time && $0.state == .connected }?.time
@@ -92,7 +100,11 @@ struct OutageSimulator {
             case .attempt(let id):
                 log.append((now, .attempt))
                 let outcome: ConnectionInput = now < downUntil ? .attemptFailed(id: id, failure) : .attemptSucceeded(id: id)
+                if case .attemptSucceeded = outcome { fanOutDead = false }  // a new socket heals it
                 queue += machine.handle(outcome)
+            case .sendEchoCheck(let id):
+                log.append((now, .echoCheck))
+                if !fanOutDead { queue += machine.handle(.socketHeard(id: id, checkEcho: true)) }
             case .checkHealth(let id):
                 log.append((now, .healthCheck))
                 queue += machine.handle(.healthChecked(id: id, now < downUntil && !healthUpWhileDown ? .down : .up))

@@ -11,6 +11,7 @@ final class RecordingDelegate: ConnectionDelegate, @unchecked Sendable {
         case event(RealtimeEvent)
         case poll
         case checkSocket
+        case watchMembership
         case inputRefused(String)
         case sessionEnded
         case background
@@ -51,6 +52,7 @@ final class RecordingDelegate: ConnectionDelegate, @unchecked Sendable {
 
     func received(_ event: RealtimeEvent) async { calls.update { $0.append(.event(event)) } }
     func poll() async throws { calls.update { $0.append(.poll) } }
+    func watchMembership() async { calls.update { $0.append(.watchMembership) } }
     func inputRefused(reason: String) async { calls.update { $0.append(.inputRefused(reason)) } }
     func sessionEnded() async { calls.update { $0.append(.sessionEnded) } }
     func willDisconnectForBackground() async { calls.update { $0.append(.background) } }

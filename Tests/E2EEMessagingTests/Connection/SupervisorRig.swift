@@ -6,7 +6,8 @@ import Testing
 /// draw (0.5: no jitter), with its states recorded.
 final class SupervisorRig: Sendable {
     /// Distinct durations so a test can tell the timers apart by length.
-    /// No quick retries, polling only after five failures, no deaf-socket check: the timers
+    /// No quick retries, polling only after five failures, no deaf-socket checks and no
+    /// membership watch: the timers
     /// stay few and distinct (the schedule's own tests are the machine's).
     static let policy = ConnectionPolicy(
         backoffBase: .seconds(1),
@@ -16,7 +17,9 @@ final class SupervisorRig: Sendable {
         firstPollInterval: .seconds(45),
         pollingStart: nil,
         echoTimeout: .seconds(11),
+        echoCheckInterval: nil,
         deafCheckInterval: nil,
+        membershipWatchInterval: nil,
         stableConnection: .seconds(600),
         networkSettle: .milliseconds(300),
         followUpCatchUp: .milliseconds(700),
