@@ -168,6 +168,78 @@ def test_ed25519_libsodium_rules():
     assert _refused(lambda: keys.check_ed25519_public(bytes.fromhex("ed" + "ff" * 30 + "7f"), "t")) == "invalidKey"
 
 
+def test_prime_order_subgroup_check():
+    # §0.8: B is in the prime-order subgroup; B + T (T of order 8) decodes, is not of small
+    # order, and is refused when parsed as a key; a small-order point is not in the subgroup.
+    base = bytes.fromhex("58" + "66" * 31)
+    torsion = bytes.fromhex("da99e28ba529cdde35a25fba9059e78ecaee239f99755b9b1aa4f65df00803e2")
+    assert edwards.in_prime_order_subgroup(base) and keys.check_ed25519_public(base, "t") == base
+    assert edwards.is_valid_public_key(torsion) and not edwards.in_prime_order_subgroup(torsion)
+    assert _refused(lambda: keys.check_ed25519_public(torsion, "t")) == "invalidKey"
+    assert not edwards.in_prime_order_subgroup(bytes.fromhex("26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc05"))
+    assert edwards.in_prime_order_subgroup(primitives.ed25519_public(secret("ed")))
+
+
+def _record_device(label: str):
+    """A device's blob, SIG seed, SPK scalar, and two UUIDs (user, device)."""
+    from samples.common import sample_uuid
+    from e2ee_interop.wire import uuid_bytes
+    blob = keys.identity_blob(secret(label + "/ik"), secret(label + "/sig"))
+    return (blob, secret(label + "/sig"), secret(label + "/spk"),
+            uuid_bytes(sample_uuid(label + "/user")), uuid_bytes(sample_uuid(label + "/device")))
+
+
+def test_record_certificate_and_section_10_3():
+    blob, sig, spk, user, device = _record_device("t-record")
+    umk = secret("t-record/umk")
+    cert = keys.issue_certificate(umk, user, device, blob, 5, 1_766_000_000)
+    record = keys.signed_prekey_record(9, spk, cert)
+    assert len(cert) == 104 and len(record) == 141 and record[0] == 0x02 and record[37:] == cert
+    bundle = keys.verify_bundle(blob, record, keys.sign_signed_prekey(sig, record))
+    assert bundle.certified_for(user, device)
+    assert not bundle.certified_for(device, device) and not bundle.certified_for(user, user)
+    zero = keys.signed_prekey_record(9, spk)
+    assert not keys.verify_bundle(blob, zero, keys.sign_signed_prekey(sig, zero)).certified_for(user, device)
+    # Refusals: 1.2's form, lengths, the old label, epochs, a zero user key in a non-zero cert.
+    v1 = b"\x01" + zero[1:37]
+    assert _refused(lambda: keys.verify_bundle(blob, v1, primitives.ed25519_sign(sig, b"e2ee-spk-v1" + v1))) == "unsupportedVersion"
+    assert _refused(lambda: keys.parse_signed_prekey_record(zero[:-1])) == "truncated"
+    assert _refused(lambda: keys.parse_signed_prekey_record(zero + b"\x00")) == "trailingBytes"
+    assert _refused(lambda: keys.verify_bundle(blob, zero, primitives.ed25519_sign(sig, b"e2ee-spk-v1" + zero))) == "badSignature"
+    for epoch in (0, 2**32 - 1):
+        assert _refused(lambda: keys.parse_certificate(cert[:32] + epoch.to_bytes(4, "big") + cert[36:])) == "malformed"
+        assert _refused(lambda: keys.issue_certificate(umk, user, device, blob, epoch, 1)) == "malformed"
+    assert keys.parse_certificate(cert[:32] + (2**32 - 2).to_bytes(4, "big") + cert[36:]).epoch == 2**32 - 2
+    assert _refused(lambda: keys.parse_certificate(bytes(32) + cert[32:])) == "invalidKey"
+    assert keys.parse_certificate(bytes(104)) is None
+
+
+def test_mint_certificate_command():
+    import subprocess
+    blob, sig, spk, user, device = _record_device("t-mint")
+    from e2ee_interop.wire import uuid_text
+    base = [sys.executable, str(HERE / "mint_certificate.py"), "--identity-blob", blob.hex(),
+            "--user-id", uuid_text(user), "--device-id", uuid_text(device),
+            "--user-key-seed", secret("t-mint/umk").hex(), "--epoch", "3", "--not-after", "1766000000"]
+    run = subprocess.run(base, capture_output=True, text=True, check=True)
+    minted = json.loads(run.stdout)
+    assert set(minted) == {"certificate", "user_key"}
+    cert = bytes.fromhex(minted["certificate"])
+    assert cert == keys.issue_certificate(secret("t-mint/umk"), user, device, blob, 3, 1_766_000_000)
+    record_args = ["--spk-id", "7", "--spk-private", spk.hex(), "--signing-seed", sig.hex()]
+    whole = json.loads(subprocess.run(base + record_args, capture_output=True, text=True, check=True).stdout)
+    from e2ee_interop.wire import b64decode_canonical
+    record = b64decode_canonical(whole["signed_pre_key"], 255)
+    assert record.hex() == whole["record"] and record == keys.signed_prekey_record(7, spk, cert)
+    signature = b64decode_canonical(whole["signed_pre_key_signature"], 255)
+    assert keys.verify_bundle(blob, record, signature).certified_for(user, device)
+    # Another device's SIG seed, or an epoch out of range: refused, exit 2, no output.
+    for bad in (base + ["--spk-id", "7", "--spk-private", spk.hex(), "--signing-seed", secret("x").hex()],
+                [a if a != "3" else "0" for a in base]):
+        refused = subprocess.run(bad, capture_output=True, text=True)
+        assert refused.returncode == 2 and refused.stdout == "" and "mint_certificate" in refused.stderr
+
+
 def test_base64_is_canonical():
     from e2ee_interop.wire import b64decode_canonical
     assert b64decode_canonical("QQ==") == b"A"
@@ -357,6 +429,10 @@ MUTATIONS = {
         oneTimePrekeyPublic=_first(d)["oneTimePrekeyPublic"])),
     "refused receive made acceptable": ("double_ratchet_test.json", lambda d: _drop_refusal_bytes(d)),
     "numberOfTests": ("payload_test.json", lambda d: d.update(numberOfTests=d["numberOfTests"] + 1)),
+    "record byte": ("records_test.json", lambda d: _first(d).update(record=_flip_hex(_first(d)["record"], 20))),
+    "certified flag": ("records_test.json", lambda d: d["testGroups"][0]["tests"][1].update(certified=False)),
+    "refused record made acceptable": ("records_test.json", lambda d: _first(d, result="invalid").update(
+        record=_first(d)["record"], recordSignature=_first(d)["recordSignature"])),
 }
 
 
@@ -377,7 +453,7 @@ def test_samples_pass_and_every_mutation_is_caught():
         assert status == 0, output
         assert output.strip().endswith(" 0 failed")
         for algorithm in ("E2EE-X3DH", "E2EE-DOUBLE-RATCHET", "E2EE-SENDER-KEY", "E2EE-ENVELOPE",
-                          "E2EE-PAYLOAD", "E2EE-SAFETY-NUMBER"):
+                          "E2EE-PAYLOAD", "E2EE-SAFETY-NUMBER", "E2EE-SIGNED-PREKEY-RECORD"):
             assert f"interop: {algorithm} " in output
         for kind, (name, change) in MUTATIONS.items():
             mutated = Path(tmp) / kind.replace(" ", "-")

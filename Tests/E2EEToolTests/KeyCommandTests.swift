@@ -1,3 +1,4 @@
+import E2EECrypto
 import E2EEMessaging
 import Foundation
 import Testing
@@ -86,5 +87,30 @@ extension ToolTests {
                 #expect(after != nil && after != before)
             }
         }
+
+        #if DEBUG
+        @Test("debug publish-cert (debug builds only): the device's record carries the certificate; anything but 208 hex digits exits 2")
+        func publishCertificate() async throws {
+            try await ToolHarness.with { harness in
+                let alice = try await harness.register("alice", bootstrap: true)
+                let observer = try await harness.observer()
+                let listed = try await observer.bundle(deviceID: DeviceID(alice.deviceID))
+                let certificate = try DeviceCertificate.issue(by: Ed25519.PrivateKey(), userID: WireUUID(text: alice.userID),
+                                                              deviceID: WireUUID(text: alice.deviceID), identity: IdentityBlob(base64: listed.identityKey),
+                                                              epoch: 1, notAfter: 2_000_000_000)
+                let hex = certificate.bytes.map { String(format: "%02x", $0) }.joined()
+                let run = try await harness.tool("debug", "publish-cert", hex, "--store", alice.store, "--json")
+                #expect(run.status == 0, "\(run.summary)")
+                #expect(try run.json()["certificate"] as? String == hex)
+                let record = try SignedPrekeyRecord(base64: try await observer.bundle(deviceID: DeviceID(alice.deviceID)).signedPreKey)
+                #expect(record.certificate == certificate)
+
+                let short = try await harness.tool("debug", "publish-cert", String(hex.dropLast(2)), "--store", alice.store)
+                #expect(short.status == 2, "\(short.summary)")
+                let zeroKey = try await harness.tool("debug", "publish-cert", String(repeating: "0", count: 206) + "01", "--store", alice.store)
+                #expect(zeroKey.status == 1 && zeroKey.stderr.contains("invalidKey"), "\(zeroKey.summary)")
+            }
+        }
+        #endif
     }
 }

@@ -8,9 +8,9 @@ extension Account {
     /// until another call replaces it (104 zero bytes: no certificate again). It is stored before
     /// the upload, so one that fails goes out with the next upload. The certificate is
     /// public; no secret leaves the device. Tests use it to publish certificates minted outside
-    /// (`Scripts/interop/`, ``DeviceCertificate/issue(by:userID:deviceID:identity:epoch:notAfter:)``).
-    /// - Throws: ``ProtocolError`` when `bytes` is not a well-formed certificate
-    ///   (``DeviceCertificate/init(bytes:)``), ``MessagingError/keysNotBootstrapped`` before the
+    /// (`Scripts/interop/`, E2EECrypto's `DeviceCertificate.issue(by:userID:deviceID:identity:epoch:notAfter:)`).
+    /// - Throws: E2EECrypto's `ProtocolError` when `bytes` is not a well-formed certificate
+    ///   (`DeviceCertificate(bytes:)`), ``MessagingError/keysNotBootstrapped`` before the
     ///   first bootstrap, ``ServerError``, key store errors.
     public func debugPublishCertificate(_ bytes: [UInt8]) async throws {
         try await keys.publish(certificate: DeviceCertificate(bytes: bytes))

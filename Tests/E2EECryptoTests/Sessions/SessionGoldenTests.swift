@@ -33,7 +33,9 @@ struct SessionGoldenTests {
 
     static let identityHex = "013eec8f08c84d434caef5d9865d07bdfb5e818260d13b93659f981526f6014133"
         + "911b72431e152d57f6cc3276243f1131fb659f4e62fa8ce4dace68b67dd888fa"
-    static let signedPrekeyDigest = "f46df2e7a581c0479c549246da9ef156d7b4f190208c50f111b57313f625a7fe"
+    /// The layout is unchanged since text 1.2; the signature it holds is text 1.3's (over the
+    /// record with the zero certificate, `"e2ee-spk-v2"`), so the digest changed with it.
+    static let signedPrekeyDigest = "2bbc230e3484907bc0257c4c6b3dbdc17e30bee42289b18401756fcb14a6bf0f"
     static let oneTimePrekeyDigest = "f438d4390d2977d96bf5830b805d35b609d50a5efba002be32f31abf5dd05655"
     static let recordDigest = "757e98ecebbc78825b471dec1dbe9b230abd9326e6173f3d30e5f6caf36cf529"
 }
