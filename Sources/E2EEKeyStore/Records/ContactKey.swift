@@ -1,8 +1,8 @@
 /// What this device knows of one user key `K` of a contact user `U` (docs/spec/protocol.md §10.2):
 /// user keys and certificates are public, so nothing here is sealed.
-public struct ContactKey: Sendable, Equatable {
+package struct ContactKey: Sendable, Equatable {
     /// How this device stands towards the key.
-    public enum State: String, Sendable, CaseIterable {
+    package enum State: String, Sendable, CaseIterable {
         /// Seen in a listing, never pinned here.
         case listed
         /// The user's pinned key.
@@ -48,9 +48,9 @@ public struct ContactKey: Sendable, Equatable {
 }
 
 /// Where a contact user stands with user keys (docs/spec/protocol.md §10.4–§10.6, §10.17).
-public struct ContactKeyStanding: Sendable, Equatable {
+package struct ContactKeyStanding: Sendable, Equatable {
     /// The user's key state.
-    public enum State: String, Sendable, CaseIterable {
+    package enum State: String, Sendable, CaseIterable {
         /// Known without a key: text 1.2's holds and approvals apply.
         case none
         /// One key pinned; only the devices it links are recipients and senders.
@@ -61,7 +61,7 @@ public struct ContactKeyStanding: Sendable, Equatable {
     }
 
     /// A key change that became due and waits for the app (§10.17).
-    public struct PendingChange: Sendable, Equatable {
+    package struct PendingChange: Sendable, Equatable {
         /// The candidate key; `nil` is *no key* (the user returns to ``State/none``).
         public var to: [UInt8]?
         /// When the change became due by this device's agreed reading (unix seconds).
@@ -103,7 +103,7 @@ public struct ContactKeyStanding: Sendable, Equatable {
 
 /// The last certificate this device verified for one device of a contact, and whether that
 /// device was linked at `E_max` when last judged (docs/spec/protocol.md §10.4, §10.7).
-public struct DeviceLink: Sendable, Equatable {
+package struct DeviceLink: Sendable, Equatable {
     /// The user.
     public var userID: String
     /// The device.
@@ -129,7 +129,7 @@ public struct DeviceLink: Sendable, Equatable {
 }
 
 /// This device's clock readings for text 1.3 (docs/spec/protocol.md §10.19), in unix seconds.
-public struct ClockReadings: Sendable, Equatable {
+package struct ClockReadings: Sendable, Equatable {
     /// The highest reading seen.
     public var mark: Int64
     /// The reading at the 201 of this device's latest post.
