@@ -181,6 +181,16 @@ package struct ContactKeyStore: Sendable {
                                  arguments: [userID, deviceID]) ?? false
     }
 
+    /// The users with messages waiting for one of their devices to be linked (§10.8).
+    /// - Throws: GRDB's `DatabaseError`.
+    public func usersWithUnlinkedWaits(_ db: Database) throws -> [String] {
+        try String.fetchAll(db, sql: """
+            SELECT DISTINCT t.sender_user_id FROM pending_ciphertexts p CROSS JOIN timeline t ON t.message_id = p.message_id
+            WHERE p.waiting_for >= 'unlinked:' AND p.waiting_for < 'unlinked;' AND t.state = 'pending_key' AND t.sender_user_id IS NOT NULL
+            ORDER BY t.sender_user_id
+            """)
+    }
+
     /// This device's clock readings; the mark starts at `now` when none was stored.
     /// - Throws: as ``loadStanding(userID:_:)``.
     public func loadClock(now: Int64, _ db: Database) throws -> ClockReadings {

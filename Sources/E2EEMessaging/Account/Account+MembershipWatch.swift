@@ -14,6 +14,7 @@ extension Account {
     /// the next check. Costs one request per channel, plus the devices of a changed one.
     func watchMembership() async {
         await noticeOwnNewDevices()
+        await rereadWaitingListings()
         guard let channels = try? await channels().filter({ $0.encryption != nil }),
               let ordered = try? await CatchUpPlan.ordered(channels, first: nil, store: store) else { return }
         for channel in ordered.prefix(Self.watchedChannelLimit) {
@@ -27,5 +28,20 @@ extension Account {
                 continue
             }
         }
+    }
+
+    /// Reads again, at most hourly per user, the listing of each user whose messages wait for a
+    /// device to be linked (docs/spec/protocol.md §10.8), and lets through what it links.
+    func rereadWaitingListings() async {
+        guard let users = try? await store.read({ [store] db in try store.contactKeyStore.usersWithUnlinkedWaits(db) }), !users.isEmpty else { return }
+        let now = configuration.userKeyClock()
+        var read = false
+        for user in users {
+            if let last = waitingListingReads[user], now - last < 3_600 { continue }
+            waitingListingReads[user] = now
+            _ = try? await directory.recipientListing(of: UserID(stored: user), refresh: true)
+            read = true
+        }
+        if read { _ = try? await pipeline.redrivePending() }
     }
 }

@@ -54,6 +54,9 @@ public actor Account {
     var ownDevicesNoticedAt: ContinuousClock.Instant?
     /// Users read by ``user(id:)``, kept for the account's life.
     var usersByID: [UserID: ServerUser] = [:]
+    /// When the listing of each user with messages waiting to be linked was last read again
+    /// (unix seconds; at most hourly, docs/spec/protocol.md §10.8).
+    var waitingListingReads: [String: Int64] = [:]
     /// The realtime connection, once ``connect(using:policy:)`` ran.
     var supervisor: ConnectionSupervisor?
     /// Forwards connection states into the events.
