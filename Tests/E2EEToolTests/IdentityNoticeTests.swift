@@ -31,3 +31,19 @@ struct IdentityNoticeTests {
         #expect(IdentityNotice(.channelKindContradicted(channelID: "c"))?.event == "channel_kind_contradicted")
     }
 }
+
+/// What `listen` prints for a clock warning (docs/spec/protocol.md §10.19).
+@Suite("listen: clock notices")
+struct ClockNoticeTests {
+    @Test("clockWentBack and clockSuspect print their own events and lines; other events are not clock notices")
+    func notices() throws {
+        let back = try #require(ClockNotice(.clockWentBack))
+        let suspect = try #require(ClockNotice(.clockSuspect))
+        #expect(back.event == "clock_went_back" && suspect.event == "clock_suspect")
+        #expect(back.line().hasPrefix("* WARNING:") && back.line().contains("clock confirm"))
+        #expect(back.line() != suspect.line())
+        let json = try #require(try JSONSerialization.jsonObject(with: JSONEncoder().encode(suspect)) as? [String: Any])
+        #expect(json.count == 1 && json["event"] as? String == "clock_suspect")
+        #expect(ClockNotice(.reloadNeeded) == nil)
+    }
+}

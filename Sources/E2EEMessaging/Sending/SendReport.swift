@@ -43,13 +43,17 @@ public struct SendReport: Sendable, Equatable {
 }
 
 extension RecipientChanges {
-    /// What a send that failed with `error` can still report (what the recipient check found
-    /// before every device turned out held).
+    /// What a send that failed with `error` can still report: what the recipient check found
+    /// before every device turned out held, or the DM's other user whose user key is
+    /// unresolved (docs/spec/protocol.md §10.5, §10.7, §10.17) in ``unresolvedUsers``.
     init(_ error: any Error) {
-        if case MessagingError.allRecipientsHeld(_, let changes)? = error as? MessagingError {
-            self = changes
-        } else {
-            self.init()
+        self.init()
+        switch error as? MessagingError {
+        case .allRecipientsHeld(_, let changes)?: self = changes
+        case .userKeyConflict(let user)?: unresolvedUsers = [UnresolvedUser(userID: user, reason: .conflicted)]
+        case .noVerifiedDevice(let user)?: unresolvedUsers = [UnresolvedUser(userID: user, reason: .noVerifiedDevice)]
+        case .userKeyChangePending(let user)?: unresolvedUsers = [UnresolvedUser(userID: user, reason: .changePending)]
+        default: break
         }
     }
 }

@@ -12,7 +12,8 @@ struct ListenCommand: AsyncParsableCommand {
             message as it is stored: new messages, and notices for edits, deletes, messages waiting \
             for a key and undecryptable ones; and one line, starting with "*", per change it learns \
             of members and devices (a new, held, removed or unexpected member or device, an \
-            identity change). What arrived while nobody listened is printed on the \
+            identity change, a linked or unlinked device, a user key adopted, listed, changed or in \
+            conflict) and per clock warning. What arrived while nobody listened is printed on the \
             first connect. --json prints one JSON object per line (NDJSON), written as it happens; \
             --verbose adds connection states on standard error. Ends on SIGINT or SIGTERM (exit 0), \
             after --count messages (0), when --timeout passes (0; 11 when --count was not reached), \
@@ -81,6 +82,10 @@ actor ListenPrinter: AccountEventHandling {
             if let notice = IdentityNotice(identity), channelID == nil || notice.channelID == nil || notice.channelID == channelID?.rawValue {
                 try console.record(notice) { notice.line() }
             }
+            return true
+        }
+        if let notice = ClockNotice(event) {
+            try console.record(notice) { notice.line() }
             return true
         }
         if case .announcement(let announcement) = event {

@@ -13,8 +13,11 @@ struct SendCommand: AsyncParsableCommand {
             the server cannot be reached the message stays queued (exit 13): a later send, history \
             or listen on this store sends it, in order; see also the outbox command. When every \
             recipient device is held by the recipient policy, nothing is sent and the exit code is \
-            12. Recipients held, newly surfaced or removed are printed first (and under \
-            "recipients" with --json).
+            12. A DM to a user whose user key is unresolved (conflicted, without a verified device, \
+            or a key change waiting: user-key show) sends nothing and exits 16; in a group such users \
+            get nothing and are reported, and the exit code is 16 only when no other device got the \
+            message. Recipients held, newly surfaced, removed or unresolved are printed first (and \
+            under "recipients" with --json).
             """)
 
     @OptionGroup var options: GlobalOptions
@@ -49,6 +52,12 @@ struct SendCommand: AsyncParsableCommand {
         try context.console.result(result) { lines.joined(separator: "\n") }
         if report.everyRecipientHeld {
             throw ToolError(.recipientsHeld, "every recipient device is held: nothing was sent", resultWritten: true)
+        }
+        let unresolved = report.recipients.unresolvedUsers
+        if !unresolved.isEmpty, entry.outboxState == .failed || report.recipients.recipientCount == 0 {
+            // A DM to an unresolved user (nothing posted), or a group where nobody else got it either.
+            let users = unresolved.map(\.userID.rawValue).joined(separator: ", ")
+            throw ToolError(.userKeyUnresolved, "nothing went to \(users): their user key is unresolved (user-key show)", resultWritten: true)
         }
         if entry.outboxState == .queued {
             throw ToolError(.queued, "the message is queued: the server could not be reached", resultWritten: true)

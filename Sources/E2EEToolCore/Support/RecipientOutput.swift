@@ -9,6 +9,9 @@ struct RecipientOutput: Encodable {
     /// Group members listed after this device created or accepted the group, not approved.
     let heldMembers: [String]
     let recipientCount: Int
+    /// Users with user-key certificates who got nothing (docs/spec/protocol.md §10): conflicted,
+    /// without a verified device, or with a key change waiting.
+    let unresolvedUsers: [UnresolvedEntry]
     /// The channel, for the commands the lines name.
     private let channelID: String
 
@@ -19,6 +22,7 @@ struct RecipientOutput: Encodable {
         unexpectedMembers = changes.unexpectedMembers.map(\.rawValue)
         heldMembers = changes.heldMembers.map(\.rawValue)
         recipientCount = changes.recipientCount
+        unresolvedUsers = changes.unresolvedUsers.map(UnresolvedEntry.init)
         self.channelID = channelID.rawValue
     }
 
@@ -30,12 +34,41 @@ struct RecipientOutput: Encodable {
             + surfaced.filter { !heldIDs.contains($0.deviceID) }.map { "new recipient: device \($0.deviceID) of user \($0.userID)" }
             + removed.map { "removed: device \($0.deviceID) of user \($0.userID) is no longer listed" }
             + unexpectedMembers.map { "WARNING: user \($0) is listed in this DM but is not a participant; it gets nothing" }
+            + unresolvedUsers.map(\.line)
     }
 
     enum CodingKeys: String, CodingKey {
         case surfaced, held, removed, unexpectedMembers = "unexpected_members", heldMembers = "held_members"
-        case recipientCount = "recipient_count"
+        case recipientCount = "recipient_count", unresolvedUsers = "unresolved_users"
     }
+}
+
+/// A user a send left out because their user key is unresolved.
+struct UnresolvedEntry: Encodable {
+    let userID: String
+    /// `conflicted`, `no_verified_device` or `change_pending`.
+    let reason: String
+
+    init(_ user: UnresolvedUser) {
+        userID = user.userID.rawValue
+        reason = switch user.reason {
+        case .conflicted: "conflicted"
+        case .noVerifiedDevice: "no_verified_device"
+        case .changePending: "change_pending"
+        }
+    }
+
+    /// The text line, naming what the user can do.
+    var line: String {
+        let why = switch reason {
+        case "conflicted": "shows several user keys (compare safety numbers, then user-key pin \(userID) <fingerprint>)"
+        case "change_pending": "changed their user key (compare safety numbers, then user-key accept \(userID))"
+        default: "has no device certified under their user key (user-key show \(userID))"
+        }
+        return "unresolved: user \(userID) got nothing: they \(why)"
+    }
+
+    enum CodingKeys: String, CodingKey { case userID = "user_id", reason }
 }
 
 /// A device in recipient output.

@@ -55,6 +55,10 @@ struct ToolContext: Sendable {
     /// Opens the account in the existing store, talking to the server recorded in it.
     /// - Throws: ``ToolError``, ``MessagingError/noAccount`` and the layers' errors.
     func openAccount(configuration: AccountConfiguration = AccountConfiguration()) async throws -> OpenedAccount {
+        #if DEBUG
+        var configuration = configuration
+        configuration.debugClockOffset = .seconds(try testClockOffset())
+        #endif
         let (store, url) = try openExistingStore()
         do {
             guard let record = try await store.loadAccount() else { throw MessagingError.noAccount }
@@ -72,6 +76,22 @@ struct ToolContext: Sendable {
         }
     }
 }
+
+#if DEBUG
+extension ToolContext {
+    /// Debug builds only: `E2EE_TEST_CLOCK_OFFSET`, whole seconds (negative: back), moves the
+    /// clock text 1.3's certificate rules read (docs/spec/protocol.md §10.19) for tests. Release
+    /// builds never read it.
+    /// - Throws: ``ToolError`` (usage) when it is set but not a whole number of seconds.
+    func testClockOffset() throws -> Int64 {
+        guard let text = environment["E2EE_TEST_CLOCK_OFFSET"], !text.isEmpty else { return 0 }
+        guard let seconds = Int64(text), seconds.magnitude <= 10 * 365 * 86_400 else {
+            throw ToolError(.usage, "E2EE_TEST_CLOCK_OFFSET must be whole seconds, at most ten years either way")
+        }
+        return seconds
+    }
+}
+#endif
 
 /// An account opened by a command; ``close()`` stops its work and closes the store.
 struct OpenedAccount: Sendable {
