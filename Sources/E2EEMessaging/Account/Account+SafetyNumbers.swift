@@ -19,6 +19,8 @@ extension Account {
     /// For a user with a pinned user key, their half is computed from the key alone
     /// (docs/spec/protocol.md §10.18): it changes with the key, never with their devices.
     public func safetyNumber(with otherUserID: UserID) async throws -> SafetyNumber {
+        // The user's listing first: a first contact with a keyed user pins the key there (§10.5).
+        if serverAway == nil { _ = try? await directory.userKeyResolution(of: otherUserID) }
         let pinned = try await store.read { [store] db in try store.contactKeyStore.loadStanding(userID: otherUserID.rawValue, db)?.pinnedKey }
         if let pinned, let key = UserKey(publicKey: pinned) { return try await safetyNumber(with: otherUserID, userKey: key) }
         return try await safetyNumber(with: otherUserID, counting: .recipientsNow)

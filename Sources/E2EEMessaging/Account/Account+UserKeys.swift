@@ -76,10 +76,15 @@ extension Account {
 
     /// Returns `userID` to *no key* after the user compared safety numbers: text 1.2 applies
     /// again, and every listed device of theirs is held until approved.
-    /// - Throws: key store errors.
+    /// - Throws: ``MessagingError/unknownUserKey(userID:)`` for a user this device never met,
+    ///   key store errors.
     public func forgetUserKey(of userID: UserID) async throws {
         let user = userID.rawValue
-        try await store.write { [store] db in try store.contactKeyStore.returnToNoKey(userID: user, db) }
+        try await store.write { [store] db in
+            // A user never met has no key to forget; storing *none* would skip their first contact.
+            guard try store.contactKeyStore.loadStanding(userID: user, db) != nil else { throw MessagingError.unknownUserKey(userID: userID) }
+            try store.contactKeyStore.returnToNoKey(userID: user, db)
+        }
         await rejudge(userID)
     }
 
