@@ -44,6 +44,13 @@ extension IntegrationTests {
                 #expect(try await dave.linkedDevices(of: scene.bob).isEmpty)
                 #expect(await daveLog.userKeyEvents() == [.userKeyConflict(userID: scene.bob)])
                 #expect(try await dave.pendingRecipients().isEmpty)
+
+                // Dave gives up on keys for Bob after comparing: every device listed is held,
+                // none trusted on first use.
+                try await dave.forgetUserKey(of: scene.bob)
+                let forgotten = try await KeyedContact.send("after forgetting", from: dave, to: dm.id, harness: harness)
+                #expect(forgotten.recipients == nil, "something was posted")
+                #expect(Set(forgotten.report.recipients.held.map(\.deviceID)) == [scene.phone.deviceID, scene.laptop.deviceID])
             }
         }
 

@@ -133,7 +133,7 @@ extension IntegrationTests {
             }
         }
 
-        @Test("K11: after comparing, forgetUserKey returns Bob to no key at once, and every listed device is held")
+        @Test("K11: after comparing, forgetUserKey returns Bob to no key at once: every listed device is held, in the DM and in a new group, and so is one the server adds")
         func forgetUserKeyHoldsAtOnce() async throws {
             try await MessagingHarness.with { harness in
                 let scene = try await KeyedContact.make(harness)
@@ -143,10 +143,16 @@ extension IntegrationTests {
 
                 try await scene.alice.forgetUserKey(of: scene.bob)
                 #expect(try await scene.alice.userKey(of: scene.bob).state == .none)
+                let added = try await harness.injectDevice(into: scene.bob.rawValue)
                 let held = try await scene.send("after forgetting")
                 #expect(held.recipients == nil, "something was posted")
-                #expect(held.report.recipients.held == [RecipientDevice(userID: scene.bob, deviceID: scene.laptop.deviceID)])
-                // Approved after all, L gets the next message.
+                #expect(Set(held.report.recipients.held.map(\.deviceID)) == [scene.laptop.deviceID, added.deviceID])
+                // A group made now is no first contact with Bob: his devices are held there too.
+                let group = try await scene.alice.createGroup(name: "after forgetting", members: [scene.bob])
+                let inGroup = try await KeyedContact.send("to the group", from: scene.alice, to: group.id, harness: harness)
+                #expect(inGroup.recipients?.isEmpty != false, "\(String(describing: inGroup.recipients))")
+                #expect(Set(inGroup.report.recipients.held.map(\.deviceID)) == [scene.laptop.deviceID, added.deviceID])
+                // Approved after all, L gets the next message; the server's device does not.
                 try await scene.alice.approveDevice(scene.laptop.deviceID)
                 let approved = try await scene.send("after approving")
                 #expect(approved.recipients == [scene.laptop.deviceID])
