@@ -86,8 +86,12 @@ extension IntegrationTests {
                 Self.expectNothingSent(try await scene.send("now"), "noVerifiedDevice")
                 let listed = try KeyedContact.userKey(serverKey)
                 #expect(try await scene.alice.userKey(of: scene.bob).otherKeys == [listed])
+                // The number to compare under the listed key, which the one shown now is not.
+                let compared = try await scene.alice.safetyNumber(with: scene.bob, userKey: listed)
+                #expect(try await scene.alice.safetyNumber(with: scene.bob) != compared)
 
                 try await scene.alice.pinUserKey(listed, of: scene.bob)
+                #expect(try await scene.alice.safetyNumber(with: scene.bob) == compared)
                 let pinned = try await scene.send("after pinning")
                 #expect(pinned.recipients == [added.deviceID])
                 let info = try await scene.alice.userKey(of: scene.bob)
