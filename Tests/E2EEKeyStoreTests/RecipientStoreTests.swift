@@ -49,6 +49,27 @@ import Testing
         #expect(try await store.read { db in try recipients.loadPolicy(channelID: "g", db) } == nil)
     }
 
+    @Test("distrusting a user met under a key records the devices listings showed for them: the user is met, none trusted")
+    func distrustingAKeyedUserKeepsThemMet() async throws {
+        let store = try KeyStore.inMemory()
+        let recipients = store.recipientStore
+        try await store.write { db in
+            // u1 was met under a user key: device links, no known device.
+            try store.contactKeyStore.storeLinks([DeviceLink(userID: "u1", deviceID: "d1", key: nil, epoch: 0, notAfter: 0, linked: true),
+                                                  DeviceLink(userID: "u1", deviceID: "d2", key: nil, epoch: 0, notAfter: 0, linked: false)], db)
+            try recipients.storeRecipients([ChannelRecipient(channelID: "c1", userID: "u1", deviceID: "d1", state: .recipient, updatedAt: self.time)], db)
+            try recipients.storeKnownDevices([("u2", "e1")], at: self.time, db)
+        }
+        #expect(try await store.read { db in try recipients.loadKnownDevices(userIDs: ["u1"], db) } == [:])
+        try await store.write { db in
+            try recipients.distrustKnownDevices(ofUser: "u1", db)
+            try recipients.distrustKnownDevices(ofUser: "u2", db)
+        }
+        #expect(try await store.read { db in try recipients.loadKnownDevices(userIDs: ["u1", "u2"], db) } == ["u1": [], "u2": []])
+        #expect(try await store.read { db in try recipients.loadRecipients(channelID: "c1", db) }.map(\.state) == [.held])
+        #expect(try await store.read { db in try store.contactKeyStore.trustedDevices(userID: "u1", db) }.isEmpty)
+    }
+
     @Test func stateOutsideTheEnumIsRefusedBySQL() async throws {
         let store = try KeyStore.inMemory()
         await #expect(throws: DatabaseError.self) {

@@ -106,8 +106,15 @@ package struct RecipientStore: Sendable {
 
     /// Takes back the trust in every known device of `userID` (a user returned to *no key*,
     /// docs/spec/protocol.md §10.17): the user stays met, and each device is held until approved.
+    /// A user first met under a key has no known devices (certificates decided them): every
+    /// device a listing showed for them (`device_links`) is recorded here, distrusted, so that the
+    /// user counts as met and no later listing is taken as a first contact.
     /// - Throws: GRDB's `DatabaseError`.
     public func distrustKnownDevices(ofUser userID: String, _ db: Database) throws {
+        try db.run("""
+            INSERT OR IGNORE INTO known_devices (user_id, device_id, known_since, unconfirmed, distrusted)
+            SELECT user_id, device_id, 0, 0, 1 FROM device_links WHERE user_id = ?
+            """, [userID])
         try db.run("UPDATE known_devices SET distrusted = 1 WHERE user_id = ?", [userID])
         try db.run("UPDATE channel_recipients SET state = 'held' WHERE user_id = ? AND state = 'recipient'", [userID])
     }
