@@ -11,9 +11,10 @@ Run with ``python3 -m pytest Scripts/interop/test_interop.py`` or plainly with
 2. checks Double Ratchet limits directly (skip of 1000 accepted / 1001 refused, 2000 stored
    keys with the oldest dropped, atomic refusal, prekey form until the first decrypt);
 3. generates the self-check samples into a temporary folder, verifies they pass, then mutates
-   one output of each kind (message byte, signature, ciphertext, safety-number digit, envelope
-   byte, content, shared secret, chain key, payload encoding, an invalid case made acceptable)
-   and checks the verifier reports the failure; plus layout, missing and unknown algorithms.
+   one output of each kind (message byte, signature, ciphertext, safety-number digit, a
+   user-key fingerprint and scannable form, envelope byte, content, shared secret, chain key,
+   payload encoding, an invalid case made acceptable) and checks the verifier reports the
+   failure; plus layout, missing and unknown algorithms.
 """
 
 import copy
@@ -240,6 +241,30 @@ def test_mint_certificate_command():
         assert refused.returncode == 2 and refused.stdout == "" and "mint_certificate" in refused.stderr
 
 
+def test_safety_number_under_a_user_key():
+    # §10.18 (B.5), recomputed here with hashlib alone: h = SHA-512(0x00 0x01 || K || uid), then
+    # 5199 times h = SHA-512(h || K); the digits and the scannable form as §7.4 and §7.6.
+    import hashlib
+    from e2ee_interop import safety_number as sn
+    user_id = "0A1B2C3D-4E5F-4A6B-8C7D-8E9F00112233"
+    key = primitives.ed25519_public(bytes(range(32)))
+    h = hashlib.sha512(b"\x00\x01" + key + user_id.lower().encode()).digest()
+    for _ in range(5199):
+        h = hashlib.sha512(h + key).digest()
+    assert sn.user_key_hash(user_id, key) == h
+    assert sn.fingerprint_under_user_key(user_id, key) == "442997626414285936234972395797"
+    assert sn.fingerprint_under_user_key(user_id.lower(), key) == sn.fingerprint_under_user_key(user_id, key)
+    # The user-key half is not the device half of a device whose key is the same bytes.
+    blob = keys.identity_blob(secret("t-sn/ik"), bytes(range(32)))
+    assert sn.fingerprint(user_id, [blob]) != sn.fingerprint_under_user_key(user_id, key)
+    other = sn.user_key_hash("ffffffff-0000-4000-8000-000000000000", key)
+    assert sn.scannable_form(h, other) == b"\x01" + h[:32] + other[:32]
+    assert _refused(lambda: sn.user_key_hash(user_id, key[:31])) == "malformed"
+    assert _refused(lambda: sn.user_key_hash(user_id, key + b"\x00")) == "malformed"
+    assert _refused(lambda: sn.user_key_hash(user_id, bytes(32))) == "invalidKey"   # §0.8: the strict side
+    assert _refused(lambda: sn.device_hash(user_id, [])) == "malformed"
+
+
 def test_base64_is_canonical():
     from e2ee_interop.wire import b64decode_canonical
     assert b64decode_canonical("QQ==") == b"A"
@@ -402,6 +427,25 @@ def _dr_send(data):
     return next(e for e in _first(data)["events"] if e["event"] == "send")
 
 
+_UK = "SafetyNumberUserKeyTest"
+
+
+def _upper_case_case(data):
+    """The user-key case whose userA has upper-case letters."""
+    return next(t for g in data["testGroups"] if g["type"] == _UK for t in g["tests"]
+                if t["result"] == "valid" and t["userA"] != t["userA"].lower())
+
+
+def _digits_without_lower_casing(test):
+    """userA's B.5 digits computed over the user id as written (what the spec rules out)."""
+    import hashlib
+    key = bytes.fromhex(test["userKeyA"])
+    h = hashlib.sha512(b"\x00\x01" + key + test["userA"].encode()).digest()
+    for _ in range(5199):
+        h = hashlib.sha512(h + key).digest()
+    return "".join("%05d" % (int.from_bytes(h[i:i + 5], "big") % 100000) for i in range(0, 30, 5))
+
+
 MUTATIONS = {
     "message byte": ("double_ratchet_test.json", lambda d: _dr_send(d).update(message=_flip_hex(_dr_send(d)["message"], 150))),
     "receive plaintext": ("double_ratchet_test.json", lambda d: next(
@@ -419,6 +463,16 @@ MUTATIONS = {
         content="B" + _first(d, "GroupEnvelopeTest")["content"][1:])),
     "safety-number digit": ("safety_numbers_test.json", lambda d: _first(d).update(
         safetyNumber=("1" if _first(d)["safetyNumber"][0] != "1" else "2") + _first(d)["safetyNumber"][1:])),
+    "user-key fingerprint digit": ("safety_numbers_test.json", lambda d: _first(d, _UK).update(
+        fingerprintA=("1" if _first(d, _UK)["fingerprintA"][0] != "1" else "2") + _first(d, _UK)["fingerprintA"][1:])),
+    "user-key scannable form byte": ("safety_numbers_test.json", lambda d: _first(d, _UK).update(
+        scannableForm=_flip_hex(_first(d, _UK)["scannableForm"], 40))),
+    "fingerprint of a user id not lower-cased": ("safety_numbers_test.json", lambda d: _upper_case_case(d).update(
+        fingerprintA=_digits_without_lower_casing(_upper_case_case(d)))),
+    "user key and blobs both given": ("safety_numbers_test.json", lambda d: _first(d, _UK).update(
+        blobsA=_first(d, "SafetyNumberTest")["blobsA"])),
+    "refused user key made acceptable": ("safety_numbers_test.json", lambda d: _first(d, _UK, "invalid").update(
+        userKeyA=_first(d, _UK)["userKeyA"])),
     "chain key": ("sender_key_chain_test.json", lambda d: _first(d)["iterations"][2].update(
         nextChainKey=_flip_hex(_first(d)["iterations"][2]["nextChainKey"]))),
     "payload encoding": ("payload_test.json", lambda d: _first(d).update(encoded=_flip_hex(_first(d)["encoded"], 9))),

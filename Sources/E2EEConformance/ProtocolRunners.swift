@@ -1,36 +1,9 @@
 import E2EECrypto
 
 // Protocol vector files (TestVectors/protocol/) whose replay needs only E2EECrypto's public API.
-// The X3DH, Double Ratchet and envelope files have their own runners (X3DHRunner.swift,
-// RatchetRunner.swift, EnvelopeRunner.swift).
-
-/// `E2EE-SAFETY-NUMBER`: both fingerprints and the safety number (in both orders).
-struct SafetyNumberRunner: AlgorithmRunner {
-    let algorithms: Set<String> = ["E2EE-SAFETY-NUMBER"]
-
-    func attempt(_ vector: VectorCase) throws -> Attempt {
-        let blobsA = try blobs(vector, "blobsA"), blobsB = try blobs(vector, "blobsB")
-        let userA = try vector.text("userA"), userB = try vector.text("userB")
-        let expected = (try vector.text("fingerprintA"), try vector.text("fingerprintB"), try vector.text("safetyNumber"))
-        return refusing {
-            guard try SafetyNumber.fingerprint(userID: userA, identityBlobs: blobsA) == expected.0 else { return .mismatched("fingerprintA") }
-            guard try SafetyNumber.fingerprint(userID: userB, identityBlobs: blobsB) == expected.1 else { return .mismatched("fingerprintB") }
-            guard try SafetyNumber.compute(userA: userA, blobsA: blobsA, userB: userB, blobsB: blobsB) == expected.2,
-                  try SafetyNumber.compute(userA: userB, blobsA: blobsB, userB: userA, blobsB: blobsA) == expected.2 else {
-                return .mismatched("safetyNumber")
-            }
-            return .matched
-        }
-    }
-
-    private func blobs(_ vector: VectorCase, _ name: String) throws -> [[UInt8]] {
-        guard let list = vector.fields[name]?.array else { throw VectorFieldError(field: name) }
-        return try list.map { item in
-            guard let text = item.string, let bytes = HexText.decode(text) else { throw VectorFieldError(field: name) }
-            return bytes
-        }
-    }
-}
+// The X3DH, Double Ratchet, envelope, record and safety-number files have their own runners
+// (X3DHRunner.swift, RatchetRunner.swift, EnvelopeRunner.swift, RecordRunner.swift,
+// SafetyNumberRunner.swift).
 
 /// `E2EE-PAYLOAD`: the strict payload JSON parsed, checked for its context, its fields
 /// compared and its canonical encoding reproduced (and parsed back); an invalid one must be

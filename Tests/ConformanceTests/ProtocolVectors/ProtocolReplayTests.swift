@@ -39,8 +39,24 @@ struct ProtocolReplayTests {
     @Test("sender_key_chain_test.json")
     func senderKeyChain() throws { try Self.replay("sender_key_chain_test.json", valid: 2, invalid: 0) }
 
+    /// Both group types: halves from devices (§7.4) and under user keys (§10.18, B.5), the
+    /// latter with upper-case user ids that give the same outputs as their lower-case form.
     @Test("safety_numbers_test.json")
-    func safetyNumbers() throws { try Self.replay("safety_numbers_test.json", valid: 2, invalid: 0) }
+    func safetyNumbers() throws {
+        try Self.replay("safety_numbers_test.json", valid: 7, invalid: 2)
+        let url = ProtocolVectorGenerationTests.folder.appendingPathComponent("safety_numbers_test.json")
+        let file = try #require(try VectorFile.load(url))
+        let underKeys = file.cases.filter { $0.group["type"]?.string == "SafetyNumberUserKeyTest" }
+        #expect(underKeys.count(where: { $0.result == .valid }) >= 5 && underKeys.count(where: { $0.result == .invalid }) >= 2)
+        #expect(file.cases.count(where: { $0.group["type"]?.string == "SafetyNumberTest" }) >= 3)
+        let keyOnBothSides = underKeys.filter { (try? $0.text("userKeyA").isEmpty == false && $0.text("userKeyB").isEmpty == false) ?? false }
+        #expect(keyOnBothSides.contains { $0.result == .valid })
+        let upperCase = try #require(underKeys.first { (try? $0.text("userA")).map { $0 != $0.lowercased() } ?? false })
+        let lowerCase = try #require(underKeys.first { (try? $0.text("userA")) == (try? upperCase.text("userA").lowercased()) })
+        for output in ["fingerprintA", "fingerprintB", "safetyNumber", "scannableForm"] {
+            #expect(try upperCase.text(output) == lowerCase.text(output) && !upperCase.text(output).isEmpty, "\(output)")
+        }
+    }
 
     @Test("payload_test.json")
     func payloads() throws { try Self.replay("payload_test.json", valid: 1, invalid: 1) }

@@ -8,15 +8,18 @@ import Testing
 @Suite("Protocol vector runners")
 struct ProtocolRunnerTests {
     /// Writes `file` from `TestVectors/protocol/` with `edit` applied to test `index` of its
-    /// first group, then verifies it.
-    static func verifyEdited(_ file: String, test index: Int = 0, _ edit: (inout [String: Any]) throws -> Void) throws -> VectorFileReport {
+    /// first group (or of the first group of type `groupType`), then verifies it.
+    static func verifyEdited(_ file: String, groupType: String? = nil, test index: Int = 0,
+                             _ edit: (inout [String: Any]) throws -> Void) throws -> VectorFileReport {
         let source = RepositoryPaths.testVectors.appendingPathComponent("protocol/\(file)")
         var root = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: source)) as? [String: Any])
         var groups = try #require(root["testGroups"] as? [[String: Any]])
-        var tests = try #require(groups[0]["tests"] as? [[String: Any]])
+        var group = 0
+        if let groupType { group = try #require(groups.firstIndex { $0["type"] as? String == groupType }) }
+        var tests = try #require(groups[group]["tests"] as? [[String: Any]])
         try #require(tests.indices.contains(index))
         try edit(&tests[index])
-        groups[0]["tests"] = tests
+        groups[group]["tests"] = tests
         root["testGroups"] = groups
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("e2ee-runners-\(UUID().uuidString)", isDirectory: true)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -37,6 +40,57 @@ struct ProtocolRunnerTests {
         }
         #expect(report.outcome == .ran)
         #expect(report.failed == 1 && report.failures.first?.reason.contains("fingerprintA") == true, "\(report)")
+    }
+
+    /// Edits test `index` of the safety-number file's `SafetyNumberUserKeyTest` group.
+    static func verifyEditedUnderKey(test index: Int = 0, _ edit: (inout [String: Any]) throws -> Void) throws -> VectorFileReport {
+        try verifyEdited("safety_numbers_test.json", groupType: "SafetyNumberUserKeyTest", test: index, edit)
+    }
+
+    @Test("under a user key: a wrong fingerprint or scannable form fails the safety-number file")
+    func safetyNumberUnderUserKey() throws {
+        for field in ["fingerprintA", "fingerprintB", "scannableForm"] {
+            let report = try Self.verifyEditedUnderKey { test in
+                #expect(test["result"] as? String == "valid" && (test["userKeyA"] as? String)?.isEmpty == false)
+                let value = try #require(test[field] as? String)
+                test[field] = Self.flipped(value)
+            }
+            #expect(report.outcome == .ran)
+            #expect(report.failed == 1 && report.failures.first?.reason.hasPrefix("wrong output: \(field)") == true, "\(report)")
+        }
+        // The user-key half read as a device half: the key's owner given blobs too is a malformed case.
+        let both = try Self.verifyEditedUnderKey { test in
+            test["blobsA"] = test["blobsB"]
+        }
+        #expect(both.failed == 1 && both.failures.first?.reason.contains("both given") == true, "\(both)")
+    }
+
+    @Test("under a user key: a 31-byte key presented as valid, or refused for another reason, is caught")
+    func safetyNumberRefusedKey() throws {
+        let file = try #require(try VectorFile.load(RepositoryPaths.testVectors.appendingPathComponent("protocol/safety_numbers_test.json")))
+        let underKeys = file.cases.filter { $0.group["type"]?.string == "SafetyNumberUserKeyTest" }
+        let short = try #require(underKeys.firstIndex { $0.fields["flags"]?.array?.first?.string == "ShortUserKey" })
+        let first = underKeys[0]
+        let presentedValid = try Self.verifyEditedUnderKey(test: short) { test in
+            #expect((test["userKeyA"] as? String)?.count == 62)
+            test["result"] = "valid"
+            test["flags"] = [String]()
+            test.removeValue(forKey: "failure")
+            for output in ["fingerprintA", "fingerprintB", "safetyNumber", "scannableForm"] { test[output] = try first.text(output) }
+        }
+        #expect(presentedValid.failed == 1 && presentedValid.failures.first?.reason.hasPrefix("a valid vector was refused") == true, "\(presentedValid)")
+
+        let otherReason = try Self.verifyEditedUnderKey(test: short) { test in
+            #expect(test["failure"] as? String == "malformed")
+            test["failure"] = "invalidKey"
+        }
+        #expect(otherReason.failed == 1 && otherReason.failures.first?.reason == "refused as malformed, the vector says invalidKey", "\(otherReason)")
+
+        // The key given its last byte back: the case is accepted, which an invalid case must not be.
+        let repaired = try Self.verifyEditedUnderKey(test: short) { test in
+            test["userKeyA"] = try first.text("userKeyA")
+        }
+        #expect(repaired.failed == 1 && repaired.failures.first?.reason == "accepted, the vector says malformed", "\(repaired)")
     }
 
     @Test("a wrong canonical encoding fails the payload file; an invalid payload marked valid is caught too")
