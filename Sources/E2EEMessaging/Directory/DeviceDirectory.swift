@@ -138,7 +138,7 @@ package actor DeviceDirectory: ListedIdentityProviding {
             }
             listed[device.deviceID.rawValue] = device.identity
             if device.deviceID == localDeviceID { continue }
-            switch try await pin(device, announce: knewUser) {
+            switch try await pin(device) {
             case .pinned:
                 devices.append(device)
                 firstSeen.append(device)
@@ -151,6 +151,15 @@ package actor DeviceDirectory: ListedIdentityProviding {
         // Our own user's key is the own side of text 1.3 (the next part): its devices stay under 1.2 here.
         if let userKeys, user != localUserID {
             entry.resolution = try await userKeys.judge(userID: user, listing: certificates)
+        }
+        // A keyed user's devices are news only as the key decides them (`linkedDeviceAdded`),
+        // never held for approval: neither announced nor handed to the holds of text 1.2.
+        guard entry.resolution == .noKey else {
+            cache[user] = entry
+            return entry
+        }
+        if knewUser {
+            for device in firstSeen { events.publish(.identity(.newDevice(userID: device.userID, deviceID: device.deviceID))) }
         }
         cache[user] = entry
         if !firstSeen.isEmpty { appeared?(firstSeen) }
@@ -169,20 +178,14 @@ package actor DeviceDirectory: ListedIdentityProviding {
         }
     }
 
-    /// Pins on first use and reports what is news: a device pinned now for a user met before
-    /// (`announce`; ``IdentityEvent/newDevice(userID:deviceID:)``)
-    /// or an identity that differs from its pin (``IdentityEvent/identityChanged(userID:deviceID:)``,
-    /// reported once; the device is excluded until the user accepts the change). Only `.pinned`
-    /// and `.matches` may receive keys.
-    private func pin(_ device: RemoteDevice, announce: Bool) async throws -> IdentityRecordResult {
+    /// Pins on first use and reports an identity that differs from its pin
+    /// (``IdentityEvent/identityChanged(userID:deviceID:)``, reported once; the device is
+    /// excluded until the user accepts the change). A device pinned now is announced by the
+    /// caller once the listing is judged. Only `.pinned` and `.matches` may receive keys.
+    private func pin(_ device: RemoteDevice) async throws -> IdentityRecordResult {
         let claim = RemoteIdentityClaim(userID: device.userID.rawValue, deviceID: device.deviceID.rawValue, identityBlob: device.identity.bytes)
         let check = try await store.recordIdentity(claim, at: now())
-        switch check {
-        case .pinned where announce: events.publish(.identity(.newDevice(userID: device.userID, deviceID: device.deviceID)))
-        case .pinned: break
-        case .changed: events.publish(.identity(.identityChanged(userID: device.userID, deviceID: device.deviceID)))
-        case .matches, .changeAlreadyRecorded: break
-        }
+        if case .changed = check { events.publish(.identity(.identityChanged(userID: device.userID, deviceID: device.deviceID))) }
         return check
     }
 }

@@ -66,7 +66,17 @@ extension IntegrationTests {
                 let dm = try await alice.openDirectMessage(with: phone.userID)
                 _ = try await alice.send(text: "one", to: dm.id)
                 let injected = try await harness.login("bob")
+                let events = alice.events()
                 let report = try await alice.send(text: "two", to: dm.id)
+                let newsOfInjected = try await Self.firstIdentityEvent(events) { event -> Bool? in
+                    switch event {
+                    case .newDevice(_, let device), .recipientAdded(_, _, let device, _), .linkedDeviceAdded(_, let device):
+                        return device == injected.deviceID ? true : nil
+                    default: return nil
+                    }
+                }
+                #expect(newsOfInjected == nil, "an unlinked device of a keyed contact is no news: neither a new device nor held")
+                #expect(try await alice.heldDevices().isEmpty)
                 #expect(report.recipients.held.isEmpty, "a certified user's unlinked device is never offered for approval")
                 #expect(report.recipients.recipientCount == 1)
                 await alice.waitForOutbox()
@@ -78,7 +88,7 @@ extension IntegrationTests {
             }
         }
 
-        /// The first identity event `pick` answers, within 5 s.
+        /// The first identity event `pick` answers, within 5 s (nil when none did).
         static func firstIdentityEvent<T: Sendable>(_ events: AsyncStream<AccountEvent>, _ pick: @escaping @Sendable (IdentityEvent) -> T?) async throws -> T? {
             try await withThrowingTaskGroup(of: T?.self) { group in
                 group.addTask {
