@@ -53,7 +53,7 @@ extension MessagingError: LocalizedError {
         case .deviceIsCertified(let device):
             "Device \(device) belongs to a user with a user key: their certificates decide it, not an approval."
         case .unknownUserKey(let user):
-            "That key is not one listed for user \(user), or no change of their key is waiting. Show their keys again."
+            "That key is not one listed for user \(user), no key is pinned or no change of their key is waiting, or this device never met them. Show their keys again."
         }
     }
 }

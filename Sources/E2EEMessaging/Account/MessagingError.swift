@@ -61,7 +61,7 @@ public enum MessagingError: Error, Sendable, Equatable {
     /// The device belongs to a user with a user key: only certificates decide it, never an
     /// approval (docs/spec/protocol.md §10.7).
     case deviceIsCertified(deviceID: DeviceID)
-    /// The user has no pending key change, or the key named is not one this device saw listed
-    /// for the user.
+    /// The user has no pending key change or no pinned key, the key named is not one this device
+    /// saw listed for the user, or this device never met the user.
     case unknownUserKey(userID: UserID)
 }

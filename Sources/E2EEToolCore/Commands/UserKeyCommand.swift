@@ -101,12 +101,7 @@ struct UserKeyCommand: AsyncParsableCommand {
         var userID: String
 
         func run() async throws {
-            try await UserKeyCommand.decide("forgotten", userID: userID, options: options) { account, user in
-                guard try await account.userKey(of: user).state != .unknown else {
-                    throw ToolError(.notFound, "user \(user) was never met here: nothing to forget")
-                }
-                try await account.forgetUserKey(of: user)
-            }
+            try await UserKeyCommand.decide("forgotten", userID: userID, options: options) { try await $0.forgetUserKey(of: $1) }
         }
     }
 }

@@ -73,7 +73,8 @@ public enum ErrorClassifier {
             return ToolError(.userKeyUnresolved, "user \(user) changed their user key: compare safety numbers, then user-key accept; nothing was sent")
         case .deviceIsCertified(let device):
             return ToolError(.failure, "device \(device) belongs to a user with a user key: certificates decide it, not an approval")
-        case .unknownUserKey(let user): return ToolError(.notFound, "no such key listed, or no key change waiting, for user \(user)")
+        case .unknownUserKey(let user):
+            return ToolError(.notFound, "user \(user): no such key listed, no key pinned or change waiting, or the user was never met here")
         }
     }
 
