@@ -16,7 +16,7 @@ import Testing
 /// its version to ``versions``.
 @Suite struct GoldenStoreTests {
     /// The schema versions a golden store is committed for.
-    static let versions = ["v12", "v14"]
+    static let versions = ["v12", "v14", "v16"]
     static let fixtures = RepositoryPaths.root.appendingPathComponent("Tests/E2EEKeyStoreTests/Fixtures")
     static func storeURL(_ version: String) -> URL { fixtures.appendingPathComponent("store-\(version).sqlite") }
     static func readsURL(_ version: String) -> URL { fixtures.appendingPathComponent("store-\(version)-reads.json") }
