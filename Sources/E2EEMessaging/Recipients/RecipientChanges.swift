@@ -47,6 +47,16 @@ public struct UnresolvedUser: Sendable, Equatable {
         self.reason = reason
     }
 
+    /// The user a send left out for `error`, when it is one of the unresolved-key errors.
+    init?(_ error: MessagingError) {
+        switch error {
+        case .userKeyConflict(let user): self.init(userID: user, reason: .conflicted)
+        case .noVerifiedDevice(let user): self.init(userID: user, reason: .noVerifiedDevice)
+        case .userKeyChangePending(let user): self.init(userID: user, reason: .changePending)
+        default: return nil
+        }
+    }
+
     /// The typed error a DM to this user fails with.
     var error: MessagingError {
         switch reason {

@@ -70,24 +70,26 @@ struct RecipientGate: Sendable {
     /// A user whose user key is unresolved (conflicted, no verified device, a change pending;
     /// docs/spec/protocol.md §10) gets nothing and is reported; the others go on.
     private func listedDevices(of users: Set<String>) async throws -> RecipientListing {
-        try await withThrowingTaskGroup(of: (String, Result<(devices: [RemoteDevice], linked: Bool), MessagingError>).self) { [directory] group in
+        try await withThrowingTaskGroup(of: (String, UserListing).self) { [directory] group in
             for user in users {
                 group.addTask {
                     do {
-                        return (user, .success(try await directory.recipientListing(of: UserID(stored: user), refresh: true)))
-                    } catch let error as MessagingError where Self.isUnresolvedUserKey(error) {
-                        return (user, .failure(error))
+                        let found = try await directory.recipientListing(of: UserID(stored: user), refresh: true)
+                        return (user, .devices(found.devices, linked: found.linked))
+                    } catch let error as MessagingError {
+                        guard let unresolved = UnresolvedUser(error) else { throw error }
+                        return (user, .unresolved(unresolved))
                     }
                 }
             }
             var listing = RecipientListing()
             for try await (user, result) in group {
                 switch result {
-                case .success(let found):
-                    listing.devices[user] = found.devices
-                    if found.linked { listing.linkedUsers.insert(user) }
-                case .failure(let error):
-                    listing.unresolved.append(Self.unresolvedUser(user, error))
+                case .devices(let devices, let linked):
+                    listing.devices[user] = devices
+                    if linked { listing.linkedUsers.insert(user) }
+                case .unresolved(let unresolved):
+                    listing.unresolved.append(unresolved)
                 }
             }
             listing.unresolved.sort { $0.userID.rawValue < $1.userID.rawValue }
@@ -95,27 +97,18 @@ struct RecipientGate: Sendable {
         }
     }
 
+    /// What one user's listing gave: the devices that may receive keys (and whether their key
+    /// decided them), or why the user gets nothing.
+    private enum UserListing: Sendable {
+        case devices([RemoteDevice], linked: Bool)
+        case unresolved(UnresolvedUser)
+    }
+
     /// What ``listedDevices(of:)`` found.
     private struct RecipientListing {
         var devices: [String: [RemoteDevice]] = [:]
         var linkedUsers: Set<String> = []
         var unresolved: [UnresolvedUser] = []
-    }
-
-    private static func isUnresolvedUserKey(_ error: MessagingError) -> Bool {
-        switch error {
-        case .userKeyConflict, .noVerifiedDevice, .userKeyChangePending: true
-        default: false
-        }
-    }
-
-    private static func unresolvedUser(_ user: String, _ error: MessagingError) -> UnresolvedUser {
-        let reason: UnresolvedUserKey = switch error {
-        case .userKeyConflict: .conflicted
-        case .userKeyChangePending: .changePending
-        default: .noVerifiedDevice
-        }
-        return UnresolvedUser(userID: UserID(stored: user), reason: reason)
     }
 
     /// Records our own user's devices listed now (`GET /devices`, which consumes no one-time

@@ -48,12 +48,11 @@ extension RecipientChanges {
     /// unresolved (docs/spec/protocol.md §10.5, §10.7, §10.17) in ``unresolvedUsers``.
     init(_ error: any Error) {
         self.init()
-        switch error as? MessagingError {
-        case .allRecipientsHeld(_, let changes)?: self = changes
-        case .userKeyConflict(let user)?: unresolvedUsers = [UnresolvedUser(userID: user, reason: .conflicted)]
-        case .noVerifiedDevice(let user)?: unresolvedUsers = [UnresolvedUser(userID: user, reason: .noVerifiedDevice)]
-        case .userKeyChangePending(let user)?: unresolvedUsers = [UnresolvedUser(userID: user, reason: .changePending)]
-        default: break
+        guard let error = error as? MessagingError else { return }
+        if case .allRecipientsHeld(_, let changes) = error {
+            self = changes
+        } else if let unresolved = UnresolvedUser(error) {
+            unresolvedUsers = [unresolved]
         }
     }
 }
