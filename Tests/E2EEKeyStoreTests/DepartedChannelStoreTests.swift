@@ -23,7 +23,7 @@ import Testing
 
         try await store.recordDeparture(channelID: "channel-1")
         let settled = try await store.settleDepartedPending(reason: "sent_after_leaving")
-        #expect(settled == [SettledDeparture(channelID: "channel-1", messageID: "after")])
+        #expect(settled == [SettledPendingRow(channelID: "channel-1", messageID: "after")])
         #expect(try await store.message(id: "after")?.state == .undecryptable(reason: "sent_after_leaving"))
         #expect(try await store.message(id: "read")?.state == .decrypted)
         #expect(try await store.pendingCount() == 2)

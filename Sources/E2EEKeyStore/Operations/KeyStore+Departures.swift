@@ -1,13 +1,5 @@
 import GRDB
 
-/// A pending group message settled because it was sent while this device was not in its channel.
-package struct SettledDeparture: Sendable, Equatable {
-    /// The message's channel.
-    public let channelID: String
-    /// The message's server id.
-    public let messageID: String
-}
-
 extension KeyStore {
     /// Records that this account is no longer in `channelID` (it left, or the channel list no
     /// longer shows it). The departure point is the newest message this device had read there
@@ -52,20 +44,12 @@ extension KeyStore {
     /// ciphertext is kept, so the sender key it names still opens it should it ever arrive
     /// (``pendingReceives(waitingFor:after:limit:)`` with that key). Returns the rows settled.
     /// - Throws: ``KeyStoreError`` for a tampered row, GRDB's `DatabaseError`.
-    package func settleDepartedPending(reason: String) async throws -> [SettledDeparture] {
+    package func settleDepartedPending(reason: String) async throws -> [SettledPendingRow] {
         try await handOff.queuedWrite { [self] db in
-            let rows = try db.rows(Self.departedPendingSQL)
-            var settled: [SettledDeparture] = []
-            for row in rows {
-                let id: String = try row.decode("message_id", table: PendingCiphertextStore.table)
-                let channel: String = try row.decode("channel_id", table: PendingCiphertextStore.table)
-                guard var message = try timelineStore.loadMessage(id: id, db), message.state == .pendingKey else { continue }
-                message.state = .undecryptable(reason: reason)
-                message.plaintext = nil
-                try timelineStore.storeMessage(message, db)  // the ciphertext stays, parked
-                settled.append(SettledDeparture(channelID: channel, messageID: id))
+            try db.rows(Self.departedPendingSQL).compactMap { row in
+                try settlePendingRow(id: try row.decode("message_id", table: PendingCiphertextStore.table),
+                                     channelID: try row.decode("channel_id", table: PendingCiphertextStore.table), reason: reason, db)
             }
-            return settled
         }
     }
 }

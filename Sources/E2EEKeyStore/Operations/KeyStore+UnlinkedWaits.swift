@@ -5,19 +5,11 @@ import GRDB
 /// until 7 days after it became due — and at most `perDevice` per (user, device) and `perUser`
 /// per user, the device with the most waiting losing its oldest first.
 extension KeyStore {
-    /// One waiting row the bounds refused.
-    package struct SettledWait: Sendable, Equatable {
-        /// The channel.
-        public var channelID: String
-        /// The message.
-        public var messageID: String
-    }
-
-    /// Settles the rows over the bounds as undecryptable with `reason` (their ciphertext stays,
-    /// parked, as for any settled row) and returns them. `now` in unix seconds.
+    /// Settles the rows over the bounds as undecryptable with `reason` (``settlePendingRow(id:channelID:reason:_:)``)
+    /// and returns them. `now` in unix seconds.
     /// - Throws: GRDB's `DatabaseError`, ``KeyStoreError/corruptColumn(table:column:)``.
     package func settleUnlinkedWaits(reason: String, now: Int64, maximumAge: Int64, keptAfterDueChange: Int64,
-                                     perDevice: Int, perUser: Int) async throws -> [SettledWait] {
+                                     perDevice: Int, perUser: Int) async throws -> [SettledPendingRow] {
         try await handOff.queuedWrite { [self] db in
             let rows = try db.rows("""
                 SELECT p.message_id, p.channel_id, p.waiting_for, p.received_at, t.sender_user_id
@@ -57,15 +49,9 @@ extension KeyStore {
                     total -= 1
                 }
             }
-            var settled: [SettledWait] = []
-            for wait in waits where refused.contains(wait.id) {
-                guard var message = try timelineStore.loadMessage(id: wait.id, db), message.state == .pendingKey else { continue }
-                message.state = .undecryptable(reason: reason)
-                message.plaintext = nil
-                try timelineStore.storeMessage(message, db)
-                settled.append(SettledWait(channelID: wait.channel, messageID: wait.id))
+            return try waits.filter { refused.contains($0.id) }.compactMap { wait in
+                try settlePendingRow(id: wait.id, channelID: wait.channel, reason: reason, db)
             }
-            return settled
         }
     }
 }
