@@ -150,3 +150,17 @@ package struct ClockReadings: Sendable, Equatable {
         self.suspect = suspect
     }
 }
+
+extension Array where Element == ContactKey {
+    /// Pins `key` of `userID` in these keys (keeping a verified mark on it; a key not among them is
+    /// added, pinned) and marks every other pinned key replaced: the one rule of a new pin, for a
+    /// first contact, an adoption and the app's decisions alike (docs/spec/protocol.md §10.17).
+    package mutating func pin(_ key: [UInt8], userID: String) {
+        for index in indices where self[index].state.isPinned && self[index].key != key { self[index].state = .replaced }
+        if let index = firstIndex(where: { $0.key == key }) {
+            if !self[index].state.isPinned { self[index].state = .pinned }
+        } else {
+            append(ContactKey(userID: userID, key: key, state: .pinned, maxEpoch: 0, seenUntil: 0, seenAt: 0, firstListedAt: 0))
+        }
+    }
+}

@@ -77,13 +77,7 @@ package struct ContactKeyStore: Sendable {
     /// - Throws: GRDB's `DatabaseError`, ``KeyStoreError/corruptColumn(table:column:)``.
     public func pinKey(_ key: [UInt8], userID: String, _ db: Database) throws {
         var keys = try loadKeys(userID: userID, db)
-        for index in keys.indices {
-            if keys[index].key == key {
-                if !keys[index].state.isPinned { keys[index].state = .pinned }
-            } else if keys[index].state.isPinned {
-                keys[index].state = .replaced
-            }
-        }
+        keys.pin(key, userID: userID)
         try replaceKeys(userID: userID, with: keys, db)
         try storeStanding(ContactKeyStanding(userID: userID, state: .pinned, pinnedKey: key), db)
     }

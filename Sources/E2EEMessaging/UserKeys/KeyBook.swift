@@ -46,12 +46,7 @@ struct KeyBook: Sendable {
 
     /// Pins `key` (keeping a verified mark on it), replacing any other pinned key.
     mutating func pin(_ key: [UInt8]) {
-        for index in keys.indices where keys[index].state.isPinned && keys[index].key != key { keys[index].state = .replaced }
-        if let index = index(of: key) {
-            if !keys[index].state.isPinned { keys[index].state = .pinned }
-        } else {
-            keys.append(ContactKey(userID: userID, key: key, state: .pinned, maxEpoch: 0, seenUntil: 0, seenAt: 0, firstListedAt: 0))
-        }
+        keys.pin(key, userID: userID)
     }
 
     /// Marks `key` replaced.
