@@ -30,18 +30,16 @@ extension Account {
         }
     }
 
-    /// Reads again, at most hourly per user, the listing of each user whose messages wait for a
-    /// device to be linked (docs/spec/protocol.md §10.8), and lets through what it links.
+    /// Reads again, with a backoff from an hour to a day per user (``WaitingListingBackoff``), the
+    /// listing of each user whose messages wait for a device to be linked (docs/spec/protocol.md
+    /// §10.8), and lets through what it links.
     func rereadWaitingListings() async {
-        guard let users = try? await store.read({ [store] db in try store.contactKeyStore.usersWithUnlinkedWaits(db) }), !users.isEmpty else { return }
-        let now = configuration.userKeyClock()
-        var read = false
-        for user in users {
-            if let last = waitingListingReads[user], now - last < 3_600 { continue }
-            waitingListingReads[user] = now
+        guard let users = try? await store.read({ [store] db in try store.contactKeyStore.usersWithUnlinkedWaits(db) }) else { return }
+        let due = waitingListingReads.due(among: users, now: configuration.userKeyClock())
+        guard !due.isEmpty else { return }
+        for user in due {
             _ = try? await directory.recipientListing(of: UserID(stored: user), refresh: true)
-            read = true
         }
-        if read { _ = try? await pipeline.redrivePending() }
+        _ = try? await pipeline.redrivePending()
     }
 }

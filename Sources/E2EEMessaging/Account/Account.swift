@@ -54,9 +54,9 @@ public actor Account {
     var ownDevicesNoticedAt: ContinuousClock.Instant?
     /// Users read by ``user(id:)``, kept for the account's life.
     var usersByID: [UserID: ServerUser] = [:]
-    /// When the listing of each user with messages waiting to be linked was last read again
-    /// (unix seconds; at most hourly, docs/spec/protocol.md §10.8).
-    var waitingListingReads: [String: Int64] = [:]
+    /// When the listing of each user with messages waiting to be linked is read again
+    /// (docs/spec/protocol.md §10.8).
+    var waitingListingReads = WaitingListingBackoff()
     /// The realtime connection, once ``connect(using:policy:)`` ran.
     var supervisor: ConnectionSupervisor?
     /// Forwards connection states into the events.
@@ -130,7 +130,8 @@ public actor Account {
         let random = AnyRandomSource(base: configuration.random)
         let events = EventBroadcaster(bufferLimit: configuration.eventBufferLimit)
         let locks = KeyedAsyncLock()
-        let userKeys = UserKeyDirectory(store: store, events: events, systemSeconds: configuration.userKeyClock)
+        let suspectLatch = ClockSuspectLatch()
+        let userKeys = UserKeyDirectory(store: store, events: events, systemSeconds: configuration.userKeyClock, suspectLatch: suspectLatch)
         let directory = DeviceDirectory(api: server, store: store, events: events, cacheLifetime: configuration.deviceLifetime, now: configuration.now,
                                         localDeviceID: device.deviceID, localUserID: device.userID, userKeys: userKeys)
         let channels = ChannelDirectory(store: store, api: server, events: events, ownUserID: device.userID,
@@ -154,7 +155,8 @@ public actor Account {
             directory: directory, channels: channels, gate: gate, locks: locks, random: random, now: configuration.now)
         self.outbox = OutboxSender(store: store, api: server, device: device, events: events, policy: configuration.outbox,
                                    drafts: DraftEncryptor(composer: composer, channels: channels, preparation: sendPreparation), sleep: configuration.sleep, now: configuration.now,
-                                   clockWatch: ClockWatch(store: store, events: events, systemSeconds: configuration.userKeyClock))
+                                   clockWatch: ClockWatch(store: store, events: events, systemSeconds: configuration.userKeyClock,
+                                                                          suspectLatch: suspectLatch))
         self.keys = KeyMaintenance(store: store, api: server, deviceID: device.deviceID, identity: device.identity, random: random,
                                    now: configuration.now)
         let consumed = ConsumedPrekeysRelay()

@@ -10,22 +10,24 @@ struct ClockWatch: Sendable {
     let events: EventBroadcaster
     /// The system clock in unix seconds.
     let systemSeconds: @Sendable () -> Int64
+    /// Keeps `clockSuspect` to once per agreed reading, shared with ``UserKeyDirectory``.
+    let suspectLatch: ClockSuspectLatch
 
     /// Records the 201 of a post the server dated `createdAt` (microseconds since the epoch).
     /// - Throws: key store errors.
     func recordPost(createdAt: Int64) async throws {
         let reading = systemSeconds()
-        let (becameSuspect, wentBack) = try await store.write { [store] db in
+        let (becameSuspect, wentBack, agreedReading) = try await store.write { [store] db in
             let contacts = store.contactKeyStore
             var readings = try contacts.loadClock(now: reading, db)
             let wentBack = UserKeyDirectory.advance(&readings, now: reading)
             let wasSuspect = readings.suspect
             Self.apply(&readings, reading: reading, serverSeconds: createdAt / 1_000_000)
             try contacts.storeClock(readings, db)
-            return (readings.suspect && !wasSuspect, wentBack)
+            return (readings.suspect && !wasSuspect, wentBack, readings.agreedReading)
         }
         if wentBack { events.publish(.clockWentBack) }
-        if becameSuspect { events.publish(.clockSuspect) }
+        if becameSuspect, suspectLatch.shouldSurface(agreedReading: agreedReading) { events.publish(.clockSuspect) }
     }
 
     /// The rule for one post: `reading` taken at its 201, `serverSeconds` its `created_at`.

@@ -10,13 +10,15 @@ struct UserKeyDirectory: Sendable {
     let events: EventBroadcaster
     /// The system clock in unix seconds (never a server's time, §10.19).
     let systemSeconds: @Sendable () -> Int64
+    /// Keeps `clockSuspect` to once per agreed reading, shared with ``ClockWatch``.
+    let suspectLatch: ClockSuspectLatch
 
     /// Judges `listing` for `userID` and returns who, if anyone, gets keys.
     /// - Throws: key store errors.
     func judge(userID: UserID, listing: [ListedCertificate]) async throws -> UserKeyRule.Resolution {
         let now = systemSeconds()
         let user = userID.rawValue
-        let (outcome, wentBack) = try await store.write { [store] db in
+        let (outcome, wentBack, agreedReading) = try await store.write { [store] db in
             let contacts = store.contactKeyStore
             var readings = try contacts.loadClock(now: now, db)
             let wentBack = Self.advance(&readings, now: now)
@@ -29,10 +31,13 @@ struct UserKeyDirectory: Sendable {
             if let standing = outcome.standing { try contacts.storeStanding(standing, db) }
             try contacts.replaceKeys(userID: user, with: outcome.keys, db)
             try contacts.storeLinks(outcome.links, db)
-            return (outcome, wentBack)
+            return (outcome, wentBack, readings.agreedReading)
         }
         if wentBack { events.publish(.clockWentBack) }
-        for notice in outcome.notices { publish(notice, userID: userID) }
+        for notice in outcome.notices {
+            if notice == .clockSuspect, !suspectLatch.shouldSurface(agreedReading: agreedReading) { continue }
+            publish(notice, userID: userID)
+        }
         return outcome.resolution
     }
 
