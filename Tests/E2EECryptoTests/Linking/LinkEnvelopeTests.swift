@@ -32,6 +32,27 @@ struct LinkEnvelopeTests {
         }
     }
 
+    @Test("the largest record fits one chunk, and the largest chunk fits one link envelope even as a prekey message")
+    func whenLargestChunkIsSealed_thenItFitsTheEnvelopeBound() throws {
+        var alice = try SessionTestDevice(seed: 33)
+        let bob = try SessionTestDevice(seed: 34)
+        try alice.startSession(with: bob)
+        let record = try MessageRecord(channelID: fixtures.channel, messageID: fixtures.request, senderID: fixtures.user, senderDeviceID: fixtures.primary,
+                                       createdAt: 1, edited: false, payload: SecretBytes(copying: [UInt8](repeating: 0x61, count: ProtocolLimits.maxPayloadBytes)))
+        let largestRecord = TransferRecord.message(record).encoded()
+        #expect(largestRecord.count == TransferRecord.headLength + ProtocolLimits.maxTransferRecordBodyBytes)
+        #expect(LinkPlaintext.Kind.chunk.plaintextLength + largestRecord.count <= ProtocolLimits.maxLinkChunkPlaintextBytes)
+        let padding = ProtocolLimits.maxLinkChunkPlaintextBytes - LinkPlaintext.Kind.chunk.plaintextLength
+        let chunk = LinkPlaintext.chunk(transferID: fixtures.transfer, index: 1, records: SecretBytes(copying: [UInt8](repeating: 0, count: padding)))
+        let record0 = try #require(alice.records[bob.deviceID])
+        let envelope = try LinkEnvelope.seal(chunk, senderDevice: alice.deviceID, recipientDevice: bob.deviceID) { _, bytes in
+            try record0.encrypt(bytes).message
+        }
+        guard case .prekey = try PairwiseMessage(bytes: envelope.pairwiseMessage) else { Issue.record("not a prekey message"); return }
+        #expect(envelope.pairwiseMessage.count <= ProtocolLimits.maxLinkPairwiseMessageBytes)
+        #expect(try LinkEnvelope.decode(envelope.encoded()) == envelope)
+    }
+
     @Test("a DM key entry or SKD plaintext inside a link envelope is refused as the wrong type")
     func otherPlaintextsRefused() throws {
         let envelope = try LinkEnvelope(senderDevice: fixtures.primary, recipientDevice: fixtures.newDevice,

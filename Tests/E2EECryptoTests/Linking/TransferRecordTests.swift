@@ -134,6 +134,12 @@ struct TransferRecordTests {
         for record in records { direct.add(record) }
         #expect(fed.digest == SHA256.hash(whole.reduce([], +)))
         #expect(direct.digest == fed.digest && fed.recordCount == records.count && fed.byteCount == whole.reduce(0) { $0 + $1.count })
+        var failing = TransferRecordDecoder(records: SecretBytes(copying: whole[0] + [0x04, 0x01, 0, 0, 0, 0]))
+        var partial = TransferDigest()
+        _ = try failing.next(updating: &partial)
+        let before = partial.digest
+        #expect(throws: ProtocolError.unsupportedVersion(.transferRecord, value: 0x04)) { try failing.next(updating: &partial) }
+        #expect(partial.digest == before && partial.recordCount == 1)
         var reordered = TransferDigest()
         for record in records.reversed() { reordered.add(record) }
         #expect(reordered.digest != fed.digest)
