@@ -29,6 +29,8 @@ let package = Package(
         fuzzTarget("fuzz-pairwise-plaintext"),
         fuzzTarget("fuzz-published-keys"),
         fuzzTarget("fuzz-signed-prekey-record"),
+        fuzzTarget("fuzz-link-plaintext"),
+        fuzzTarget("fuzz-transfer-records"),
         fuzzTarget("fuzz-prekey-bundle", [messaging, transport]),
         fuzzTarget("fuzz-payload-json"),
         fuzzTarget("fuzz-json-differential"),

@@ -16,7 +16,7 @@ FUZZ_TARGETS=(
     fuzz-envelope fuzz-recipient-entries fuzz-pairwise-message fuzz-pairwise-plaintext
     fuzz-published-keys fuzz-signed-prekey-record fuzz-prekey-bundle fuzz-payload-json fuzz-json-differential fuzz-base64
     fuzz-server-json fuzz-realtime-event fuzz-message-assembler fuzz-stored-forms
-    fuzz-store-metadata fuzz-receiving-device
+    fuzz-store-metadata fuzz-receiving-device fuzz-link-plaintext fuzz-transfer-records
 )
 # Leak checking is off: the Swift runtime's caches look like leaks to LeakSanitizer. Unbounded
 # allocation is caught by libFuzzer's -rss_limit_mb/-malloc_limit_mb instead.
@@ -29,7 +29,7 @@ fuzz_dictionary() {
     case "$1" in
         fuzz-payload-json | fuzz-json-differential | fuzz-server-json | fuzz-realtime-event | fuzz-prekey-bundle | fuzz-message-assembler)
             echo "-dict=$FUZZ_DIR/Dictionaries/json.dict" ;;
-        fuzz-envelope | fuzz-recipient-entries | fuzz-pairwise-message | fuzz-pairwise-plaintext | fuzz-published-keys | fuzz-signed-prekey-record | fuzz-stored-forms | fuzz-receiving-device)
+        fuzz-envelope | fuzz-recipient-entries | fuzz-pairwise-message | fuzz-pairwise-plaintext | fuzz-published-keys | fuzz-signed-prekey-record | fuzz-link-plaintext | fuzz-transfer-records | fuzz-stored-forms | fuzz-receiving-device)
             echo "-dict=$FUZZ_DIR/Dictionaries/envelope.dict" ;;
     esac
 }

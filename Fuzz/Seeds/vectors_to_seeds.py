@@ -90,6 +90,20 @@ for test in load("records_test.json"):
         "one_time_pre_key": None,
         "one_time_pre_key_count": 0,
     })
+for test in load("link_test.json"):
+    if "plaintext" in test:
+        seed("fuzz-link-plaintext", b"\x00" + bytes.fromhex(test["plaintext"]))
+        fields = test.get("fields") or {}
+        if fields.get("kind") == "chunk":
+            seed("fuzz-transfer-records", bytes.fromhex(fields["records"]))
+    if "envelope" in test:
+        seed("fuzz-link-plaintext", b"\x01" + bytes.fromhex(test["envelope"]))
+    if "codeN" in test:
+        seed("fuzz-link-plaintext", b"\x02" + bytes.fromhex(test["nonceN"]) + bytes.fromhex(test["nonceP"]) + test["codeN"].encode())
+    if "record" in test:
+        seed("fuzz-transfer-records", bytes.fromhex(test["record"]))
+    if "chunk" in test:
+        seed("fuzz-transfer-records", bytes.fromhex(test["chunk"]))
 for index in range(0, len(bundles), 2):
     seed("fuzz-prekey-bundle", json.dumps(bundles[index:index + 2]).encode())
 

@@ -33,6 +33,8 @@ FILES = [
      samples.safety_number_cases, "Safety-number fingerprints"),
     ("records_test.json", "E2EE-SIGNED-PREKEY-RECORD", "e2ee_records_schema.json",
      samples.record_cases, "Signed prekey records (text 1.3): certificates and refusals"),
+    ("link_test.json", "E2EE-LINK", "e2ee_link_schema.json", samples.link_cases,
+     "Linking a device (text 1.3): codes, primary_sig, link plaintexts, envelopes, transfer records"),
 ]
 
 

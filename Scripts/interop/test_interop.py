@@ -487,6 +487,18 @@ MUTATIONS = {
     "certified flag": ("records_test.json", lambda d: d["testGroups"][0]["tests"][1].update(certified=False)),
     "refused record made acceptable": ("records_test.json", lambda d: _first(d, result="invalid").update(
         record=_first(d)["record"], recordSignature=_first(d)["recordSignature"])),
+    "link code digit": ("link_test.json", lambda d: _first(d, "LinkCodeTest").update(
+        codeN=("1" if _first(d, "LinkCodeTest")["codeN"][0] != "1" else "2") + _first(d, "LinkCodeTest")["codeN"][1:])),
+    "link plaintext field": ("link_test.json", lambda d: _first(d, "LinkPlaintextTest")["fields"].update(kind="accept")),
+    "refused link plaintext made acceptable": ("link_test.json", lambda d: _first(d, "LinkPlaintextTest", "invalid").update(
+        plaintext=_first(d, "LinkPlaintextTest")["plaintext"])),
+    "transfer record byte": ("link_test.json", lambda d: _first(d, "TransferRecordTest").update(
+        record=_flip_hex(_first(d, "TransferRecordTest")["record"], 30))),
+    "chunk digest": ("link_test.json", lambda d: _first(d, "TransferChunkTest").update(
+        digest=_flip_hex(_first(d, "TransferChunkTest")["digest"], 3))),
+    "altered primary_sig made to verify": ("link_test.json", lambda d: _first(d, "PrimarySignatureTest", "invalid").update(
+        senderDeviceId=_first(d, "PrimarySignatureTest")["senderDeviceId"],
+        recipientDeviceId=_first(d, "PrimarySignatureTest")["recipientDeviceId"])),
 }
 
 
@@ -507,7 +519,7 @@ def test_samples_pass_and_every_mutation_is_caught():
         assert status == 0, output
         assert output.strip().endswith(" 0 failed")
         for algorithm in ("E2EE-X3DH", "E2EE-DOUBLE-RATCHET", "E2EE-SENDER-KEY", "E2EE-ENVELOPE",
-                          "E2EE-PAYLOAD", "E2EE-SAFETY-NUMBER", "E2EE-SIGNED-PREKEY-RECORD"):
+                          "E2EE-PAYLOAD", "E2EE-SAFETY-NUMBER", "E2EE-SIGNED-PREKEY-RECORD", "E2EE-LINK"):
             assert f"interop: {algorithm} " in output
         for kind, (name, change) in MUTATIONS.items():
             mutated = Path(tmp) / kind.replace(" ", "-")

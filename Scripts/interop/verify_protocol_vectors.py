@@ -6,7 +6,7 @@ Usage: verify_protocol_vectors.py [DIR] [--allow-missing] [--strict-failures]
 Loads every ``*.json`` in DIR (default: ``TestVectors/protocol`` of this repository), dispatches
 on ``algorithm``, recomputes every output of every valid test byte for byte and checks that
 every invalid test is refused. Prints one line per file and a final ``N passed, M failed``.
-Exit status 0 only if nothing failed and at least one test ran for each of the seven protocol
+Exit status 0 only if nothing failed and at least one test ran for each of the eight protocol
 algorithms (``--allow-missing`` tolerates absent algorithms). Unknown algorithms are reported
 and skipped. ``--strict-failures`` also compares each refusal's typed error with the vector's
 ``failure`` name (informative: the spec fixes that a case is refused, not always which check

@@ -84,6 +84,7 @@ public enum Runners {
     /// The runners of the protocol files (TestVectors/protocol/).
     public static let protocolFiles: [any AlgorithmRunner] = [
         X3DHRunner(), RatchetRunner(), EnvelopeRunner(), SafetyNumberRunner(), PayloadRunner(), SenderKeyChainRunner(), RecordRunner(),
+        LinkRunner(),
     ]
 
     /// Every runner.

@@ -21,6 +21,7 @@ public enum ProtocolVectorGenerator {
         let builders = [
             try X3DHVectors.build(), try RatchetVectors.build(), try SenderKeyChainVectors.build(),
             try EnvelopeVectors.build(), try PayloadVectors.build(), try SafetyNumberVectors.build(), try RecordVectors.build(),
+            try LinkVectors.build(),
         ]
         return builders.map { builder in
             let summary = builder.summary

@@ -15,6 +15,7 @@ specification rather than share a bug. Modules, one job each:
 ``session``       a device's pairwise sessions: prekey/normal messages, archive, replay set
 ``sender_key``    the sender-key chain and SKD plaintext
 ``envelopes``     DM, group and SKD envelopes: building and strict parsing
+``link``          linking (text 1.3): codes, primary_sig, link plaintexts and envelopes, transfer records
 ``payload``       the strict payload parser and canonical encoder
 ``safety_number`` safety-number fingerprints
 """

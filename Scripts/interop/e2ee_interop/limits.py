@@ -12,3 +12,6 @@ MAX_SENDER_KEY_JUMP = 2_000              # §4
 MAX_STORED_SENDER_KEY_SKIPPED = 2_000    # §4, highest iterations kept
 SAFETY_NUMBER_REPEATS = 5_199            # §7, after the first hash
 MAX_SAFE_INTEGER = 2**53 - 1             # §6, upper bound of ts
+MAX_LINK_PAIRWISE_MESSAGE = 70_000       # §8.9: a link envelope's pairwise message
+MAX_LINK_CHUNK_PLAINTEXT = 69_000        # §8.9: a chunk plaintext, type and kind bytes included
+MAX_TRANSFER_RECORD_LEN = 65_609         # §8.9: a transfer record's len, checked before its body

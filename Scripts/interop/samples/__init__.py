@@ -7,6 +7,7 @@ invalid case is checked while it is built to be refused with the intended typed 
 """
 
 from .envelopes import envelope_cases  # noqa: F401
+from .link import link_cases  # noqa: F401
 from .payload import payload_cases  # noqa: F401
 from .ratchet import Conversation, ratchet_cases  # noqa: F401
 from .records import record_cases  # noqa: F401

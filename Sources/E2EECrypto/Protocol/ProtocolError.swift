@@ -6,6 +6,12 @@ public enum WireLocation: String, Sendable, Equatable {
     case pairwiseMessage, keyState, sessionRecord
     /// The 104-byte device certificate inside a signed prekey record (protocol text 1.3).
     case certificate
+    /// A link envelope, `0x03 0x04` (protocol text 1.3, §10.22).
+    case linkEnvelope
+    /// The plaintext of a link envelope's pairwise message, `0x03 || kind || fields` (§10.22).
+    case linkPlaintext
+    /// One record of a link transfer (§11.2).
+    case transferRecord
 }
 
 /// Every protocol outcome that is not success (docs/spec/protocol.md §9). Each leaves all state unchanged.

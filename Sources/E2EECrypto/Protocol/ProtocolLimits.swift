@@ -37,6 +37,25 @@ public enum ProtocolLimits {
     /// Messages waiting per user for any of their devices to be linked.
     public static let maxUnlinkedWaitsPerUser = 5_000
 
+    // MARK: Linking (§10.22, §11.2)
+
+    /// Largest pairwise message a link envelope carries (§10.22): room for the largest chunk
+    /// plaintext (``maxLinkChunkPlaintextBytes``) plus a prekey message's header and tag, and
+    /// far below the `content` limit, so a link envelope is bounded before it is decrypted.
+    public static let maxLinkPairwiseMessageBytes = 70_000
+    /// Largest plaintext of a transfer chunk (kind `0x08`, type byte included): one largest
+    /// record (``maxTransferRecordBodyBytes`` plus its 6-byte head) always fits in one chunk.
+    public static let maxLinkChunkPlaintextBytes = 69_000
+    /// Largest `len` of one transfer record (§11.2), checked before the body is read: a message
+    /// record's 73 fixed bytes plus a maximal payload (``maxPayloadBytes``).
+    public static let maxTransferRecordBodyBytes = 65_609
+    /// Most records a new device accepts in one transfer (§11.2): bounds the import work a
+    /// primary, or a server replaying chunks, can ask for.
+    public static let maxTransferRecords = 1_000_000
+    /// Most whole-record bytes a new device accepts in one transfer (§11.2): 256 MiB, the
+    /// history a snapshot holds at most (it is cut at the oldest end beyond it).
+    public static let maxTransferBytes = 256 << 20
+
     // MARK: Double Ratchet (§3)
 
     /// Most message keys one incoming message may make a chain skip: bounds the work a single

@@ -63,4 +63,14 @@ struct ProtocolReplayTests {
 
     @Test("records_test.json")
     func records() throws { try Self.replay("records_test.json", valid: 5, invalid: 12) }
+
+    /// Every group type of the link file: codes, primary_sig, plaintexts, envelopes, records, chunks.
+    @Test("link_test.json")
+    func link() throws {
+        try Self.replay("link_test.json", valid: 40, invalid: 60)
+        let url = ProtocolVectorGenerationTests.folder.appendingPathComponent("link_test.json")
+        let file = try #require(try VectorFile.load(url))
+        let types = Set(file.cases.compactMap { $0.group["type"]?.string })
+        #expect(types == ["LinkCodeTest", "PrimarySignatureTest", "LinkPlaintextTest", "LinkEnvelopeTest", "TransferRecordTest", "TransferChunkTest"])
+    }
 }

@@ -182,4 +182,42 @@ struct ProtocolRunnerTests {
         }
         #expect(wrongCertification.failed == 1 && wrongCertification.failures.first?.reason == "wrong output: certified", "\(wrongCertification)")
     }
+
+    @Test("the link file: a wrong code, field, digest or signature case, or a refusal for another reason, is caught")
+    func link() throws {
+        let file = "link_test.json"
+        let code = try Self.verifyEdited(file, groupType: "LinkCodeTest") { test in
+            test["codeN"] = Self.flipped(try #require(test["codeN"] as? String))
+        }
+        #expect(code.failed == 1 && code.failures.first?.reason == "wrong output: codeN", "\(code)")
+        let field = try Self.verifyEdited(file, groupType: "LinkPlaintextTest") { test in
+            var fields = try #require(test["fields"] as? [String: Any])
+            fields["requestId"] = "00000000-0000-4000-8000-000000000000"
+            test["fields"] = fields
+        }
+        #expect(field.failed == 1 && field.failures.first?.reason == "wrong output: fields", "\(field)")
+        let record = try Self.verifyEdited(file, groupType: "TransferRecordTest") { test in
+            var fields = try #require(test["fields"] as? [String: Any])
+            fields["subKind"] = "channel"
+            test["fields"] = fields
+        }
+        #expect(record.failed == 1 && record.failures.first?.reason == "wrong output: fields", "\(record)")
+        let digest = try Self.verifyEdited(file, groupType: "TransferChunkTest") { test in
+            test["digest"] = Self.flipped(try #require(test["digest"] as? String))
+        }
+        #expect(digest.failed == 1 && digest.failures.first?.reason == "wrong output: digest", "\(digest)")
+        // The first altered primary_sig case given back its signed fields: it verifies.
+        let signature = try Self.verifyEdited(file, groupType: "PrimarySignatureTest", test: 1) { test in
+            #expect(test["result"] as? String == "invalid")
+            let (sender, recipient) = (test["senderDeviceId"], test["recipientDeviceId"])
+            test["senderDeviceId"] = recipient
+            test["recipientDeviceId"] = sender
+        }
+        #expect(signature.failed == 1 && signature.failures.first?.reason == "an invalid vector was accepted", "\(signature)")
+        let otherReason = try Self.verifyEdited(file, groupType: "TransferRecordTest", test: 16) { test in
+            #expect(test["result"] as? String == "invalid")
+            test["failure"] = "replay"
+        }
+        #expect(otherReason.failed == 1 && otherReason.failures.first?.reason.contains(", the vector says replay") == true, "\(otherReason)")
+    }
 }

@@ -1,14 +1,13 @@
 /// What a pairwise (Double Ratchet) message carries in this protocol (docs/spec/protocol.md §3.16): a
 /// type byte, then a DM key entry (`0x01`, §5) or a sender key distribution (`0x02`, §4). Type
-/// `0x03` is reserved for the plaintexts of link envelopes, which this version does not read.
+/// `0x03` is a link plaintext, carried only by a ``LinkEnvelope`` and read by ``LinkPlaintext``.
 public enum PairwisePlaintext: Sendable, CustomStringConvertible {
     /// Type byte of a DM key entry.
     public static let dmKeyType: UInt8 = 0x01
     /// Type byte of an SKD.
     public static let senderKeyDistributionType: UInt8 = 0x02
-    /// Type byte reserved for link plaintexts (§3.16): never accepted in a DM or SKD entry, and
-    /// refused everywhere by this version (``ProtocolError/wrongEnvelopeType``), which has no
-    /// link envelope to carry one.
+    /// Type byte of link plaintexts (§3.16, §10.22): never accepted in a DM or SKD entry
+    /// (``ProtocolError/wrongEnvelopeType``); ``LinkPlaintext/decode(_:)`` reads them.
     public static let reservedLinkType: UInt8 = 0x03
 
     /// A DM's per-message key and the hash of the payload it opens.
@@ -36,8 +35,8 @@ public enum PairwisePlaintext: Sendable, CustomStringConvertible {
     /// Strictly decodes a decrypted pairwise plaintext: known type byte, exact length.
     /// - Throws: ``ProtocolError/truncated(_:expected:actual:)`` or ``ProtocolError/unsupportedVersion(_:value:)``
     ///   at ``WireLocation/pairwisePlaintext``, ``ProtocolError/wrongEnvelopeType`` for the
-    ///   reserved link type ``reservedLinkType`` (a plaintext that belongs in no envelope this
-    ///   version reads), ``ProtocolError/trailingBytes(_:count:)``, or the errors of
+    ///   link type ``reservedLinkType`` (a plaintext that belongs in a link envelope, never
+    ///   in a DM or SKD entry), ``ProtocolError/trailingBytes(_:count:)``, or the errors of
     ///   ``SenderKeyDistribution/decode(_:)``.
     public static func decode(_ bytes: SecretBytes) throws -> PairwisePlaintext {
         var reader = SecretWireReader(bytes, location: .pairwisePlaintext)
@@ -52,7 +51,7 @@ public enum PairwisePlaintext: Sendable, CustomStringConvertible {
             result = .senderKeyDistribution(try SenderKeyDistribution.decodeFields(from: &reader))
         case reservedLinkType:
             // A link plaintext is refused whatever follows its type byte: a DM or SKD entry
-            // never carries one, and link envelopes are not read by this version.
+            // never carries one (a link envelope's is read by LinkPlaintext.decode).
             throw ProtocolError.wrongEnvelopeType
         default:
             throw ProtocolError.unsupportedVersion(.pairwisePlaintext, value: type)
