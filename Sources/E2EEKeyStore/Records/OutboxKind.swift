@@ -6,6 +6,7 @@ public enum OutboxKind: String, Sendable, Equatable, CaseIterable {
     case edit
     /// `DELETE /channels/messages/{target}`: a delete of our own message.
     case delete
-    /// `POST …/messages` of a sender key distribution (a control message, not in the timeline).
+    /// `POST …/messages` of a control message, not in the timeline: a sender key distribution,
+    /// or a link message (told apart by the entry's `content_type`).
     case skd
 }

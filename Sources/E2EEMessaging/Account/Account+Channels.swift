@@ -1,18 +1,31 @@
 import E2EEKeyStore
 
 extension Account {
-    /// Re-reads the channel list from the server.
+    /// Re-reads the channel list from the server. Link channels (docs/spec/protocol.md §10.22)
+    /// are kept for the account's own use and never listed.
     /// - Throws: ``ServerError``, key store errors.
     public func refreshChannels() async throws -> [ChatChannel] {
+        try await refreshAllChannels().filter { !$0.hasLinkShape }
+    }
+
+    /// Re-reads the channel list from the server, link channels included (what sync follows).
+    /// - Throws: ``ServerError``, key store errors.
+    func refreshAllChannels() async throws -> [ChatChannel] {
         let channels = try await channelDirectory.refreshChannels()
         broadcaster.publish(.channelsChanged)
         return channels
     }
 
-    /// The channels as last read.
+    /// The channels as last read, link channels included (what sync follows).
+    /// - Throws: key store errors.
+    func allChannels() async throws -> [ChatChannel] {
+        try await channelDirectory.cachedChannels()
+    }
+
+    /// The channels as last read, without link channels.
     /// - Throws: key store errors.
     public func channels() async throws -> [ChatChannel] {
-        try await channelDirectory.cachedChannels()
+        try await channelDirectory.cachedChannels().filter { !$0.hasLinkShape }
     }
 
     /// The channel with `id` (from the store, else from the server).

@@ -18,4 +18,9 @@ public struct ChatChannel: Sendable, Equatable, Hashable {
         isDM = record.isDM
         encryption = ChannelEncryptionType(rawValue: record.encryptionType)
     }
+
+    /// Whether it has the shape of a link channel (`is_dm` false with `x3dh`, docs/spec/protocol.md
+    /// §10.22), which no DM or group has: ours carry link messages, anyone else's are anomalies;
+    /// neither is shown to the app.
+    var hasLinkShape: Bool { !isDM && encryption == .x3dh }
 }

@@ -36,6 +36,8 @@ final class LaneState {
     private var unlinkedSenders: [String: Bool] = [:]
     /// Per DM whose participants are fixed, what ``dmParticipants(channelID:)`` read.
     private var participants: [ChannelID: DMParticipants] = [:]
+    /// Per channel, what ``linkStanding(channelID:ownUserID:)`` read.
+    private var linkStandings: [ChannelID: LinkChannelStanding] = [:]
 
     init(store: KeyStore, plannedKeys: [SenderKeyAddress: ReceiverSenderKey?] = [:]) {
         self.store = store
@@ -51,6 +53,17 @@ final class LaneState {
         let waits = standing == .request || standing == .declined
         unaccepted[channelID] = waits
         return waits
+    }
+
+    /// Whether `channelID` is one of our link channels, has only their shape, or neither
+    /// (docs/spec/protocol.md §10.22). Read once per lane.
+    /// - Throws: key store errors.
+    func linkStanding(channelID: ChannelID, ownUserID: UserID) async throws -> LinkChannelStanding {
+        if let known = linkStandings[channelID] { return known }
+        let record = try await store.read { [store] db in try store.channelStore.loadChannel(id: channelID.rawValue, db) }
+        let standing = LinkChannelStanding(record, ownUserID: ownUserID.rawValue)
+        linkStandings[channelID] = standing
+        return standing
     }
 
     /// Whether messages from (`userID`, `deviceID`) wait for the device to be linked: its user

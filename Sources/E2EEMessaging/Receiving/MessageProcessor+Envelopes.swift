@@ -113,7 +113,7 @@ extension MessageProcessor {
     /// new plaintext) and the prekey and identity effects; the session and sender-key state it
     /// advanced are named for the lane to attach. A key distribution (no payload), a tombstone
     /// or an announcement is a control row without plaintext: its facts say what it does.
-    private func decryptedStep(
+    func decryptedStep(
         _ message: IncomingMessage, plaintext: SecretBytes?, payload: MessagePayload?, editedAt: StoreTime?,
         sender: (userID: UserID, deviceID: DeviceID), effects: SessionEffects?, senderKey: SenderKeyAddress?, unlocks: [String],
         result: ReceiveOutcome.Result = .decrypted

@@ -30,7 +30,8 @@ struct MessageProcessor: Sendable {
     /// The outcome of `message`, with what to store.
     /// - Throws: store errors.
     func process(_ message: IncomingMessage, lane: LaneState) async throws -> ProcessingStep {
-        let rowKind: TimelineRowKind = message.contentType == EnvelopeKind.senderKeyDistribution.contentType ? .control : .message
+        let rowKind: TimelineRowKind = message.contentType == EnvelopeKind.senderKeyDistribution.contentType
+            || message.contentType == LinkEnvelope.contentType ? .control : .message
         do {
             if !message.isEdit, message.senderDeviceID == device.deviceID {
                 // Another user posting under our device id (a re-posted copy, T19) is refused.
@@ -49,6 +50,14 @@ struct MessageProcessor: Sendable {
             guard message.protocolVersion == 2 else {
                 if message.protocolVersion == 1 { return try unencryptedStep(message) }
                 return unsupportedStep(message, rowKind: rowKind)
+            }
+            if message.channelEncryption == .x3dh {
+                let standing = try await lane.linkStanding(channelID: message.channelID, ownUserID: device.userID)
+                if message.contentType == LinkEnvelope.contentType { return try await processLink(message, standing: standing, lane: lane) }
+                // A link channel carries nothing but link envelopes (an exception to §5.6).
+                guard standing == .none else { throw ReceiveRefusal(.wrongEnvelopeType) }
+            } else if message.contentType == LinkEnvelope.contentType {
+                throw ReceiveRefusal(.wrongEnvelopeType)
             }
             guard EnvelopeKind(rawValue: message.contentType) != nil else { return unsupportedStep(message, rowKind: rowKind) }
             let received: ReceivedContent

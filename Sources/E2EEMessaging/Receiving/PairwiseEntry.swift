@@ -1,6 +1,6 @@
 import E2EECrypto
 
-/// An envelope with one pairwise entry per recipient device (a DM or an SKD).
+/// An envelope with one pairwise entry per recipient device (a DM or an SKD), or one (a link envelope).
 protocol PairwiseAddressed {
     /// The entry's bytes for `device`.
     /// - Throws: ``ProtocolError/notARecipient`` when the envelope has none for it.
@@ -9,6 +9,7 @@ protocol PairwiseAddressed {
 
 extension DMEnvelope: PairwiseAddressed {}
 extension SKDEnvelope: PairwiseAddressed {}
+extension LinkEnvelope: PairwiseAddressed {}
 
 extension PairwiseAddressed {
     /// The entry for `device`, parsed.

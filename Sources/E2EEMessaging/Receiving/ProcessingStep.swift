@@ -25,6 +25,8 @@ struct ProcessingStep: Sendable {
     /// The (user, device) whose keys authenticated a decrypted message (what a control
     /// payload's events name).
     var sender: (userID: UserID, deviceID: DeviceID)?
+    /// The link message this step opened, handed to the account's linking once it commits.
+    var linkMessage: OpenedLinkMessage?
 }
 
 /// A refusal inside processing: becomes an undecryptable row (or a refused edit).

@@ -67,7 +67,7 @@ enum ReceiveEvents {
             events.append(timeline(.edited))
         case .editRefused(let why):
             events.append(.inputRefused(reason: "edit refused: \(why.rawValue)"))
-        case .keyDistribution, .duplicate, .own, .ignored, .refused:
+        case .keyDistribution, .linkMessage, .duplicate, .own, .ignored, .refused:
             break
         }
         return events

@@ -24,6 +24,8 @@ struct ReceiveLane: Sendable {
     let chunkSize: Int
     /// Told the one-time prekeys each commit consumed (for republishing the remaining ones).
     let oneTimePrekeysConsumed: (@Sendable ([UInt32]) -> Void)?
+    /// Told the link messages each commit stored (``LinkInbox``).
+    let linkInbox: LinkInbox?
     /// This run's handle on the pipeline's chunk committer (which merges the chunks that wait,
     /// of any run).
     let committer: ChunkCommitter.Run
@@ -155,7 +157,9 @@ struct ReceiveLane: Sendable {
         }
         if !consumed.isEmpty { oneTimePrekeysConsumed?(consumed) }
         var committed: [AccountEvent] = []
+        var opened: [OpenedLinkMessage] = []
         for (entry, result) in zip(chunk.entries, results) {
+            if let link = entry.step.linkMessage, result != .unchanged { opened.append(link) }
             if case .duplicateOfPayload(let first) = result {
                 outcomes[entry.index] = ReceiveOutcome(messageID: entry.step.outcome.messageID, result: .duplicate(of: first))
             }
@@ -163,6 +167,7 @@ struct ReceiveLane: Sendable {
         }
         // One commit, one batch for timeline observers (``TimelineUpdates``).
         events.publish(committed: committed)
+        linkInbox?.deliver(opened)
     }
 
     /// The writes with the lane's final session records and sender-key states serialised onto

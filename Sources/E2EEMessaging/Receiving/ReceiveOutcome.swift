@@ -8,6 +8,9 @@
         case decrypted
         /// A sender key distribution was applied (a control message, not in the timeline).
         case keyDistribution
+        /// A link message from one of our own devices was opened (a control message in a link
+        /// channel, not in the timeline; docs/spec/protocol.md §10.22).
+        case linkMessage
         /// Waiting for a key, stored in the pending queue; `waitingFor` names it.
         case pending(waitingFor: String)
         /// Refused for a public reason and stored as undecryptable.

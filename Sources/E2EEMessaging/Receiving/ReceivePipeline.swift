@@ -33,6 +33,8 @@ import Foundation
     /// The system clock of text 1.3 in unix seconds (docs/spec/protocol.md §10.19).
     private let userKeySeconds: @Sendable () -> Int64
     private let scheduler: ReceiveScheduler
+    /// Where the link messages this pipeline opens go once committed (docs/spec/protocol.md §10.10).
+    let linkInbox = LinkInbox()
 
     /// A pipeline over `store` for `device`.
     /// - Parameters:
@@ -162,7 +164,7 @@ import Foundation
         let run = scheduler.startCommitRun()
         defer { run.end() }
         let lane = ReceiveLane(processor: processor, events: events, chunkSize: chunkSize, oneTimePrekeysConsumed: oneTimePrekeysConsumed,
-                               committer: run, plannedKeys: plannedKeys)
+                               linkInbox: linkInbox, committer: run, plannedKeys: plannedKeys)
         return try await scheduler.runLanes(lanes, with: lane, plannedUnder: plannedUnder)
     }
 

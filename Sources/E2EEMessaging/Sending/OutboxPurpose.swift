@@ -23,6 +23,9 @@ public enum OutboxPurpose: Sendable, Equatable, CaseIterable {
     /// A signed group announcement (docs/spec/protocol.md §5.15): a decision about a member
     /// or device (``Account/approveMember(_:in:)`` and the like).
     case announcement
+    /// A link message to another device of our own user (docs/spec/protocol.md §10.22): a
+    /// step of linking a device.
+    case link
 }
 
 extension OutboxMessage {
@@ -32,7 +35,7 @@ extension OutboxMessage {
         switch kind {
         case .edit: return .edit
         case .delete: return .serverDelete
-        case .skd: return .senderKeyDistribution
+        case .skd: return contentType == LinkEnvelope.contentType ? .link : .senderKeyDistribution
         case .message:
             guard let payload = try? MessagePayload(json: plaintext) else { return .message }
             if payload.deleteOf != nil { return .tombstone }

@@ -47,6 +47,9 @@ public protocol ChatServerAPI: Sendable {
 
     /// `POST /channels`: a group the caller owns (its socket is not subscribed).
     func createChannel(name: String) async throws -> ServerChannel
+    /// `POST /channels {name, is_dm: false, encryption_type: "x3dh"}`: a link channel the
+    /// caller owns (docs/spec/protocol.md §10.22; its socket is not subscribed).
+    func createLinkChannel(name: String) async throws -> ServerChannel
     /// `GET /channels`: the caller's channels, no order.
     func channels() async throws -> [ServerChannel]
     /// `GET /channels/{id}`.

@@ -16,10 +16,10 @@ extension SyncEngine {
         let host = try requireHost()
         var channels: [ChatChannel]
         do {
-            channels = try await host.refreshChannels()
+            channels = try await host.refreshAllChannels()
         } catch where SyncFailureScope(error) == .thisChannel {
             await recordSyncFailure(channelID: nil, error)
-            channels = try await host.channels()
+            channels = try await host.allChannels()
         }
         let now = self.now()
         let serverFailedLast = await channelFailures.serverFailedLast

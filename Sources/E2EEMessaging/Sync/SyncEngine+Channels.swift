@@ -91,7 +91,7 @@ extension SyncEngine {
         let (waiting, _) = await failures.waiting()
         let now = self.now()
         do {
-            let channels = try await requireHost().channels()
+            let channels = try await requireHost().allChannels()
             let known = Set(channels.map(\.id))
             for id in waiting where !known.contains(id) { await failures.clear(id) }  // no longer ours: nothing to retry
             var due: [ChatChannel] = []

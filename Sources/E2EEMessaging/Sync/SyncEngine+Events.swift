@@ -32,7 +32,7 @@ extension SyncEngine {
         case .typing(let userID, let channelID, let started):
             // Only our channels' (note 4), as last read: typing is not worth a request. This also
             // drops the echo checks of our other devices (docs/spec/sync.md §11.6).
-            guard try await host.channels().contains(where: { $0.id == channelID }) else { return }
+            guard try await host.allChannels().contains(where: { $0.id == channelID }) else { return }
             events.publish(.typing(userID: userID, channelID: channelID, started: started))
         case .channelNew(let channel):
             try await host.adoptAnnouncedChannel(channel)
@@ -55,8 +55,8 @@ extension SyncEngine {
     /// ``DirectoryRefreshGate/minimumInterval`` (concurrent misses share it), so a flood of
     /// events naming unknown channels cannot amplify into requests.
     private func knownChannel(_ id: ChannelID, host: any SyncHost) async throws -> ChatChannel? {
-        if let channel = try await host.channels().first(where: { $0.id == id }) { return channel }
-        guard let refreshed = try await directoryRefreshes.refreshIfDue({ try await host.refreshChannels() }) else { return nil }
+        if let channel = try await host.allChannels().first(where: { $0.id == id }) { return channel }
+        guard let refreshed = try await directoryRefreshes.refreshIfDue({ try await host.refreshAllChannels() }) else { return nil }
         return refreshed.first { $0.id == id }
     }
 }

@@ -91,7 +91,7 @@ final class SyncEngine: ConnectionDelegate, Sendable {
 
     func channelsToSubscribe() async -> [ChannelID] {
         guard let host else { return [] }
-        return (try? await host.channels().map(\.id)) ?? []
+        return (try? await host.allChannels().map(\.id)) ?? []
     }
 
     func catchUp(reason: CatchUpReason) async throws {

@@ -11,10 +11,10 @@ import E2EEKeyStore
 protocol SyncHost: AnyObject, Sendable {
     // MARK: Channels
 
-    /// The channels as last read (no request).
-    func channels() async throws -> [ChatChannel]
-    /// The channel list re-read from the server.
-    func refreshChannels() async throws -> [ChatChannel]
+    /// The channels as last read (no request), link channels included.
+    func allChannels() async throws -> [ChatChannel]
+    /// The channel list re-read from the server, link channels included.
+    func refreshAllChannels() async throws -> [ChatChannel]
     /// The channel with `id` (from the store, else from the server).
     func channel(id: ChannelID) async throws -> ChatChannel
     /// A channel announced by `channel.new`: stored, subscribed, caught up.

@@ -94,6 +94,11 @@ extension HTTPChatServer {
     public func createChannel(name: String) async throws -> ServerChannel {
         try await call(ServerChannel.self, .POST, "/channels", body: ["name": name])
     }
+    /// `POST /channels` of a link channel (`is_dm` false, `x3dh`). - Throws: `ServerError`.
+    public func createLinkChannel(name: String) async throws -> ServerChannel {
+        struct Body: Encodable, Sendable { let name: String; let is_dm: Bool; let encryption_type: String }
+        return try await call(ServerChannel.self, .POST, "/channels", body: Body(name: name, is_dm: false, encryption_type: "x3dh"))
+    }
     /// `GET /channels`. - Throws: `ServerError`.
     public func channels() async throws -> [ServerChannel] { try await call([ServerChannel].self, .GET, "/channels") }
     /// `GET /channels/{id}`. - Throws: `ServerError` (403 non-member, 404).

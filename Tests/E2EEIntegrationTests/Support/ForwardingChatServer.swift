@@ -28,6 +28,7 @@ extension ForwardingChatServer {
     func uploadSenderKey(channelID: ChannelID, _ entry: SenderKeyEntry) async throws { try await base.uploadSenderKey(channelID: channelID, entry) }
     func senderKeys(channelID: ChannelID) async throws -> [SenderKeyEntry] { try await base.senderKeys(channelID: channelID) }
     func createChannel(name: String) async throws -> ServerChannel { try await base.createChannel(name: name) }
+    func createLinkChannel(name: String) async throws -> ServerChannel { try await base.createLinkChannel(name: name) }
     func channels() async throws -> [ServerChannel] { try await base.channels() }
     func channel(id: ChannelID) async throws -> ServerChannel { try await base.channel(id: id) }
     func renameChannel(id: ChannelID, name: String) async throws -> ServerChannel { try await base.renameChannel(id: id, name: name) }

@@ -26,6 +26,7 @@ extension UnansweredServerCalls {
     func uploadSenderKey(channelID: ChannelID, _ entry: SenderKeyEntry) async throws { throw unanswered }
     func senderKeys(channelID: ChannelID) async throws -> [SenderKeyEntry] { throw unanswered }
     func createChannel(name: String) async throws -> ServerChannel { throw unanswered }
+    func createLinkChannel(name: String) async throws -> ServerChannel { throw unanswered }
     func channels() async throws -> [ServerChannel] { throw unanswered }
     func channel(id: ChannelID) async throws -> ServerChannel { throw unanswered }
     func renameChannel(id: ChannelID, name: String) async throws -> ServerChannel { throw unanswered }
