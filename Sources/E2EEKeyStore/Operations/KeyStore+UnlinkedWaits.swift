@@ -4,6 +4,9 @@ import GRDB
 /// most 30 days — longer while a due key change that would let them through waits for the app,
 /// until 7 days after it became due — and at most `perDevice` per (user, device) and `perUser`
 /// per user, the device with the most waiting losing its oldest first.
+/// A row whose device is linked now (or whose user has no key any more) is no longer waiting:
+/// the re-drive that follows lets it through, so the bounds neither count nor settle it — an
+/// acceptance that links the device after 30 days must not lose what it released.
 extension KeyStore {
     /// Settles the rows over the bounds as undecryptable with `reason` (``settlePendingRow(id:channelID:reason:_:)``)
     /// and returns them. `now` in unix seconds.
@@ -15,6 +18,8 @@ extension KeyStore {
                 SELECT p.message_id, p.channel_id, p.waiting_for, p.received_at, t.sender_user_id
                 FROM pending_ciphertexts p CROSS JOIN timeline t ON t.message_id = p.message_id
                 WHERE p.waiting_for >= 'unlinked:' AND p.waiting_for < 'unlinked;' AND t.state = 'pending_key'
+                  AND NOT EXISTS (SELECT 1 FROM device_links l WHERE l.linked = 1 AND p.waiting_for = 'unlinked:' || l.user_id || '/' || l.device_id)
+                  AND NOT EXISTS (SELECT 1 FROM contact_key_standings s WHERE s.state = 'none' AND p.waiting_for LIKE 'unlinked:' || s.user_id || '/%')
                 ORDER BY t.created_at, t.message_id
                 """)
             struct Wait { var id: String; var channel: String; var key: String; var user: String; var receivedAt: Int64 }

@@ -80,6 +80,22 @@ package struct OneTimePrekeyStore: Sendable {
         return db.changesCount
     }
 
+    /// Wipes prekeys consumed before `cutoff`, except those of `spared` consumed at or after
+    /// `consumedSince` (named by a waiting message, docs/spec/protocol.md §10.8); returns how many.
+    /// - Throws: GRDB's `DatabaseError`.
+    @discardableResult
+    public func removeConsumed(before cutoff: StoreTime, sparing spared: Set<UInt32>, consumedSince: StoreTime, _ db: Database) throws -> Int {
+        guard !spared.isEmpty else { return try removeConsumed(before: cutoff, db) }
+        var removed = 0
+        for row in try db.rows("SELECT id, consumed_at FROM one_time_prekeys WHERE state = 'consumed' AND consumed_at < ?", [cutoff.microseconds]) {
+            let id = try row.decodeUInt32("id", table: Self.table), consumedAt: Int64 = try row.decode("consumed_at", table: Self.table)
+            if spared.contains(id) && consumedAt >= consumedSince.microseconds { continue }
+            try db.run("DELETE FROM one_time_prekeys WHERE id = ?", [Int64(id)])
+            removed += db.changesCount
+        }
+        return removed
+    }
+
     private func decode(_ row: Row) throws -> OneTimePrekey {
         let t = Self.table
         let id = try row.decodeUInt32("id", table: t)

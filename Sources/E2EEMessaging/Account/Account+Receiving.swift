@@ -139,7 +139,7 @@ extension Account {
     /// left locally, and rotates the signed prekey when it is older than 7 days (docs/spec/sync.md "Keys at
     /// runtime").
     func maintainKeysIfNeeded() async throws {
-        try await KeyRetention(store: store, now: configuration.now).run()
+        try await KeyRetention(store: store, now: configuration.now, device: try? WireUUID(text: device.deviceID.rawValue)).run()
         if try await keys.isLow() { try await replenishOneTimePrekeys() }
         try await rotateSignedPrekey()
     }

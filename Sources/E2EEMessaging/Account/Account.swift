@@ -88,7 +88,7 @@ public actor Account {
         guard let account = try await store.loadAccount() else { throw MessagingError.noAccount }
         let opened = try await make(userID: UserID(account.userID), deviceID: DeviceID(account.deviceID), server: server, store: store, configuration: configuration)
         // Retention runs on open (and with every key maintenance): docs/spec/protocol.md §1, §2, §4.
-        try await KeyRetention(store: store, now: configuration.now).run()
+        try await KeyRetention(store: store, now: configuration.now, device: try? WireUUID(text: opened.device.deviceID.rawValue)).run()
         try await opened.outbox.resumeAll()
         return opened
     }

@@ -104,4 +104,42 @@ struct KeyRetentionTests {
         #expect(try await store.oneTimePrekeyCount(state: .consumed) == 0)
         #expect(try await store.oneTimePrekeyCount(state: .published) == 1)
     }
+
+    @Test("§10.8: a waiting prekey message's signed and one-time prekey are read from its envelope and kept while it waits, past their wipe dates")
+    func waitingPrekeyMessageKeepsItsPrekeys() async throws {
+        let clock = TestClock()
+        let store = try KeyStore.inMemory()
+        let local = try await LocalAccount.make(store: store, oneTimePrekeys: 2, now: clock.now)
+        let device = try WireUUID(text: local.device.deviceID.rawValue)
+        let peer = RemotePeer()
+        try peer.connect(to: local.bundle(oneTimePrekey: 0))
+        let channel = newID()
+        let message = try peer.dm("waits", channel: channel, to: [local.device.deviceID.rawValue], at: t(0))
+        let opk = local.oneTimePrekeys[0].id
+        #expect(KeyRetention.prekeys(namedBy: message.content, for: device) == NamedPrekeys(signedPrekeyIDs: [7], oneTimePrekeyIDs: [opk]))
+        #expect(KeyRetention.prekeys(namedBy: message.content, for: try WireUUID(text: newID())) == nil, "no entry for that device")
+        #expect(KeyRetention.prekeys(namedBy: "not base64 at all", for: device) == nil)
+
+        // The message waits for its device to be linked; SPK 7 is replaced, and the OPK counts as handed out.
+        let row = TimelineMessage(messageID: message.id.rawValue, channelID: channel, senderUserID: peer.userID, senderDeviceID: peer.deviceID,
+                                  createdAt: StoreTime(microseconds: t(0)), contentHash: SHA256.hash(Array(message.content.utf8)), state: .pendingKey, plaintext: nil)
+        _ = try await store.storeReceiveBatch([ReceiveWrite(action: .pending(row, content: message.content, waitingFor: "unlinked:\(peer.userID)/\(peer.deviceID)",
+                                                                            receivedAt: clock.now), facts: ReceivedFacts(kind: .message))])
+        let seconds = clock.now.microseconds / 1_000_000
+        let next = try E2EECrypto.SignedPrekey(id: 8, identity: local.device.identity, createdAt: seconds)
+        try await store.rotateSignedPrekey(E2EEKeyStore.SignedPrekey(
+            id: next.id, publicKey: next.keyPair.publicKey.rawRepresentation, privateKey: next.keyPair.rawRepresentation,
+            signature: next.signature, isCurrent: true, createdAt: StoreTime(microseconds: seconds * 1_000_000)))
+        try await store.consumeOneTimePrekey(id: opk, at: clock.now)
+
+        // 36 days on, both are past their wipe dates (30 and 7 days): kept for the waiting message.
+        clock.advance(seconds: 36 * Self.day)
+        let kept = KeyRetention(store: store, now: clock.closure, device: device)
+        #expect(try await kept.run() == RetentionWipe(signedPrekeys: 0, oneTimePrekeys: 0, senderKeyStates: 0))
+        #expect(try await store.signedPrekeys().map(\.id).sorted() == [7, 8])
+        #expect(try await store.oneTimePrekeyCount(state: .consumed) == 1)
+        // Retention that does not read the waiting messages (no device) wipes both.
+        #expect(try await KeyRetention(store: store, now: clock.closure).run() == RetentionWipe(signedPrekeys: 1, oneTimePrekeys: 1, senderKeyStates: 0))
+        #expect(try await store.signedPrekeys().map(\.id) == [8])
+    }
 }
