@@ -149,6 +149,29 @@ extension IntegrationTests {
             }
         }
 
+        @Test("a renewal whose file cannot be kept out of backups issues and publishes nothing (the file is saved before anything leaves)")
+        func renewalRefusedWithoutExclusion() async throws {
+            try await MessagingHarness.with { harness in
+                var scene = try await OwnUserKeyScene.make(harness)
+                defer { scene.cleanUp() }
+                let listed = try await scene.listedCertificate()
+                await scene.bob.shutdown()
+                // The tag's place taken by a directory: it can be neither found nor written.
+                let tag = scene.primaryFile.directory.appendingPathComponent("CACHEDIR.TAG")
+                try FileManager.default.removeItem(at: tag)
+                try FileManager.default.createDirectory(at: tag, withIntermediateDirectories: false)
+                try await scene.restartBob(offset: 8 * Self.day)
+                await #expect(throws: MessagingError.primaryFileUnprotected) { try await scene.bob.renewOwnCertificate() }
+                #expect(try scene.fileContents().logCount == 1)
+                #expect(try await scene.listedCertificate() == listed, "nothing published")
+                #expect(try await scene.bob.ownUserKey().issuingStopped == nil, "not a stop: fixed, the next renewal issues")
+                try FileManager.default.removeItem(at: tag)
+                _ = try await scene.bob.renewOwnCertificate()
+                #expect(try scene.fileContents().logCount == 2)
+                #expect(scene.primaryFile.isProtected)
+            }
+        }
+
         @Test("createUserKey refuses where the file cannot be kept: no keychain, a store in memory, no backup exclusion")
         func primaryFileUnprotected() async throws {
             try await MessagingHarness.with { harness in
