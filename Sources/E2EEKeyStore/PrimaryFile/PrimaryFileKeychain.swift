@@ -7,7 +7,7 @@ import Foundation
 /// store key for the file: a store restored from a backup must not open a file it did not
 /// travel with.
 ///
-/// The item is named by the core (``PrimaryFile/keychainItem(userID:)``); the same item opens
+/// The item is named by the core (`e2ee-primary-file/<user id>`); the same item opens
 /// the file again after a restart.
 public protocol PrimaryFileKeychain: Sendable {
     /// The 32-byte key of `item`. With `create` true and no key kept yet, the keychain makes one

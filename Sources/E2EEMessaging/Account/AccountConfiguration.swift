@@ -52,7 +52,7 @@ public struct AccountConfiguration: Sendable {
     /// by default.
     public var linking: LinkingMode = .off
     /// Where the key sealing the primary file comes from: a keychain item of this installation
-    /// only (``PrimaryFileKeychain``). Without one, no user key can be created here
+    /// only (`PrimaryFileKeychain` of E2EEKeyStore). Without one, no user key can be created here
     /// (``MessagingError/primaryFileUnprotected``).
     public var primaryFileKeychain: (any PrimaryFileKeychain)? = nil
     #if DEBUG
