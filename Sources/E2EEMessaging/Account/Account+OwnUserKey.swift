@@ -55,7 +55,7 @@ extension Account {
     }
 
     /// Runs the primary's renewal now (docs/spec/protocol.md §10.13; it also runs at start-up,
-    /// with every catch-up and so on reconnect, and daily while connected): issues this device
+    /// with every catch-up and so on reconnect, and daily once connected): issues this device
     /// a new certificate when its own is not current, below the file's epoch, or listed with
     /// under 23 days left, and republishes one not listed yet. Returns the status after it.
     /// - Throws: ``MessagingError/notPrimary``, ``MessagingError/issuingStopped(_:)`` (issuing
@@ -76,6 +76,22 @@ extension Account {
     ///   is no error here.
     func renewOwnCertificateIfDue() async throws {
         _ = try await runRenewal()
+    }
+
+    /// Starts, once per account, the renewal that runs every ``AccountConfiguration/ownRenewalInterval``
+    /// while the account lives (from its first ``connect(using:policy:)``); ``shutdown()`` ends
+    /// it. A run that fails is left to the next one, or to the next catch-up.
+    func startRenewalTimer() {
+        guard !renewalTimerStarted else { return }
+        renewalTimerStarted = true
+        let interval = configuration.ownRenewalInterval
+        backgroundWork.run { [weak self] in
+            while !Task.isCancelled {
+                do { try await Task.sleep(for: interval) } catch { return }
+                guard let self else { return }
+                try? await self.renewOwnCertificateIfDue()
+            }
+        }
     }
 
     /// Creates the key at registration when ``AccountConfiguration/linking`` is on.

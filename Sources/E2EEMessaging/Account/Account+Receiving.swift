@@ -98,6 +98,7 @@ extension Account {
             for await state in states { events.publish(.connection(state)) }
         }
         await supervisor.start()
+        startRenewalTimer()  // a primary renews daily while connected (protocol.md §10.13)
     }
 
     /// Every connection state change (empty when not connected).

@@ -50,6 +50,8 @@ public actor Account {
     /// comparison (``compareStrangers(in:channel:)``): at most one such read per
     /// ``strangerComparisonInterval``, so a stranger the server does not list costs no more.
     var strangerComparisons: [ChannelID: ContinuousClock.Instant] = [:]
+    /// Whether the connected primary's daily renewal (``startRenewalTimer()``) runs already.
+    var renewalTimerStarted = false
     /// When ``noticeOwnNewDevices()`` last read our own listing.
     var ownDevicesNoticedAt: ContinuousClock.Instant?
     /// Users read by ``user(id:)``, kept for the account's life.

@@ -55,6 +55,9 @@ public struct AccountConfiguration: Sendable {
     /// only (`PrimaryFileKeychain` of E2EEKeyStore). Without one, no user key can be created here
     /// (``MessagingError/primaryFileUnprotected``).
     public var primaryFileKeychain: (any PrimaryFileKeychain)? = nil
+    /// How often a connected primary runs its renewal besides start-up and catch-ups (a day,
+    /// docs/spec/protocol.md §10.13); tests shorten it.
+    public var ownRenewalInterval: Duration = .seconds(86_400)
     #if DEBUG
     /// Debug builds only: moves the clock text 1.3's certificate rules read (expiry, key-change
     /// gates, the clock mark; docs/spec/protocol.md §10.19) by this much, for tests. Release

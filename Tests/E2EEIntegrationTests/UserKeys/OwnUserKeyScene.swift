@@ -10,9 +10,14 @@ import Testing
 /// item): random 32-byte keys made on first use, kept in memory for the test's life.
 final class MemoryKeychain: PrimaryFileKeychain {
     private let items = Mutex<[String: SecretBytes]>([:])
+    private let withheld = Mutex(false)
+
+    /// While set, the keychain answers as one that holds nothing (a locked device).
+    func withhold(_ value: Bool) { withheld.withLock { $0 = value } }
 
     func key(item: String, create: Bool) throws -> SecretBytes? {
-        items.withLock { items in
+        if withheld.withLock({ $0 }) { return nil }
+        return items.withLock { items in
             if let key = items[item] { return key }
             guard create else { return nil }
             let key = SecretBytes.random(count: 32)
@@ -38,8 +43,9 @@ struct OwnUserKeyScene {
     var primaryFile: PrimaryFile { PrimaryFile(storePath: storeURL.path) }
 
     /// Bob's configuration with his text 1.3 clock moved by `offset` seconds.
-    func configuration(offset: Int64 = 0) -> AccountConfiguration {
+    func configuration(offset: Int64 = 0, renewalInterval: Duration = .seconds(86_400)) -> AccountConfiguration {
         var configuration = MessagingHarness.recipientConfiguration
+        configuration.ownRenewalInterval = renewalInterval
         configuration.linking = .on
         configuration.primaryFileKeychain = keychain
         configuration.debugClockOffset = .seconds(offset)
@@ -79,10 +85,10 @@ struct OwnUserKeyScene {
     }
 
     /// Bob's process stops and starts again with his clock `offset` seconds ahead (start-up runs the renewal).
-    mutating func restartBob(offset: Int64) async throws {
+    mutating func restartBob(offset: Int64, renewalInterval: Duration = .seconds(86_400)) async throws {
         await bob.shutdown()
         bob = try await Account.open(server: try await harness.client(restoring: bob.store), store: bob.store,
-                                     configuration: configuration(offset: offset))
+                                     configuration: configuration(offset: offset, renewalInterval: renewalInterval))
     }
 
     /// The certificate the server lists for Bob's device now, verified for him.

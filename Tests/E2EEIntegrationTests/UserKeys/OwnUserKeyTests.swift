@@ -2,6 +2,7 @@ import E2EECrypto
 import E2EEDevServer
 @_spi(StoreInternals) import E2EEKeyStore
 import E2EEMessaging
+import E2EETransport
 import Foundation
 import Testing
 
@@ -169,6 +170,37 @@ extension IntegrationTests {
                 _ = try await scene.bob.renewOwnCertificate()
                 #expect(try scene.fileContents().logCount == 2)
                 #expect(scene.primaryFile.isProtected)
+            }
+        }
+
+        @Test("connected, the primary renews on its own timer: a renewal the keychain held back at start-up and catch-up is issued later")
+        func renewalTimer() async throws {
+            try await MessagingHarness.with { harness in
+                var scene = try await OwnUserKeyScene.make(harness)
+                defer { scene.cleanUp() }
+                let listed = try #require(try await scene.listedCertificate())
+                scene.keychain.withhold(true)  // a locked keychain: start-up and catch-up renewals fail
+                try await scene.restartBob(offset: 8 * Self.day, renewalInterval: .milliseconds(200))
+                #expect(try await scene.listedCertificate() == listed)
+                let bob = scene.bob
+                // One catch-up on connecting, the follow-up a minute later: none runs in this test's window.
+                var policy = ConnectionPolicy.standard
+                policy.followUpCatchUp = .seconds(60)
+                policy.membershipWatchInterval = nil
+                await bob.connect(using: WebSocketRealtimeConnector(webSocketURL: harness.server.webSocketURL), policy: policy)
+                let caughtUp = await eventually(within: .seconds(10)) {
+                    await bob.channelSyncFailures().contains { $0.channelID == nil && $0.reason.contains("keyUnavailable") }
+                }
+                let failures = await bob.channelSyncFailures()
+                #expect(caughtUp, "the connection's catch-up ran its renewal, which failed: \(failures)")
+                #expect(try await scene.listedCertificate() == listed)
+                scene.keychain.withhold(false)
+                let renewed = await eventually(within: .seconds(5)) {
+                    (try? await scene.listedCertificate())?.notAfter ?? 0 > listed.notAfter
+                }
+                #expect(renewed, "the timer renewed without any catch-up")
+                #expect(try scene.fileContents().logCount == 2)
+                await bob.shutdown()
             }
         }
 
