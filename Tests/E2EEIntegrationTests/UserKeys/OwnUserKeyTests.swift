@@ -94,6 +94,29 @@ extension IntegrationTests {
             }
         }
 
+        @Test("K31: a post whose server time is 2 days off this primary's clock makes it suspect: a due renewal issues nothing and says so")
+        func suspectClock() async throws {
+            try await MessagingHarness.with { harness in
+                var scene = try await OwnUserKeyScene.make(harness)
+                defer { scene.cleanUp() }
+                let listed = try #require(try await scene.listedCertificate())
+                // Bob's clock runs 2 days ahead of the server's when he posts: nothing is due yet.
+                try await scene.restartBob(offset: 2 * Self.day)
+                _ = try await KeyedContact.send("from a clock 2 days ahead", from: scene.bob, to: scene.dm.id, harness: harness)
+                #expect(try await scene.listedCertificate() == listed)
+                // 8 days on, a renewal is due, and held.
+                try await scene.restartBob(offset: 8 * Self.day)
+                let events = EventLog(scene.bob)
+                await #expect(throws: MessagingError.clockNotConfirmed) { try await scene.bob.renewOwnCertificate() }
+                #expect(await events.all().contains(.linking(.renewalHeldByClock)))
+                #expect(try await scene.listedCertificate() == listed)
+                #expect(try scene.fileContents().logCount == 1)
+                try await scene.bob.confirmClock()
+                _ = try await scene.bob.renewOwnCertificate()
+                #expect(try await scene.listedCertificate()?.notAfter ?? 0 > listed.notAfter)
+            }
+        }
+
         @Test("K30: a primary file restored from an older copy (the store's mirror ahead) stops issuing: restoredFile")
         func restoredFile() async throws {
             try await MessagingHarness.with { harness in
