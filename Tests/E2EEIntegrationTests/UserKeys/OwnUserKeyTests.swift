@@ -65,6 +65,24 @@ extension IntegrationTests {
             }
         }
 
+        @Test("K31: a user with one device who never posts renews past 60 days, each certificate 30 days from its issue")
+        func neverPostsRenewsPastSixtyDays() async throws {
+            try await MessagingHarness.with { harness in
+                var scene = try await OwnUserKeyScene.make(harness)
+                defer { scene.cleanUp() }
+                var last = try #require(try await scene.listedCertificate()).notAfter
+                for days: Int64 in [25, 50, 75] {
+                    try await scene.restartBob(offset: days * Self.day)
+                    let listed = try #require(try await scene.listedCertificate())
+                    #expect(listed.notAfter > last, "renewed at day \(days)")
+                    #expect(abs(Int64(listed.notAfter) - (KeyedContact.wallClock() + (days + 30) * Self.day)) < 120)
+                    last = listed.notAfter
+                }
+                #expect(try scene.fileContents().logCount == 4)
+                #expect(try await scene.bob.ownUserKey().issuingStopped == nil)
+            }
+        }
+
         @Test("K31: the clock gone back holds every renewal until confirmClock(); then the primary renews")
         func clockGoneBack() async throws {
             try await MessagingHarness.with { harness in
