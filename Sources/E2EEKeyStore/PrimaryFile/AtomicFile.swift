@@ -12,8 +12,8 @@ enum AtomicFile {
         var failure: Int32?
         bytes.withUnsafeBytes { buffer in
             var offset = 0
-            while offset < buffer.count {
-                let written = Foundation.write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
+            while offset < buffer.count, let base = buffer.baseAddress {
+                let written = Foundation.write(descriptor, base + offset, buffer.count - offset)
                 if written < 0 {
                     if errno == EINTR { continue }
                     failure = errno
