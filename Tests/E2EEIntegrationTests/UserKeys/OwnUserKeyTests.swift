@@ -39,6 +39,30 @@ extension IntegrationTests {
             }
         }
 
+        @Test("the user key's private half is nowhere in clear: not in the store's files, not in the primary file's bytes")
+        func privateHalfSealed() async throws {
+            try await MessagingHarness.with { harness in
+                let scene = try await OwnUserKeyScene.make(harness)
+                defer { scene.cleanUp() }
+                let seed = try scene.fileContents().userKeySeed.unprotectedCopy()
+                await scene.bob.shutdown()
+                let paths = [scene.storeURL.path, scene.storeURL.path + "-wal", scene.primaryFile.url.path]
+                var scanned = 0
+                for path in paths {
+                    guard let data = FileManager.default.contents(atPath: path) else { continue }
+                    scanned += 1
+                    #expect(Self.find(seed, in: [UInt8](data)) == false, "the seed is in clear in \(path)")
+                }
+                #expect(scanned >= 2)
+            }
+        }
+
+        /// Whether `needle` occurs in `haystack`.
+        static func find(_ needle: [UInt8], in haystack: [UInt8]) -> Bool {
+            guard needle.count <= haystack.count else { return false }
+            return (0...(haystack.count - needle.count)).contains { haystack[$0..<($0 + needle.count)].elementsEqual(needle) }
+        }
+
         @Test("8 days on (22 days left in the listing) the primary renews itself at start-up; Alice sees no prompt and Bob reads her")
         func renewalAfterEightDays() async throws {
             try await MessagingHarness.with { harness in
