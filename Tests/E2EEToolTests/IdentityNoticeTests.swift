@@ -47,3 +47,21 @@ struct ClockNoticeTests {
         #expect(ClockNotice(.reloadNeeded) == nil)
     }
 }
+
+/// What `listen` prints for the own user key's events (docs/spec/protocol.md §10.12–§10.13).
+@Suite("listen: link notices")
+struct LinkNoticeTests {
+    @Test("each linking event prints its own event, date or reason; other events are not link notices")
+    func notices() throws {
+        let end = Date(timeIntervalSince1970: 1_800_000_000)
+        let stopped = try #require(LinkNotice(.linking(.issuingStopped(.restoredFile))))
+        #expect(stopped.event == "issuing_stopped" && stopped.reason == "restoredFile" && stopped.line().contains("restoredFile"))
+        let json = try #require(try JSONSerialization.jsonObject(with: JSONEncoder().encode(stopped)) as? [String: Any])
+        #expect(json.count == 2 && json["reason"] as? String == "restoredFile")
+        let expiring = try #require(LinkNotice(.linking(.certificateExpiring(notAfter: end))))
+        #expect(expiring.event == "certificate_expiring" && expiring.notAfter == end.formatted(.iso8601))
+        #expect(LinkNotice(.linking(.certificateRenewed(notAfter: end)))?.event == "certificate_renewed")
+        #expect(LinkNotice(.linking(.renewalHeldByClock))?.line().contains("clock confirm") == true)
+        #expect(LinkNotice(.clockSuspect) == nil)
+    }
+}

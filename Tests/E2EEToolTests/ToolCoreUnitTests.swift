@@ -20,6 +20,9 @@ struct ToolCoreUnitTests {
         #expect(ErrorClassifier.classify(MessagingError.unknownChannel("c")).code == .notFound)
         #expect(ErrorClassifier.classify(MessagingError.noRecipients(channelID: "c")).code == .notSent)
         #expect(ErrorClassifier.classify(ToolError(.timedOut, "x")).code == .timedOut)
+        #expect(ErrorClassifier.classify(MessagingError.notPrimary).code == .notPrimary)
+        #expect(ToolExitCode.notPrimary.rawValue == 15 && ToolExitCode.notPrimary.name == "not_primary")
+        #expect(ErrorClassifier.classify(MessagingError.issuingStopped(.restoredFile)).message.contains("restoredFile"))
         #expect(ErrorClassifier.classify(CocoaError(.fileNoSuchFile)).code == .failure)
     }
 

@@ -31,4 +31,6 @@ extension KeyStore {
     package var channelTrustStore: ChannelTrustStore { ChannelTrustStore() }
     /// Contacts' user keys, device links and this device's clock readings (text 1.3).
     package var contactKeyStore: ContactKeyStore { ContactKeyStore() }
+    /// Our own user's key: role, the primary file's mirror, legacy own devices (text 1.3).
+    package var ownUserKeyStore: OwnUserKeyStore { OwnUserKeyStore() }
 }

@@ -98,6 +98,7 @@ extension Account {
             for await state in states { events.publish(.connection(state)) }
         }
         await supervisor.start()
+        startRenewalTimer()  // a primary renews daily while connected (protocol.md §10.13)
     }
 
     /// Every connection state change (empty when not connected).
@@ -136,12 +137,13 @@ extension Account {
     }
 
     /// Runs key retention (``KeyRetention``), replenishes one-time prekeys when fewer than 10 are
-    /// left locally, and rotates the signed prekey when it is older than 7 days (docs/spec/sync.md "Keys at
-    /// runtime").
+    /// left locally, rotates the signed prekey when it is older than 7 days (docs/spec/sync.md "Keys at
+    /// runtime"), and on a primary renews its own certificate when due (docs/spec/protocol.md §10.13).
     func maintainKeysIfNeeded() async throws {
         try await KeyRetention(store: store, now: configuration.now, device: try? WireUUID(text: device.deviceID.rawValue)).run()
         if try await keys.isLow() { try await replenishOneTimePrekeys() }
         try await rotateSignedPrekey()
+        try await renewOwnCertificateIfDue()  // the primary's own certificate (protocol.md §10.13)
     }
 
     /// Prekey messages consumed one-time prekeys: republish the remaining list (docs/spec/protocol.md §2).

@@ -50,6 +50,8 @@ public actor Account {
     /// comparison (``compareStrangers(in:channel:)``): at most one such read per
     /// ``strangerComparisonInterval``, so a stranger the server does not list costs no more.
     var strangerComparisons: [ChannelID: ContinuousClock.Instant] = [:]
+    /// Whether the connected primary's daily renewal (``startRenewalTimer()``) runs already.
+    var renewalTimerStarted = false
     /// When ``noticeOwnNewDevices()`` last read our own listing.
     var ownDevicesNoticedAt: ContinuousClock.Instant?
     /// Users read by ``user(id:)``, kept for the account's life.
@@ -62,14 +64,19 @@ public actor Account {
     /// Forwards connection states into the events.
     var stateForwarding: Task<Void, Never>?
 
-    /// Registers a new user (and its first device) and opens its account over `store`.
+    /// Registers a new user (and its first device) and opens its account over `store`. With
+    /// ``AccountConfiguration/linking`` on, this device creates the user key and is its primary
+    /// (``createUserKey()``; the certificate is published by ``bootstrapKeys(oneTimePrekeys:)``).
     /// - Throws: ``ServerError`` (409 taken, 403 closed…), ``MessagingError/storeBelongsToAnotherDevice``
-    ///   when `store` already holds another device, key store errors.
+    ///   when `store` already holds another device, with linking on what ``createUserKey()``
+    ///   throws (the user is registered then: the key can be created later), key store errors.
     public static func register(username: String, password: String, deviceName: String, server: any ChatServerAPI, store: KeyStore,
                                 configuration: AccountConfiguration = AccountConfiguration()) async throws -> Account {
         try await requireFreshStore(store)
         let tokens = try await server.register(username: username, password: password, deviceName: deviceName)
-        return try await make(userID: tokens.userID, deviceID: tokens.deviceID, server: server, store: store, configuration: configuration)
+        let account = try await make(userID: tokens.userID, deviceID: tokens.deviceID, server: server, store: store, configuration: configuration)
+        try await account.createUserKeyAtRegistration()
+        return account
     }
 
     /// Logs in (a new device of an existing user) and opens its account over `store`.
@@ -89,6 +96,9 @@ public actor Account {
         let opened = try await make(userID: UserID(account.userID), deviceID: DeviceID(account.deviceID), server: server, store: store, configuration: configuration)
         // Retention runs on open (and with every key maintenance): docs/spec/protocol.md §1, §2, §4.
         try await KeyRetention(store: store, now: configuration.now, device: try? WireUUID(text: opened.device.deviceID.rawValue)).run()
+        // A primary checks its file and renews its own certificate at start-up (§10.13); a
+        // failure (offline, a damaged file) leaves it to the next catch-up, which records it.
+        try? await opened.renewOwnCertificateIfDue()
         try await opened.outbox.resumeAll()
         return opened
     }

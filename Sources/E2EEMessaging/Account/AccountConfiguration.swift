@@ -48,6 +48,16 @@ public struct AccountConfiguration: Sendable {
     /// Events each ``Account/events()`` subscriber buffers before it loses the oldest (it is then
     /// sent ``AccountEvent/reloadNeeded``, never left with a silent gap).
     public var eventBufferLimit: Int = 10_000
+    /// Whether registering creates a user key (docs/spec/protocol.md §10, text 1.3): ``LinkingMode/off``
+    /// by default.
+    public var linking: LinkingMode = .off
+    /// Where the key sealing the primary file comes from: a keychain item of this installation
+    /// only (`PrimaryFileKeychain` of E2EEKeyStore). Without one, no user key can be created here
+    /// (``MessagingError/primaryFileUnprotected``).
+    public var primaryFileKeychain: (any PrimaryFileKeychain)? = nil
+    /// How often a connected primary runs its renewal besides start-up and catch-ups (a day,
+    /// docs/spec/protocol.md §10.13); tests shorten it.
+    public var ownRenewalInterval: Duration = .seconds(86_400)
     #if DEBUG
     /// Debug builds only: moves the clock text 1.3's certificate rules read (expiry, key-change
     /// gates, the clock mark; docs/spec/protocol.md §10.19) by this much, for tests. Release

@@ -54,6 +54,16 @@ extension MessagingError: LocalizedError {
             "Device \(device) belongs to a user with a user key: their certificates decide it, not an approval."
         case .unknownUserKey(let user):
             "That key is not one listed for user \(user), no key is pinned or no change of their key is waiting, or this device never met them. Show their keys again."
+        case .notPrimary:
+            "Only the primary device can do this, and this device is not the primary of your user key."
+        case .primaryFileUnprotected:
+            "The primary file cannot be kept safe here (no keychain, no store on disk, or no backup exclusion): no user key was created."
+        case .issuingStopped(let reason):
+            "This primary stopped issuing certificates (\(reason.rawValue)): reset the user key."
+        case .userKeyExists:
+            "This device already holds the account's user key."
+        case .clockNotConfirmed:
+            "This device's clock went back or disagrees with the server's: check it, then confirm it, before any certificate is issued."
         }
     }
 }

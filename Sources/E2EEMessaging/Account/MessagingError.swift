@@ -64,4 +64,20 @@ public enum MessagingError: Error, Sendable, Equatable {
     /// The user has no pending key change or no pinned key, the key named is not one this device
     /// saw listed for the user, or this device never met the user.
     case unknownUserKey(userID: UserID)
+    /// Only the primary device does this (it holds the user key), and this device is not the
+    /// primary: the account has a key held by another device (docs/spec/protocol.md §10.12).
+    case notPrimary
+    /// The primary file cannot be kept safe here: no keychain was supplied
+    /// (``AccountConfiguration/primaryFileKeychain``), the store is not on disk, or the file's
+    /// directory cannot be made or excluded from backups (docs/spec/protocol.md §10.12). No key
+    /// was created.
+    case primaryFileUnprotected
+    /// Issuing stopped for good on this primary (docs/spec/protocol.md §10.12): nothing is
+    /// issued; the user resets the key.
+    case issuingStopped(IssuingStopReason)
+    /// The account already has a user key and this device holds it (``Account/ownUserKey()``).
+    case userKeyExists
+    /// The clock went back or is suspect (docs/spec/protocol.md §10.19): nothing is issued
+    /// until a post agrees or the user confirms it (``Account/confirmClock()``).
+    case clockNotConfirmed
 }

@@ -49,6 +49,8 @@ public enum AccountEvent: Sendable, Equatable {
     /// change the clock would open is not confirmed by any post (§10.19): no key change is
     /// offered until a post agrees or the user confirms the clock.
     case clockSuspect
+    /// Our own user key (docs/spec/protocol.md §10.12–§10.13): renewals, warnings, a stop.
+    case linking(LinkEvent)
 }
 
 extension AccountEvent {

@@ -22,8 +22,11 @@ struct AccountCommand: AsyncParsableCommand {
         @OptionGroup var options: GlobalOptions
         @OptionGroup var device: NewDeviceOptions
 
+        @Flag(name: .long, help: "Create the user key: this device becomes its primary (protocol text 1.3; its primary file lies beside the store).")
+        var userKey = false
+
         func run() async throws {
-            try await NewDevice(options: options, device: device).run(registering: true)
+            try await NewDevice(options: options, device: device, userKey: userKey).run(registering: true)
         }
     }
 
@@ -37,7 +40,7 @@ struct AccountCommand: AsyncParsableCommand {
         @OptionGroup var device: NewDeviceOptions
 
         func run() async throws {
-            try await NewDevice(options: options, device: device).run(registering: false)
+            try await NewDevice(options: options, device: device, userKey: false).run(registering: false)
         }
     }
 
@@ -99,6 +102,8 @@ enum KDFProfile: String, ExpressibleByArgument, CaseIterable, Sendable {
 private struct NewDevice {
     let options: GlobalOptions
     let device: NewDeviceOptions
+    /// `--user-key`: register with linking on.
+    let userKey: Bool
 
     func run(registering: Bool) async throws {
         let context = ToolContext(options: options)
@@ -106,23 +111,29 @@ private struct NewDevice {
         guard let username = options.username, !username.isEmpty else { throw ToolError(.usage, "--username is required") }
         let url = context.locations.forNewAccount(explicit: options.store, serverURL: serverURL, username: username)
         let existed = FileManager.default.fileExists(atPath: url.path)
-        let store = try openOrCreate(url, existed: existed, context: context)
+        let (store, passphrase) = try openOrCreate(url, existed: existed, context: context)
         do {
+            var configuration = AccountConfiguration()
+            configuration.primaryFileKeychain = PassphrasePrimaryFileKeychain(passphrase: passphrase,
+                                                                              parameters: try await store.passphraseParameters() ?? .moderate)
+            configuration.linking = userKey ? .on : .off
             let password = try context.secrets.password()
             let session = AuthSession(keyStore: store, serverURL: serverURL)
             let server = HTTPChatServer(baseURL: serverURL, session: session, client: ToolHTTPClient.shared, timeout: ToolHTTPClient.requestTimeout)
             let name = device.deviceName ?? "e2ee-tool on \(ProcessInfo.processInfo.hostName)"
             context.logger.debug(registering ? "registering" : "logging in", metadata: ["server": "\(serverURL)", "username": "\(username)"])
             let account = registering
-                ? try await Account.register(username: username, password: password, deviceName: name, server: server, store: store)
-                : try await Account.login(username: username, password: password, deviceName: name, server: server, store: store)
+                ? try await Account.register(username: username, password: password, deviceName: name, server: server, store: store,
+                                             configuration: configuration)
+                : try await Account.login(username: username, password: password, deviceName: name, server: server, store: store,
+                                          configuration: configuration)
             await account.shutdown()
             try? store.close()
             let result = NewDeviceResult(userID: account.userID.rawValue, deviceID: account.deviceID.rawValue, server: serverURL, store: url.path)
             try context.console.result(result) {
                 """
                 \(registering ? "registered" : "logged in as") \(username): user \(account.userID), device \(account.deviceID)
-                store: \(url.path)
+                store: \(url.path)\(userKey ? "\nuser key created: this device is its primary (epoch 1); the certificate goes out with keys bootstrap" : "")
                 next: e2ee-tool keys bootstrap --store \(url.path)
                 """
             }
@@ -135,7 +146,7 @@ private struct NewDevice {
 
     /// The store at `url`: opened when it exists (it must not hold a device yet), else created
     /// with a passphrase asked twice at a prompt.
-    private func openOrCreate(_ url: URL, existed: Bool, context: ToolContext) throws -> KeyStore {
+    private func openOrCreate(_ url: URL, existed: Bool, context: ToolContext) throws -> (KeyStore, SecretBytes) {
         if !existed {
             try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true,
                                                     attributes: [.posixPermissions: 0o700])
@@ -145,7 +156,7 @@ private struct NewDevice {
         do {
             let store = try KeyStore.open(at: url, passphrase: passphrase, parameters: device.kdf.parameters)
             if !existed { try? FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: url.path) }
-            return store
+            return (store, passphrase)
         } catch KeyStoreError.wrongKey {
             throw ToolError(.wrongPassphrase, "wrong passphrase for the store at \(url.path) (nothing was changed)")
         } catch {
@@ -156,7 +167,7 @@ private struct NewDevice {
 
     /// Removes a store this command created and could not finish.
     private static func remove(_ url: URL) {
-        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: url.path + suffix) }
+        for suffix in ["", "-wal", "-shm", ".primary"] { try? FileManager.default.removeItem(atPath: url.path + suffix) }
     }
 }
 

@@ -88,6 +88,10 @@ actor ListenPrinter: AccountEventHandling {
             try console.record(notice) { notice.line() }
             return true
         }
+        if let notice = LinkNotice(event) {
+            try console.record(notice) { notice.line() }
+            return true
+        }
         if case .announcement(let announcement) = event {
             if channelID == nil || announcement.channelID == channelID {
                 let notice = AnnouncementNotice(announcement)

@@ -6,7 +6,7 @@ import E2EEMessaging
 struct UserKeyCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "user-key",
-        abstract: "A user's user key: show it, and accept a change, pin a key, mark it verified or forget it.",
+        abstract: "A user's user key: show it, and accept a change, pin a key, mark it verified or forget it; our own: create it, show its status.",
         discussion: """
             A user with a user key has their devices certified by it: a contact pins the key at first \
             contact and sends to exactly the devices it links, with no approval. Several keys, no \
@@ -14,7 +14,7 @@ struct UserKeyCommand: AsyncParsableCommand {
             (send exits 16) until the user decides here, best after comparing safety numbers \
             (safety-number <user-id> --key <fingerprint> | --no-key).
             """,
-        subcommands: [UserKeyShowCommand.self, Accept.self, Pin.self, Verify.self, Forget.self]
+        subcommands: [UserKeyShowCommand.self, Accept.self, Pin.self, Verify.self, Forget.self, UserKeyCreateCommand.self, UserKeyStatusCommand.self]
     )
 
     /// Runs `decide` for `userID`, then prints the user's key as it now stands, under `decision`.

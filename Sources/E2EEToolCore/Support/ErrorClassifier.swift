@@ -11,6 +11,7 @@ public enum ErrorClassifier {
         case let error as ServerError: return classify(error)
         case let error as MessagingError: return classify(error)
         case let error as KeyStoreError: return classify(error)
+        case let error as PrimaryFileError: return ToolError(.failure, "the primary file cannot be used: \(error)")
         case is CancellationError: return ToolError(.failure, "cancelled")
         default: return ToolError(.failure, String(describing: error))
         }
@@ -75,6 +76,14 @@ public enum ErrorClassifier {
             return ToolError(.failure, "device \(device) belongs to a user with a user key: certificates decide it, not an approval")
         case .unknownUserKey(let user):
             return ToolError(.notFound, "user \(user): no such key listed, no key pinned or change waiting, or the user was never met here")
+        case .notPrimary: return ToolError(.notPrimary, "this device is not the primary of the user key: run it on the primary")
+        case .primaryFileUnprotected:
+            return ToolError(.failure, "the primary file cannot be kept beside this store (its directory cannot be made or tagged CACHEDIR.TAG): no user key was created")
+        case .issuingStopped(let reason):
+            return ToolError(.failure, "this primary stopped issuing certificates (\(reason.rawValue)): reset the user key")
+        case .userKeyExists: return ToolError(.failure, "this device already holds the user key (user-key status)")
+        case .clockNotConfirmed:
+            return ToolError(.failure, "this device's clock went back or disagrees with the server's: check it, then clock confirm; nothing was issued")
         }
     }
 

@@ -37,6 +37,14 @@ struct ToolContext: Sendable {
     /// Opens the existing store the options name.
     /// - Throws: ``ToolError`` (not found, usage, wrong passphrase…).
     func openExistingStore() throws -> (KeyStore, URL) {
+        let (store, url, _) = try openExistingStoreWithPassphrase()
+        return (store, url)
+    }
+
+    /// Opens the existing store the options name, and gives back its passphrase (the primary
+    /// file's key is derived from it, under its own salt).
+    /// - Throws: as ``openExistingStore()``.
+    func openExistingStoreWithPassphrase() throws -> (KeyStore, URL, SecretBytes) {
         let url = try locations.existing(explicit: options.store, serverURL: try options.serverURL(), username: options.username)
         guard FileManager.default.fileExists(atPath: url.path) else {
             throw ToolError(.notFound, "no store at \(url.path): run account register or account login first, or pass --store")
@@ -44,7 +52,7 @@ struct ToolContext: Sendable {
         logger.debug("opening store", metadata: ["path": "\(url.path)"])
         let passphrase = try secrets.passphrase(confirm: false)
         do {
-            return (try KeyStore.open(at: url, passphrase: passphrase), url)
+            return (try KeyStore.open(at: url, passphrase: passphrase), url, passphrase)
         } catch KeyStoreError.wrongKey {
             throw ToolError(.wrongPassphrase, "wrong passphrase for the store at \(url.path) (nothing was changed)")
         } catch {
@@ -59,8 +67,12 @@ struct ToolContext: Sendable {
         var configuration = configuration
         configuration.debugClockOffset = .seconds(try testClockOffset())
         #endif
-        let (store, url) = try openExistingStore()
+        let (store, url, passphrase) = try openExistingStoreWithPassphrase()
+        var keyed = configuration
         do {
+            if keyed.primaryFileKeychain == nil {
+                keyed.primaryFileKeychain = PassphrasePrimaryFileKeychain(passphrase: passphrase, parameters: try await store.passphraseParameters() ?? .moderate)
+            }
             guard let record = try await store.loadAccount() else { throw MessagingError.noAccount }
             if let wanted = try options.serverURL(), wanted != record.serverURL {
                 throw ToolError(.usage, "the store at \(url.path) belongs to \(record.serverURL), not \(wanted)")
@@ -68,7 +80,7 @@ struct ToolContext: Sendable {
             let session = try await AuthSession.restored(from: store)
             let server = HTTPChatServer(baseURL: record.serverURL, session: session, client: ToolHTTPClient.shared, timeout: ToolHTTPClient.requestTimeout)
             logger.debug("opening account", metadata: ["server": "\(record.serverURL)", "user": "\(record.userID)", "device": "\(record.deviceID)"])
-            let account = try await Account.open(server: server, store: store, configuration: configuration)
+            let account = try await Account.open(server: server, store: store, configuration: keyed)
             return OpenedAccount(account: account, store: store, storeURL: url, serverURL: record.serverURL, session: session)
         } catch {
             try? store.close()

@@ -1,0 +1,64 @@
+import Foundation
+import GRDB
+
+/// Our own user's key (schema `v20`, docs/spec/protocol.md §3 "State"): the role, the mirror of
+/// the primary file and the legacy own devices. Public data only, stored in clear.
+package struct OwnUserKeyStore: Sendable {
+    private static let table = "own_user_key"
+
+    /// A store.
+    public init() {}
+
+    /// The record, or `nil`: the account has no key.
+    /// - Throws: GRDB's `DatabaseError`, ``KeyStoreError/corruptColumn(table:column:)``.
+    public func load(_ db: Database) throws -> OwnUserKeyRecord? {
+        guard let row = try db.row("SELECT * FROM own_user_key WHERE id = 1") else { return nil }
+        let t = Self.table
+        let stopped: String? = try row.decodeIfPresent("issuing_stopped", table: t)
+        let logCount: Int64 = try row.decode("log_count", table: t)
+        let counter: Int64 = try row.decode("trust_counter", table: t)
+        return OwnUserKeyRecord(
+            role: try row.decodeEnum("role", table: t), userKey: try bytes(row, "user_key"),
+            primaryDeviceID: try row.decodeIfPresent("primary_device_id", table: t), certificate: try bytes(row, "certificate"),
+            fileID: try bytes(row, "file_id"), epoch: try row.decodeUInt32("epoch", table: t),
+            logCount: UInt64(clamping: logCount), trustCounter: UInt64(clamping: counter),
+            issuingStopped: try stopped.map { text in
+                guard let stop = OwnUserKeyRecord.IssuingStop(rawValue: text) else { throw KeyStoreError.corruptColumn(table: t, column: "issuing_stopped") }
+                return stop
+            },
+            createdAt: try row.decode("created_at", table: t))
+    }
+
+    /// Stores the record, replacing any.
+    /// - Throws: GRDB's `DatabaseError` (a record breaking the table's checks).
+    public func store(_ record: OwnUserKeyRecord, _ db: Database) throws {
+        try db.run("""
+            INSERT OR REPLACE INTO own_user_key (id, role, user_key, primary_device_id, certificate, file_id, epoch, log_count,
+                trust_counter, issuing_stopped, created_at) VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """, [record.role.rawValue, record.userKey.map { Data($0) }, record.primaryDeviceID, record.certificate.map { Data($0) },
+                  record.fileID.map { Data($0) }, Int64(record.epoch), Int64(clamping: record.logCount), Int64(clamping: record.trustCounter),
+                  record.issuingStopped?.rawValue, record.createdAt])
+    }
+
+    /// The legacy own devices, by device id.
+    /// - Throws: as ``load(_:)``.
+    public func loadLegacyDevices(_ db: Database) throws -> [LegacyOwnDevice] {
+        try db.rows("SELECT device_id, lapses_at FROM legacy_own_devices ORDER BY device_id").map { row in
+            LegacyOwnDevice(deviceID: try row.decode("device_id", table: "legacy_own_devices"),
+                            lapsesAt: try row.decode("lapses_at", table: "legacy_own_devices"))
+        }
+    }
+
+    /// Adds legacy own devices (a device already listed keeps its lapse date).
+    /// - Throws: GRDB's `DatabaseError`.
+    public func addLegacyDevices(_ devices: [LegacyOwnDevice], _ db: Database) throws {
+        for device in devices {
+            try db.run("INSERT OR IGNORE INTO legacy_own_devices (device_id, lapses_at) VALUES (?, ?)", [device.deviceID, device.lapsesAt])
+        }
+    }
+
+    private func bytes(_ row: Row, _ column: String) throws -> [UInt8]? {
+        let data: Data? = try row.decodeIfPresent(column, table: Self.table)
+        return data.map { [UInt8]($0) }
+    }
+}

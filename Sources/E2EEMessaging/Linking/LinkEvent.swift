@@ -1,0 +1,18 @@
+import Foundation
+
+/// What the own side of text 1.3 reports (docs/spec/protocol.md §10.12–§10.13), on
+/// ``AccountEvent/linking(_:)``.
+public enum LinkEvent: Sendable, Equatable {
+    /// This primary issued itself a new certificate and republished its record.
+    case certificateRenewed(notAfter: Date)
+    /// This device's own certificate has under 7 days left and was not renewed (the clock is
+    /// suspect or went back, or issuing stopped): contacts will stop sending to it at
+    /// `notAfter`.
+    case certificateExpiring(notAfter: Date)
+    /// Issuing stopped for good on this primary (reported once, when it stops; ``Account/ownUserKey()``
+    /// keeps saying it).
+    case issuingStopped(IssuingStopReason)
+    /// A renewal was due but the clock is suspect or went back (§10.19): nothing was issued.
+    /// Check the clock, then ``Account/confirmClock()``.
+    case renewalHeldByClock
+}

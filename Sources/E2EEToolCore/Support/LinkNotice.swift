@@ -1,0 +1,36 @@
+import E2EEMessaging
+import Foundation
+
+/// What the own side of text 1.3 reports (docs/spec/protocol.md §10.12–§10.13), as `listen`
+/// prints it: a line, or with `--json` one object (`{"event":"issuing_stopped","reason":"restoredFile"}`).
+struct LinkNotice: Encodable, Equatable {
+    /// `certificate_renewed`, `certificate_expiring`, `issuing_stopped` or `renewal_held_by_clock`.
+    let event: String
+    /// ISO 8601, for the certificate events.
+    let notAfter: String?
+    /// Why issuing stopped.
+    let reason: String?
+
+    enum CodingKeys: String, CodingKey { case event, notAfter = "not_after", reason }
+
+    /// The notice of `event`; nil for every other event.
+    init?(_ event: AccountEvent) {
+        guard case .linking(let link) = event else { return nil }
+        switch link {
+        case .certificateRenewed(let end): (self.event, notAfter, reason) = ("certificate_renewed", end.formatted(.iso8601), nil)
+        case .certificateExpiring(let end): (self.event, notAfter, reason) = ("certificate_expiring", end.formatted(.iso8601), nil)
+        case .issuingStopped(let why): (self.event, notAfter, reason) = ("issuing_stopped", nil, why.rawValue)
+        case .renewalHeldByClock: (self.event, notAfter, reason) = ("renewal_held_by_clock", nil, nil)
+        }
+    }
+
+    /// The text line.
+    func line() -> String {
+        switch event {
+        case "certificate_renewed": "* this device renewed its certificate (valid until \(notAfter ?? "?"))"
+        case "certificate_expiring": "* WARNING: this device's certificate ends \(notAfter ?? "?") and was not renewed"
+        case "issuing_stopped": "* WARNING: this primary stopped issuing certificates (\(reason ?? "?")): reset the user key"
+        default: "* WARNING: a certificate renewal is due but the clock went back or is suspect (check it, then clock confirm)"
+        }
+    }
+}
