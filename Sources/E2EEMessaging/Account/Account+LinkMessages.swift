@@ -45,3 +45,13 @@ extension Account {
         pipeline.linkInbox.messages()
     }
 }
+
+extension Account {
+    /// A new transfer channel (docs/spec/protocol.md §10.22), subscribed at once.
+    /// - Throws: ``ServerError``, key store errors.
+    func createTransferChannel() async throws -> ChannelID {
+        let channel = try await channelDirectory.remember(try await api.createLinkChannel(name: LinkChannel.transferName))
+        await supervisor?.subscribe(channelID: channel.id)
+        return channel.id
+    }
+}

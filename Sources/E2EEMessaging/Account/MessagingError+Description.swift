@@ -64,6 +64,8 @@ extension MessagingError: LocalizedError {
             "This device already holds the account's user key."
         case .clockNotConfirmed:
             "This device's clock went back or disagrees with the server's: check it, then confirm it, before any certificate is issued."
+        case .noPrimaryListed:
+            "No other device of yours lists a current certificate: open your primary device, or create a user key first."
         }
     }
 }

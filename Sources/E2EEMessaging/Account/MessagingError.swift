@@ -80,4 +80,8 @@ public enum MessagingError: Error, Sendable, Equatable {
     /// The clock went back or is suspect (docs/spec/protocol.md §10.19): nothing is issued
     /// until a post agrees or the user confirms it (``Account/confirmClock()``).
     case clockNotConfirmed
+    /// No other device of our user lists a current certificate, so none can answer a link
+    /// request (docs/spec/protocol.md §10.11 step 1): the primary must come online, or the
+    /// account has no user key.
+    case noPrimaryListed
 }

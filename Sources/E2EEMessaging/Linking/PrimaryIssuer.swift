@@ -32,7 +32,7 @@ struct PrimaryIssuer: Sendable {
     }
 
     var file: PrimaryFile? { store.path.map(PrimaryFile.init(storePath:)) }
-    private var item: String { PrimaryFile.keychainItem(userID: device.userID.rawValue) }
+    var item: String { PrimaryFile.keychainItem(userID: device.userID.rawValue) }
 
     // MARK: Creating
 
@@ -136,7 +136,7 @@ struct PrimaryIssuer: Sendable {
         return certificate
     }
 
-    private func save(_ contents: PrimaryFileContents, to file: PrimaryFile, key: SecretBytes) throws {
+    func save(_ contents: PrimaryFileContents, to file: PrimaryFile, key: SecretBytes) throws {
         do {
             try file.save(contents, key: key, random: random)
         } catch PrimaryFileError.unprotected {
@@ -146,7 +146,7 @@ struct PrimaryIssuer: Sendable {
 
     /// Stores `certificate` as the one to publish and uploads the bundle (before the first
     /// bootstrap there is nothing to upload yet: the bootstrap publishes it).
-    private func publish(_ certificate: DeviceCertificate) async throws {
+    func publish(_ certificate: DeviceCertificate) async throws {
         do {
             try await keys.publish(certificate: certificate)
         } catch MessagingError.keysNotBootstrapped {
@@ -175,7 +175,7 @@ struct PrimaryIssuer: Sendable {
     }
 
     /// Reads and raises the clock readings (§10.19), surfacing a clock gone back.
-    private func advanceClock() async throws -> (UserKeyClock, Bool) {
+    func advanceClock() async throws -> (UserKeyClock, Bool) {
         let now = systemSeconds()
         let (readings, wentBack) = try await store.write { [store] db in
             var readings = try store.contactKeyStore.loadClock(now: now, db)
@@ -187,7 +187,7 @@ struct PrimaryIssuer: Sendable {
         return (UserKeyClock(now: now, readings: readings, rolledBackAt: nil), wentBack)
     }
 
-    private func loadRecord() async throws -> OwnUserKeyRecord? {
+    func loadRecord() async throws -> OwnUserKeyRecord? {
         try await store.read { [store] db in try store.ownUserKeyStore.load(db) }
     }
 

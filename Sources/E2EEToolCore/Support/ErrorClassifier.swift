@@ -84,6 +84,8 @@ public enum ErrorClassifier {
         case .userKeyExists: return ToolError(.failure, "this device already holds the user key (user-key status)")
         case .clockNotConfirmed:
             return ToolError(.failure, "this device's clock went back or disagrees with the server's: check it, then clock confirm; nothing was issued")
+        case .noPrimaryListed:
+            return ToolError(.failure, "no other device of this user lists a current certificate: open the primary, or create a user key first")
         }
     }
 
