@@ -29,9 +29,11 @@ import GRDB
 ///   (``StoreSchema/recordSessionRestarts(_:)``).
 /// - `v19`: contacts' user keys, device links and the clock readings of text 1.3
 ///   (``StoreSchema/recordContactKeys(_:)``).
+/// - `v21`: stored certificates, provisional pins and transfer marks for the trust part of a link
+///   transfer (``StoreSchema/recordTransferredTrust(_:)``); `v20` is the primary file's mirror.
 enum StoreSchema {
     /// Migration identifiers, oldest first.
-    static let versions = ["v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10", "v11", "v12", "v13", "v14", "v15", "v16", "v17", "v18", "v19"]
+    static let versions = ["v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10", "v11", "v12", "v13", "v14", "v15", "v16", "v17", "v18", "v19", "v21"]
 
     /// The migrator holding every migration.
     static var migrator: DatabaseMigrator {
@@ -55,6 +57,7 @@ enum StoreSchema {
         migrator.registerMigration("v17") { db in try recordPublishedCertificate(db) }
         migrator.registerMigration("v18") { db in try recordSessionRestarts(db) }
         migrator.registerMigration("v19") { db in try recordContactKeys(db) }
+        migrator.registerMigration("v21") { db in try recordTransferredTrust(db) }
         return migrator
     }
 
