@@ -146,6 +146,32 @@ import Testing
         #expect(try await n.transferMark(TrustMarkSubject.channel(f.group)) == nil)
     }
 
+    /// N's own approvals and declines of members and devices, and its DM participants, stand:
+    /// against a primary's decline or other participants a conflict is reported; against a
+    /// primary's mere hold nothing is.
+    @Test func theNewDevicesMemberDeviceAndParticipantDecisionsStand() async throws {
+        let f = TrustTransferFixture()
+        let records = try await f.primaryStore().trustSnapshot().records
+        let n = try await f.openStore("new", as: f.newDevice)
+        try await n.write { db in
+            let time = StoreTime(microseconds: 1)
+            try ChannelTrustStore().storeMembers([MemberStanding(channelID: f.group, userID: f.erin, state: .approved),
+                                                  MemberStanding(channelID: f.group, userID: f.carol, state: .approved)], at: time, db)
+            try RecipientStore().storeRecipients([ChannelRecipient(channelID: f.group, userID: f.bob, deviceID: f.bobTablet.id, state: .declined, updatedAt: time)], db)
+            _ = try RecipientStore().fixParticipants(channelID: f.dm, userIDs: [f.alice, f.carol], db)
+        }
+        let report = try await n.importTrust(records, from: f.primary.id, ownUserKey: nil, now: F.now)
+        #expect(report.conflicts.map(\.reason) == [.memberStanding, .participants])
+        let (members, tablet, participants) = try await n.read { db in
+            (try ChannelTrustStore().loadMembers(channelID: f.group, db).mapValues(\.state),
+             try RecipientStore().loadRecipients(deviceID: f.bobTablet.id, db).map(\.state),
+             try RecipientStore().loadParticipants(channelID: f.dm, db))
+        }
+        #expect(members == [f.bob: .approved, f.carol: .approved, f.erin: .approved])
+        #expect(tablet == [.declined])
+        #expect(participants == [f.alice, f.carol])
+    }
+
     /// Records whose certificate proves nothing are skipped and reported; the rest apply.
     @Test func recordsWhoseCertificatesDoNotVerifyAreSkipped() async throws {
         let f = TrustTransferFixture()
