@@ -116,15 +116,18 @@ package struct DeviceLink: Sendable, Equatable {
     public var notAfter: UInt32
     /// Whether the device was linked when last judged.
     public var linked: Bool
+    /// The 104 bytes of that certificate (`nil`: none verified, or verified before schema `v21`).
+    public var certificate: [UInt8]?
 
     /// Creates the value.
-    public init(userID: String, deviceID: String, key: [UInt8]?, epoch: UInt32, notAfter: UInt32, linked: Bool) {
+    public init(userID: String, deviceID: String, key: [UInt8]?, epoch: UInt32, notAfter: UInt32, linked: Bool, certificate: [UInt8]? = nil) {
         self.userID = userID
         self.deviceID = deviceID
         self.key = key
         self.epoch = epoch
         self.notAfter = notAfter
         self.linked = linked
+        self.certificate = certificate
     }
 }
 

@@ -112,9 +112,10 @@ package struct ContactKeyStore: Sendable {
         let t = Self.links
         let links = try db.rows("SELECT * FROM device_links WHERE user_id = ?", [userID]).map { row in
             let key: Data? = try row.decodeIfPresent("user_key", table: t)
+            let certificate: Data? = try row.decodeIfPresent("certificate", table: t)
             return DeviceLink(userID: userID, deviceID: try row.decode("device_id", table: t), key: key.map { [UInt8]($0) },
                               epoch: try row.decodeUInt32("epoch", table: t), notAfter: try row.decodeUInt32("not_after", table: t),
-                              linked: try row.decode("linked", table: t))
+                              linked: try row.decode("linked", table: t), certificate: certificate.map { [UInt8]($0) })
         }
         return Dictionary(links.map { ($0.deviceID, $0) }) { a, _ in a }
     }
@@ -124,8 +125,10 @@ package struct ContactKeyStore: Sendable {
     public func storeLinks(_ links: [DeviceLink], _ db: Database) throws {
         for link in links {
             try db.run("""
-                INSERT OR REPLACE INTO device_links (user_id, device_id, user_key, epoch, not_after, linked) VALUES (?, ?, ?, ?, ?, ?)
-                """, [link.userID, link.deviceID, link.key.map { Data($0) }, Int64(link.epoch), Int64(link.notAfter), link.linked])
+                INSERT OR REPLACE INTO device_links (user_id, device_id, user_key, epoch, not_after, linked, certificate)
+                VALUES (?, ?, ?, ?, ?, ?, ?)
+                """, [link.userID, link.deviceID, link.key.map { Data($0) }, Int64(link.epoch), Int64(link.notAfter), link.linked,
+                      link.certificate.map { Data($0) }])
         }
     }
 

@@ -145,7 +145,9 @@ package actor DeviceDirectory: ListedIdentityProviding {
             case .matches: devices.append(device)
             case .changed, .changeAlreadyRecorded: continue
             }
-            certificates.append(ListedCertificate(deviceID: device.deviceID.rawValue, reading: device.bundle.certificateReading(forUser: user)))
+            let reading = device.bundle.certificateReading(forUser: user)
+            certificates.append(ListedCertificate(deviceID: device.deviceID.rawValue, reading: reading,
+                                                  bytes: reading.key == nil ? nil : device.bundle.certificate.bytes))
         }
         var entry = Entry(devices: devices.sorted { $0.deviceID < $1.deviceID }, listed: listed, fetchedAt: now(), refused: refused)
         // Our own user's key is the own side of text 1.3 (the next part): its devices stay under 1.2 here.

@@ -26,4 +26,7 @@ struct ListedCertificate: Sendable, Equatable {
     var deviceID: String
     /// Its certificate.
     var reading: CertificateReading
+    /// The certificate's 104 bytes when ``reading`` is a verified certificate (kept so that a
+    /// primary can send it in a transfer, docs/spec/protocol.md §11.3).
+    var bytes: [UInt8]? = nil
 }

@@ -247,7 +247,7 @@ enum UserKeyRule {
     private static func link(for entry: ListedCertificate, in input: Input, linked: Bool) -> DeviceLink {
         var link = input.links[entry.deviceID] ?? DeviceLink(userID: input.userID, deviceID: entry.deviceID, key: nil, epoch: 0, notAfter: 0, linked: false)
         if case .certificate(let key, let epoch, let notAfter) = entry.reading {
-            (link.key, link.epoch, link.notAfter) = (key, epoch, notAfter)
+            (link.key, link.epoch, link.notAfter, link.certificate) = (key, epoch, notAfter, entry.bytes)
         }
         link.linked = linked
         return link
