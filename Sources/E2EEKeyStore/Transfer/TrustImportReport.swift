@@ -13,14 +13,14 @@ package struct TrustImportReport: Sendable, Equatable {
     package var skipped: [TrustImportSkip] = []
     /// Own devices trusted without a certificate (legacy under text 1.2), with their lapse date
     /// (`nil`: none sent).
-    package var legacyOwnDevices: [LegacyOwnDevice] = []
+    package var legacyOwnDevices: [TransferredLegacyDevice] = []
 
     /// An empty report.
     package init() {}
 }
 
 /// An own device the primary trusts without a certificate.
-package struct LegacyOwnDevice: Sendable, Equatable {
+package struct TransferredLegacyDevice: Sendable, Equatable {
     /// The device.
     package var deviceID: String
     /// When it lapses (unix seconds; `nil`: no date sent).

@@ -86,7 +86,7 @@ struct TrustImporter {
                                                    _ until: UInt32?) throws {
         if user == ownUserID {
             guard device != ownDeviceID else { return }
-            report.legacyOwnDevices.append(LegacyOwnDevice(deviceID: device, until: until))
+            report.legacyOwnDevices.append(TransferredLegacyDevice(deviceID: device, until: until))
         } else if let standing = try ContactKeyStore().loadStanding(userID: user, db), standing.state != .none, try !isProvisional(user) {
             return conflict(record, .userKey)
         }
