@@ -15,4 +15,11 @@ public enum LinkEvent: Sendable, Equatable {
     /// A renewal was due but the clock is suspect or went back (§10.19): nothing was issued.
     /// Check the clock, then ``Account/confirmClock()``.
     case renewalHeldByClock
+    /// The trust part of a transfer from our primary was imported on this new device
+    /// (docs/spec/protocol.md §11.5): `applied` records took effect; `conflicts` met a decision
+    /// this device had made itself, which stands; `skipped` did not verify.
+    case trustTransferred(applied: Int, conflicts: Int, skipped: Int)
+    /// A transfer failed on this device (counts, digest or order did not hold): nothing of its
+    /// phase was imported; the user asks the primary again.
+    case transferFailed(reason: String)
 }

@@ -4,11 +4,12 @@ import Foundation
 /// What the own side of text 1.3 reports (docs/spec/protocol.md §10.12–§10.13), as `listen`
 /// prints it: a line, or with `--json` one object (`{"event":"issuing_stopped","reason":"restoredFile"}`).
 struct LinkNotice: Encodable, Equatable {
-    /// `certificate_renewed`, `certificate_expiring`, `issuing_stopped` or `renewal_held_by_clock`.
+    /// `certificate_renewed`, `certificate_expiring`, `issuing_stopped`, `renewal_held_by_clock`,
+    /// `trust_transferred` or `transfer_failed`.
     let event: String
     /// ISO 8601, for the certificate events.
     let notAfter: String?
-    /// Why issuing stopped.
+    /// Why issuing stopped, what a transfer imported, or why it failed.
     let reason: String?
 
     enum CodingKeys: String, CodingKey { case event, notAfter = "not_after", reason }
@@ -21,6 +22,9 @@ struct LinkNotice: Encodable, Equatable {
         case .certificateExpiring(let end): (self.event, notAfter, reason) = ("certificate_expiring", end.formatted(.iso8601), nil)
         case .issuingStopped(let why): (self.event, notAfter, reason) = ("issuing_stopped", nil, why.rawValue)
         case .renewalHeldByClock: (self.event, notAfter, reason) = ("renewal_held_by_clock", nil, nil)
+        case .trustTransferred(let applied, let conflicts, let skipped):
+            (self.event, notAfter, reason) = ("trust_transferred", nil, "\(applied) applied, \(conflicts) conflicts, \(skipped) skipped")
+        case .transferFailed(let why): (self.event, notAfter, reason) = ("transfer_failed", nil, why)
         }
     }
 
@@ -30,6 +34,8 @@ struct LinkNotice: Encodable, Equatable {
         case "certificate_renewed": "* this device renewed its certificate (valid until \(notAfter ?? "?"))"
         case "certificate_expiring": "* WARNING: this device's certificate ends \(notAfter ?? "?") and was not renewed"
         case "issuing_stopped": "* WARNING: this primary stopped issuing certificates (\(reason ?? "?")): reset the user key"
+        case "trust_transferred": "* this device took its primary's trust decisions (\(reason ?? "?"))"
+        case "transfer_failed": "* WARNING: the transfer from the primary failed (\(reason ?? "?")): link again from the primary"
         default: "* WARNING: a certificate renewal is due but the clock went back or is suspect (check it, then clock confirm)"
         }
     }

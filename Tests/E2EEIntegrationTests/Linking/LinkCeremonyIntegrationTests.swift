@@ -60,6 +60,80 @@ extension IntegrationTests {
             }
         }
 
+        @Test("the stranger case: a stranger joined Bob's group; Bob's new linked device takes the primary's trust, sends the stranger nothing, and accepts nothing again")
+        func strangerCase() async throws {
+            try await MessagingHarness.with { harness in
+                let scene = try await OwnUserKeyScene.make(harness)
+                defer { scene.cleanUp() }
+                let group = try await scene.bob.createGroup(name: "family", members: [scene.alice.userID])
+                let mallory = try await harness.register("mallory")
+                try await harness.reader(of: mallory).joinChannel(id: group.id)
+                // The primary's first send meets the stranger and holds her: nothing goes to her.
+                let first = try await KeyedContact.send("before the laptop", from: scene.bob, to: group.id, harness: harness)
+                #expect(first.recipients?.contains(mallory.deviceID) == false)
+
+                let laptop = try await harness.login("bob", configuration: MessagingHarness.recipientConfiguration)
+                let laptopEvents = EventLog(laptop)
+                _ = try await laptop.refreshChannels()
+                #expect(try await laptop.channelRequests().count == 2, "before the transfer, the DM and the group are requests")
+                try await Self.link(laptop, to: scene.bob)
+                try await Self.pump(scene.bob, laptop, until: laptopEvents) { if case .linking(.trustTransferred) = $0 { true } else { false } }
+
+                #expect(try await laptop.channelRequests().isEmpty, "the new device asked again about what its primary decided")
+                let fromLaptop = try await KeyedContact.send("from the laptop", from: laptop, to: group.id, harness: harness)
+                let recipients = Set(fromLaptop.recipients ?? [])
+                #expect(!recipients.contains(mallory.deviceID), "the new device sent the stranger a key")
+                #expect(recipients.contains(scene.alice.deviceID) && recipients.contains(scene.bob.deviceID), "\(recipients)")
+                let heldOnPrimary = try await scene.bob.pendingMembers().filter { $0.channelID == group.id }.map(\.userID)
+                let heldOnLaptop = try await laptop.pendingMembers().filter { $0.channelID == group.id }.map(\.userID)
+                #expect(heldOnPrimary == [mallory.userID], "setting up: the primary holds the stranger")
+                #expect(heldOnLaptop == heldOnPrimary, "the new device shows the group's members as its primary does")
+                await laptop.shutdown()
+                await mallory.shutdown()
+                await scene.bob.shutdown()
+                await scene.alice.shutdown()
+            }
+        }
+
+        /// Links `laptop` to `primary` with the two codes, driving both ends over the server.
+        static func link(_ laptop: Account, to primary: Account) async throws {
+            let primarySteps = Steps(try await primary.openLinkStep())
+            let newSteps = Steps(try await laptop.startLinking())
+            await laptop.waitForOutbox()
+            try await primary.sync()
+            _ = try await primarySteps.next(until: .requestReceived(laptop.deviceID))
+            await primary.waitForOutbox()
+            try await laptop.sync()
+            guard case .showCode(let codeN) = try await newSteps.next(until: nil) else { throw Failure("no code on the new device") }
+            await laptop.waitForOutbox()
+            try await primary.sync()
+            _ = try await primarySteps.next(until: .enterCode)
+            await primarySteps.attempt.enter(code: codeN)
+            guard case .showCode(let codeP) = try await primarySteps.next(until: nil) else { throw Failure("no code on the primary") }
+            _ = try await primarySteps.next(until: .granted(laptop.deviceID))
+            await primary.waitForOutbox()
+            await newSteps.attempt.enter(code: codeP)
+            try await laptop.sync()
+            _ = try await newSteps.next(until: .linked)
+            await laptop.waitForOutbox()
+            try await primary.sync()
+            _ = try await primarySteps.next(until: .linked)
+        }
+
+        /// Carries the two devices' link messages back and forth (each posts what it queued, the
+        /// other reads it) until `log` holds an event `matches` accepts (at most 20 rounds).
+        static func pump(_ primary: Account, _ laptop: Account, until log: EventLog,
+                         _ matches: @escaping @Sendable (AccountEvent) -> Bool) async throws {
+            for _ in 0..<20 {
+                await primary.waitForOutbox()
+                try await laptop.sync()
+                if await log.all().contains(where: matches) { return }
+                await laptop.waitForOutbox()
+                try await primary.sync()
+            }
+            throw Failure("the event never came")
+        }
+
         @Test("a wrong code typed into the primary cancels both ends and grants nothing")
         func wrongCode() async throws {
             try await MessagingHarness.with { harness in

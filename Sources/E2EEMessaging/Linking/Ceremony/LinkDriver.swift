@@ -33,6 +33,8 @@ actor LinkDriver {
     /// When the primary's step opened, unix seconds of the server's dating (§10.11 step 2).
     private let openedAt: Int64
     private var ledger = GrantLedger()
+    /// Per transfer granted here, its channel (for the trust part that follows the keep).
+    private var transferChannels: [WireUUID: ChannelID] = [:]
     private var tasks: [Task<Void, Never>] = []
     private var finished = false
 
@@ -201,14 +203,19 @@ actor LinkDriver {
                                   transferChannelID: try WireUUID(text: transferChannel.rawValue))
         try await context.account.sendLinkMessage(.grant(grant), to: DeviceID(party.deviceID.text), in: context.devicesChannel)
         ledger.issued(to: party.deviceID, requestID: requestID, transferID: transferID, certificate: certificate, now: context.systemSeconds())
+        transferChannels[transferID] = transferChannel
     }
 
-    /// The new device takes the grant, then acknowledges it in the transfer channel.
+    /// The new device takes the grant, starts listening for the trust part, then acknowledges
+    /// the grant in the transfer channel.
     private func adopt(_ grant: LinkGrant, primary: WireUUID) async {
         do {
             try await context.issuer.adopt(grant, primary: primary)
             let transferChannel = ChannelID(grant.transferChannelID.text)
             _ = try? await context.account.refreshAllChannels()
+            await context.account.startTrustReceiving(from: DeviceID(primary.text), transferID: grant.transferID, channelID: transferChannel,
+                                                      userKey: grant.certificate.userKey.rawRepresentation,
+                                                      messages: context.account.linkMessages())
             try await context.account.sendLinkMessage(.ack(transferID: grant.transferID, nextIndex: 0), to: DeviceID(primary.text), in: transferChannel)
         } catch {
             show(.cancelled(.outOfOrder))
@@ -223,8 +230,12 @@ actor LinkDriver {
         for action in actions {
             switch action {
             case .keep(let device):
-                // Kept: the primary renews it from now on; on this end the link is done.
+                // Kept: the primary renews it from now on and sends it the trust part; on this end the link is done.
                 try? await context.issuer.keep(device)
+                if let grant = ledger.grants.last(where: { $0.device == device && $0.state == .confirmed }),
+                   let channel = transferChannels[grant.transferID] {
+                    await context.account.startTrustTransfer(to: DeviceID(device.text), transferID: grant.transferID, channelID: channel)
+                }
                 show(.linked)
             case .failed:
                 show(.cancelled(.expired))
