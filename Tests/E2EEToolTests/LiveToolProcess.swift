@@ -50,10 +50,13 @@ final class LiveToolProcess: Sendable {
     let arguments: [String]
     let output = Watched(Output())
     private let box: ProcessBox
+    /// Standard input, when the test types into the process (`typing`).
+    private let input: PipeBox?
 
-    /// Starts `e2ee-tool arguments…` in `directory` with `environment` (plus PATH).
+    /// Starts `e2ee-tool arguments…` in `directory` with `environment` (plus PATH); with
+    /// `typing`, its standard input is a pipe the test writes lines into (``type(_:)``).
     /// - Throws: ``ToolProcessError/executableMissing``, or what `Process.run()` throws.
-    init(_ arguments: [String], environment: [String: String], in directory: URL) throws {
+    init(_ arguments: [String], environment: [String: String], in directory: URL, typing: Bool = false) throws {
         guard let executable = ToolProcess.executableURL() else { throw ToolProcessError.executableMissing }
         self.arguments = arguments
         let process = Process()
@@ -61,7 +64,9 @@ final class LiveToolProcess: Sendable {
         process.arguments = arguments
         process.environment = environment.merging(["PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"]) { mine, _ in mine }
         process.currentDirectoryURL = directory
-        process.standardInput = FileHandle.nullDevice
+        let input = typing ? PipeBox(Pipe()) : nil
+        process.standardInput = input?.pipe ?? FileHandle.nullDevice
+        self.input = input
         let stdout = Pipe()
         let stderr = Pipe()
         process.standardOutput = stdout
@@ -109,6 +114,11 @@ final class LiveToolProcess: Sendable {
 
     /// The child's process id.
     var pid: Int32 { box.process.processIdentifier }
+
+    /// Types `line` and a newline into the process's standard input (started with `typing`).
+    func type(_ line: String) {
+        input?.pipe.fileHandleForWriting.write(Data((line + "\n").utf8))
+    }
 
     /// Waits until the output satisfies `condition`; false after `limit` (or when the process
     /// ended without it).

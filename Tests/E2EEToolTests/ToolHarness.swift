@@ -85,6 +85,11 @@ struct ToolHarness: Sendable {
         try LiveToolProcess(arguments, environment: environment(), in: directory)
     }
 
+    /// Like ``start(_:)``, with a standard input the test types into.
+    func startTyping(_ arguments: String...) throws -> LiveToolProcess {
+        try LiveToolProcess(arguments, environment: environment(), in: directory, typing: true)
+    }
+
     /// Opens the account in a store the tool made, in the test process (a sender that posts
     /// many messages without a process launch each); ``InProcessAccount/close()`` ends it.
     func openInProcess(_ user: ToolUser) async throws -> InProcessAccount {

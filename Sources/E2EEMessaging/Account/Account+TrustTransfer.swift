@@ -34,6 +34,7 @@ extension Account {
             for plaintext in sender.acknowledged(next) { try? await sendLinkMessage(plaintext, to: device, in: channelID) }
             if sender.isComplete(next) {
                 try? await api.deleteChannel(id: channelID)
+                broadcaster.publish(.linking(.trustSent(to: device)))
                 return
             }
         }
@@ -42,6 +43,7 @@ extension Account {
     private func receiveTrust(from primary: DeviceID, transferID: WireUUID, channelID: ChannelID, userKey: [UInt8],
                               messages: AsyncStream<OpenedLinkMessage>) async {
         var receiver = TrustTransferReceiver(transferID: transferID)
+        var report: TrustImportReport?
         for await message in messages {
             guard message.channel == .transfer, message.channelID == channelID, message.senderDeviceID == primary else { continue }
             switch receiver.receive(message.plaintext) {
@@ -51,17 +53,20 @@ extension Account {
                 try? await sendLinkMessage(.ack(transferID: transferID, nextIndex: next), to: primary, in: channelID)
             case .importTrust(let records, let next):
                 do {
-                    let report = try await store.importTrust(records, from: primary.rawValue, ownUserKey: userKey, now: configuration.userKeyClock())
+                    report = try await store.importTrust(records, from: primary.rawValue, ownUserKey: userKey, now: configuration.userKeyClock())
                     await directory.invalidate()
-                    broadcaster.publish(.linking(.trustTransferred(applied: report.applied, conflicts: report.conflicts.count,
-                                                                   skipped: report.skipped.count)))
                 } catch {
                     broadcaster.publish(.linking(.transferFailed(reason: "the import did not commit")))
                     return
                 }
                 try? await sendLinkMessage(.ack(transferID: transferID, nextIndex: next), to: primary, in: channelID)
             case .done(let next):
+                // Reported once the last acknowledgement is queued: an app (or the tool) that
+                // stops at the news still sends it.
                 try? await sendLinkMessage(.ack(transferID: transferID, nextIndex: next), to: primary, in: channelID)
+                let imported = report ?? TrustImportReport()
+                broadcaster.publish(.linking(.trustTransferred(applied: imported.applied, conflicts: imported.conflicts.count,
+                                                               skipped: imported.skipped.count)))
                 return
             case .failed(let reason):
                 broadcaster.publish(.linking(.transferFailed(reason: reason)))

@@ -22,4 +22,7 @@ public enum LinkEvent: Sendable, Equatable {
     /// A transfer failed on this device (counts, digest or order did not hold): nothing of its
     /// phase was imported; the user asks the primary again.
     case transferFailed(reason: String)
+    /// The primary sent the trust part of a transfer to `deviceID`, which acknowledged all of
+    /// it; the transfer channel is deleted.
+    case trustSent(to: DeviceID)
 }

@@ -5,7 +5,7 @@ import Foundation
 /// prints it: a line, or with `--json` one object (`{"event":"issuing_stopped","reason":"restoredFile"}`).
 struct LinkNotice: Encodable, Equatable {
     /// `certificate_renewed`, `certificate_expiring`, `issuing_stopped`, `renewal_held_by_clock`,
-    /// `trust_transferred` or `transfer_failed`.
+    /// `trust_transferred`, `transfer_failed` or `trust_sent`.
     let event: String
     /// ISO 8601, for the certificate events.
     let notAfter: String?
@@ -25,6 +25,7 @@ struct LinkNotice: Encodable, Equatable {
         case .trustTransferred(let applied, let conflicts, let skipped):
             (self.event, notAfter, reason) = ("trust_transferred", nil, "\(applied) applied, \(conflicts) conflicts, \(skipped) skipped")
         case .transferFailed(let why): (self.event, notAfter, reason) = ("transfer_failed", nil, why)
+        case .trustSent(let device): (self.event, notAfter, reason) = ("trust_sent", nil, device.rawValue)
         }
     }
 
@@ -35,6 +36,7 @@ struct LinkNotice: Encodable, Equatable {
         case "certificate_expiring": "* WARNING: this device's certificate ends \(notAfter ?? "?") and was not renewed"
         case "issuing_stopped": "* WARNING: this primary stopped issuing certificates (\(reason ?? "?")): reset the user key"
         case "trust_transferred": "* this device took its primary's trust decisions (\(reason ?? "?"))"
+        case "trust_sent": "* this primary sent its trust decisions to \(reason ?? "?")"
         case "transfer_failed": "* WARNING: the transfer from the primary failed (\(reason ?? "?")): link again from the primary"
         default: "* WARNING: a certificate renewal is due but the clock went back or is suspect (check it, then clock confirm)"
         }

@@ -31,6 +31,9 @@ public enum ToolExitCode: Int32, CaseIterable, Sendable, Codable {
     /// `send`: the server could not be reached; the message is queued in the outbox and goes
     /// out with a later `send`, `history` or `listen` on the same store (docs/spec/sync.md "Outbox").
     case queued = 13
+    /// `link start|accept`: the link was cancelled (a wrong code, a refusal, a second request,
+    /// ten minutes without progress) or its transfer failed; start again on both devices.
+    case linkFailed = 14
     /// `user-key …`: only the primary device of the user key can do this, and this device is
     /// not it.
     case notPrimary = 15
@@ -55,6 +58,7 @@ public enum ToolExitCode: Int32, CaseIterable, Sendable, Codable {
         case .timedOut: "timed_out"
         case .recipientsHeld: "recipients_held"
         case .queued: "queued"
+        case .linkFailed: "link_failed"
         case .notPrimary: "not_primary"
         case .userKeyUnresolved: "user_key_unresolved"
         }
@@ -76,6 +80,7 @@ public enum ToolExitCode: Int32, CaseIterable, Sendable, Codable {
         case .timedOut: "listen --count: the timeout passed before that many messages arrived"
         case .recipientsHeld: "send: every recipient device is held (approve one with devices approve); nothing was sent"
         case .queued: "send: the message is queued (server unreachable), it will go out later"
+        case .linkFailed: "link: the link was cancelled or its transfer failed; start again on both devices"
         case .notPrimary: "user-key: only the primary device of the user key can do this"
         case .userKeyUnresolved: "send: a user's key is unresolved (conflicted, no verified device, change pending): see user-key show"
         }

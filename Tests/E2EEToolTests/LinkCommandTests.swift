@@ -1,0 +1,83 @@
+import Foundation
+import Testing
+
+extension ToolTests {
+    /// The walk-through of docs/e2ee-tool.md "Linking a laptop" with two real tool processes:
+    /// Bob registers with a user key, runs `link accept` on his phone and `link start` on a new
+    /// login; the test types each process's printed code into the other (docs/spec/protocol.md §10.11).
+    @Suite("link")
+    struct LinkCommandTests {
+        @Test("register --user-key, link accept and link start typing each other's codes: the laptop is linked and takes the phone's trust")
+        func walkThrough() async throws {
+            try await ToolHarness.with { harness in
+                let phoneStore = harness.storePath("bob-phone")
+                let register = try await harness.tool("account", "register", "--server", harness.server.baseURL, "--username", "bob",
+                                                      "--store", phoneStore, "--kdf", "interactive", "--user-key")
+                #expect(register.status == 0, "\(register.summary)")
+                #expect(try await harness.tool("keys", "bootstrap", "--store", phoneStore).status == 0)
+                let laptop = try await Self.login(harness, "bob", store: "bob-laptop")
+
+                let phone = try harness.startTyping("link", "accept", "--store", phoneStore, "--timeout", "120")
+                #expect(await phone.wait { $0.stderr.contains("waiting for a request") }, "\(phone.output.value.summary)")
+                let newDevice = try harness.startTyping("link", "start", "--store", laptop.store, "--timeout", "120")
+                let laptopCode = try #require(await Self.code(printedBy: newDevice), "\(newDevice.output.value.summary)")
+                #expect(await phone.wait { $0.stderr.contains("type the code your other device shows") }, "\(phone.output.value.summary)")
+                phone.type(laptopCode)
+                let phoneCode = try #require(await Self.code(printedBy: phone), "\(phone.output.value.summary)")
+                #expect(phoneCode != laptopCode)
+                newDevice.type(phoneCode)
+
+                let laptopEnd = await newDevice.finish(limit: .seconds(90))
+                let phoneEnd = await phone.finish(limit: .seconds(90))
+                #expect(laptopEnd.exit?.status == 0, "\(laptopEnd.summary)")
+                #expect(phoneEnd.exit?.status == 0, "\(phoneEnd.summary)")
+                #expect(laptopEnd.stderr.contains("took ") && laptopEnd.stderr.contains("trust decisions"), "\(laptopEnd.summary)")
+
+                let status = try await harness.tool("link", "status", "--store", laptop.store, "--json")
+                #expect(status.status == 0, "\(status.summary)")
+                #expect(try status.json()["role"] as? String == "linked", "\(status.summary)")
+            }
+        }
+
+        @Test("a wrong code typed into the primary: both ends exit 14 (link_failed)")
+        func wrongCode() async throws {
+            try await ToolHarness.with { harness in
+                let phoneStore = harness.storePath("bob-phone")
+                let register = try await harness.tool("account", "register", "--server", harness.server.baseURL, "--username", "bob",
+                                                      "--store", phoneStore, "--kdf", "interactive", "--user-key")
+                #expect(register.status == 0, "\(register.summary)")
+                #expect(try await harness.tool("keys", "bootstrap", "--store", phoneStore).status == 0)
+                let laptop = try await Self.login(harness, "bob", store: "bob-laptop")
+                let phone = try harness.startTyping("link", "accept", "--store", phoneStore, "--timeout", "120")
+                #expect(await phone.wait { $0.stderr.contains("waiting for a request") })
+                let newDevice = try harness.startTyping("link", "start", "--store", laptop.store, "--timeout", "120")
+                let laptopCode = try #require(await Self.code(printedBy: newDevice), "\(newDevice.output.value.summary)")
+                #expect(await phone.wait { $0.stderr.contains("type the code your other device shows") })
+                phone.type(laptopCode == "000000" ? "000001" : "000000")
+                let phoneEnd = await phone.finish(limit: .seconds(60))
+                let laptopEnd = await newDevice.finish(limit: .seconds(60))
+                #expect(phoneEnd.exit?.status == 14, "\(phoneEnd.summary)")
+                #expect(laptopEnd.exit?.status == 14, "\(laptopEnd.summary)")
+            }
+        }
+
+        /// The six-digit code a `link` process printed (`code: 123456`).
+        static func code(printedBy process: LiveToolProcess) async -> String? {
+            _ = await process.wait(limit: .seconds(60)) { output in output.lines.contains { $0.hasPrefix("code: ") } }
+            return process.output.value.lines.first { $0.hasPrefix("code: ") }.map { String($0.dropFirst("code: ".count)) }
+        }
+
+        /// Logs `username` in through the tool into a new store, with keys.
+        static func login(_ harness: ToolHarness, _ username: String, store name: String) async throws -> ToolUser {
+            let store = harness.storePath(name)
+            let run = try await harness.tool("account", "login", "--server", harness.server.baseURL, "--username", username,
+                                             "--store", store, "--kdf", "interactive", "--json")
+            guard run.status == 0 else { throw HarnessError.toolFailed(run.summary) }
+            let keys = try await harness.tool("keys", "bootstrap", "--store", store)
+            guard keys.status == 0 else { throw HarnessError.toolFailed(keys.summary) }
+            let json = try run.json()
+            return ToolUser(username: username, userID: try #require(json["user_id"] as? String),
+                            deviceID: try #require(json["device_id"] as? String), store: store)
+        }
+    }
+}
