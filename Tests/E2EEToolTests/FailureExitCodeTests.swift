@@ -135,7 +135,7 @@ extension ToolTests {
                 #expect(codes.status == 0)
                 let list = try #require(try JSONSerialization.jsonObject(with: Data(codes.stdout.utf8)) as? [[String: Any]])
                 let numbers = list.compactMap { $0["code"] as? Int }
-                #expect(numbers == Array(0...6) + Array(8...16), "7 is retired; 17 belongs to the own user rule of text 1.3 (linking_required, not built yet)")
+                #expect(numbers == Array(0...6) + Array(8...17), "7 is retired and not reused")
                 let help = try await ToolProcess.run(["help", "exit-codes"], environment: [:], in: harness.directory)
                 #expect(help.status == 0)
                 #expect(help.stdout.contains("wrong_passphrase"), "\(help.summary)")

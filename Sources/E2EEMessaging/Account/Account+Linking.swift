@@ -39,6 +39,35 @@ extension Account {
         return await runLink(.newDevice(attempt), first: first, channel: channel, openedAt: now)
     }
 
+    /// At login (docs/spec/protocol.md §10.7 for our own user): when our own listing shows a
+    /// current certificate of our user that verifies on another device, this login is
+    /// unlinked — whatever its linking mode — until a grant links it. Best effort: a listing
+    /// that cannot be read leaves the device as it is.
+    func noticeLinkingAtLogin() async {
+        let store = self.store
+        do {
+            guard try await store.read({ db in try store.ownUserKeyStore.load(db) }) == nil else { return }
+        } catch {
+            return
+        }
+        guard let own = try? await directory.devices(of: userID, refresh: true) else { return }
+        let now = configuration.userKeyClock()
+        let certified = own.contains { device in
+            device.deviceID != deviceID && (device.verifiedCertificate.map { Int64($0.notAfter) + UserKeyClock.expiryGrace >= now } ?? false)
+        }
+        guard certified else { return }
+        let record = OwnUserKeyRecord(role: .unlinked, userKey: nil, primaryDeviceID: nil, certificate: nil, fileID: nil, epoch: 0,
+                                      logCount: 0, trustCounter: 0, createdAt: now)
+        try? await store.write { db in try store.ownUserKeyStore.store(record, db) }
+    }
+
+    /// Throws ``MessagingError/linkingRequired`` on a login that must be linked before it sends
+    /// (§10.7): nothing is queued, not even a draft.
+    func requireLinked() async throws {
+        let store = self.store
+        if try await store.read({ db in try store.ownUserKeyStore.load(db)?.role }) == .unlinked { throw MessagingError.linkingRequired }
+    }
+
     private func devicesChannelOrFail(create: Bool) async throws -> ChannelID {
         guard let channel = try await devicesChannel(create: create) else { throw MessagingError.noPrimaryListed }
         return channel

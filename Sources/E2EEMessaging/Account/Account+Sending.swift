@@ -116,6 +116,7 @@ extension Account {
     func queueReporting(payload: SecretBytes, channelID: ChannelID, kind: OutboxKind, target: String?) async throws -> SendReport {
         let channel = try await channelDirectory.channel(id: channelID)
         try await requireAccepted(channel.id)
+        try await requireLinked()
         let localID = UUID().uuidString.lowercased()
         let entry: OutboxMessage
         let changes: RecipientChanges

@@ -79,13 +79,18 @@ public actor Account {
         return account
     }
 
-    /// Logs in (a new device of an existing user) and opens its account over `store`.
+    /// Logs in (a new device of an existing user) and opens its account over `store`. When our
+    /// own listing shows a current certificate of our user on another device, this login is
+    /// *unlinked* (docs/spec/protocol.md §10.7): it sends nothing but link messages until it is
+    /// linked (``startLinking()``; sends fail with ``MessagingError/linkingRequired``).
     /// - Throws: as ``register(username:password:deviceName:server:store:configuration:)``.
     public static func login(username: String, password: String, deviceName: String, server: any ChatServerAPI, store: KeyStore,
                              configuration: AccountConfiguration = AccountConfiguration()) async throws -> Account {
         try await requireFreshStore(store)
         let tokens = try await server.login(username: username, password: password, deviceName: deviceName)
-        return try await make(userID: tokens.userID, deviceID: tokens.deviceID, server: server, store: store, configuration: configuration)
+        let account = try await make(userID: tokens.userID, deviceID: tokens.deviceID, server: server, store: store, configuration: configuration)
+        await account.noticeLinkingAtLogin()
+        return account
     }
 
     /// Opens the account already in `store` (after a restart); `server` must use the tokens

@@ -66,6 +66,8 @@ extension MessagingError: LocalizedError {
             "This device's clock went back or disagrees with the server's: check it, then confirm it, before any certificate is issued."
         case .noPrimaryListed:
             "No other device of yours lists a current certificate: open your primary device, or create a user key first."
+        case .linkingRequired:
+            "This device must be linked to your primary before it can send (link it with the two codes)."
         }
     }
 }

@@ -84,4 +84,8 @@ public enum MessagingError: Error, Sendable, Equatable {
     /// request (docs/spec/protocol.md §10.11 step 1): the primary must come online, or the
     /// account has no user key.
     case noPrimaryListed
+    /// This device is a login of an account with a user key that is not linked yet
+    /// (docs/spec/protocol.md §10.7 for our own user): it sends nothing but link messages until
+    /// it is linked (``Account/startLinking()``).
+    case linkingRequired
 }

@@ -1,5 +1,5 @@
 import E2EECrypto
-import E2EEKeyStore
+@_spi(StoreInternals) import E2EEKeyStore
 import Foundation
 
 /// Turns a payload into outbox entries (docs/spec/protocol.md §4, §5; docs/spec/sync.md "Outbox"): asks
@@ -43,11 +43,13 @@ struct OutgoingComposer: Sendable {
 
     /// Encrypts and queues `request` in `channel` for the recipients ``RecipientGate`` approves
     /// (docs/spec/protocol.md §5); returns the queued entry and what the gate surfaced.
-    /// - Throws: ``MessagingError`` (unsupported channel, no recipients, every recipient held,
+    /// - Throws: ``MessagingError`` (``MessagingError/linkingRequired`` on a login not linked yet, unsupported channel, no recipients, every recipient held,
     ///   participants unknown, unreadable device list, encryption failed), ``ServerError`` from
     ///   reading members and bundles, key store errors.
     func queueReporting(_ request: Request, in channel: ChatChannel) async throws -> (entry: OutboxMessage, changes: RecipientChanges) {
         guard let encryption = channel.encryption else { throw MessagingError.unsupportedChannel(channel.id.rawValue) }
+        // A login of an account with a key sends nothing but link messages until it is linked (§10.7).
+        if try await store.read({ [store] db in try store.ownUserKeyStore.load(db)?.role }) == .unlinked { throw MessagingError.linkingRequired }
         let (plan, recipients) = try await gate.plan(for: channel, refreshMembers: false)
         if recipients.isEmpty, !plan.changes.held.isEmpty {
             throw MessagingError.allRecipientsHeld(channelID: channel.id, changes: plan.changes)

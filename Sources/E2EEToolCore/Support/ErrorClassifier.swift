@@ -86,6 +86,8 @@ public enum ErrorClassifier {
             return ToolError(.failure, "this device's clock went back or disagrees with the server's: check it, then clock confirm; nothing was issued")
         case .noPrimaryListed:
             return ToolError(.failure, "no other device of this user lists a current certificate: open the primary, or create a user key first")
+        case .linkingRequired:
+            return ToolError(.linkingRequired, "this device must be linked to the primary before it sends: run link start here and link accept on the primary")
         }
     }
 

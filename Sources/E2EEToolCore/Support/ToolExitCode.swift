@@ -41,6 +41,9 @@ public enum ToolExitCode: Int32, CaseIterable, Sendable, Codable {
     /// verified device, or a key change awaiting acceptance (`user-key show`); in a DM nothing
     /// was posted and the message stays in the outbox as failed.
     case userKeyUnresolved = 16
+    /// `send` and every other sending command: this device is a login of an account with a user
+    /// key and is not linked yet; nothing was sent (`link start`).
+    case linkingRequired = 17
 
     /// A short stable name (used in JSON output).
     public var name: String {
@@ -61,6 +64,7 @@ public enum ToolExitCode: Int32, CaseIterable, Sendable, Codable {
         case .linkFailed: "link_failed"
         case .notPrimary: "not_primary"
         case .userKeyUnresolved: "user_key_unresolved"
+        case .linkingRequired: "linking_required"
         }
     }
 
@@ -83,6 +87,7 @@ public enum ToolExitCode: Int32, CaseIterable, Sendable, Codable {
         case .linkFailed: "link: the link was cancelled or its transfer failed; start again on both devices"
         case .notPrimary: "user-key: only the primary device of the user key can do this"
         case .userKeyUnresolved: "send: a user's key is unresolved (conflicted, no verified device, change pending): see user-key show"
+        case .linkingRequired: "send: this device must be linked to the primary first (link start)"
         }
     }
 

@@ -218,3 +218,40 @@ private struct Failure: Error, CustomStringConvertible {
     let description: String
     init(_ description: String) { self.description = description }
 }
+
+extension IntegrationTests.LinkCeremonyIntegrationTests {
+    @Test("K32: a login of an account with a key, linking off, sends nothing (linkingRequired) until it is linked; then it sends")
+    func loginMustLink() async throws {
+        try await MessagingHarness.with { harness in
+            let scene = try await OwnUserKeyScene.make(harness)
+            defer { scene.cleanUp() }
+            let laptop = try await harness.login("bob", configuration: MessagingHarness.recipientConfiguration)
+            #expect(try await laptop.ownUserKey().role == .unlinked)
+            _ = try await laptop.refreshChannels()
+            #expect(try await laptop.openDirectMessage(with: scene.alice.userID).id == scene.dm.id)
+            let reader = try await harness.reader(of: scene.alice)
+            let before = try await harness.serverMessages(scene.dm.id, as: reader).count
+            await #expect(throws: MessagingError.linkingRequired) { _ = try await laptop.send(text: "not linked yet", to: scene.dm.id) }
+            await laptop.waitForOutbox()
+            #expect(try await harness.serverMessages(scene.dm.id, as: reader).count == before, "an unlinked login posted")
+
+            try await IntegrationTests.LinkCeremonyIntegrationTests.link(laptop, to: scene.bob)
+            let sent = try await KeyedContact.send("linked now", from: laptop, to: scene.dm.id, harness: harness)
+            #expect(sent.recipients?.contains(scene.alice.deviceID) == true)
+            await laptop.shutdown()
+            await scene.bob.shutdown()
+            await scene.alice.shutdown()
+        }
+    }
+
+    @Test("a login of an account without a key sends as before")
+    func loginWithoutKey() async throws {
+        try await MessagingHarness.with { harness in
+            let carol = try await harness.register("carol")
+            let laptop = try await harness.login("carol")
+            #expect(try await laptop.ownUserKey().role == .noKey)
+            await carol.shutdown()
+            await laptop.shutdown()
+        }
+    }
+}
