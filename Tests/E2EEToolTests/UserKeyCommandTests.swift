@@ -208,13 +208,15 @@ extension ToolTests {
         func clockConfirm() async throws {
             try await ToolHarness.with { harness in
                 let (alice, bob, dm) = try await harness.pair()
+                // Bob's new laptop logs in before his phone carries a certificate (a login after it
+                // would be unlinked on its own side, §10.7, and send nothing).
+                let laptop = try await Self.login(harness, "bob", store: "bob-laptop")
                 try await Self.certify(bob, under: Ed25519.PrivateKey(), notAfter: Self.notAfter(days: 1), harness: harness)
                 #expect(try await Self.linked(harness, alice, bob, offset: 0) == true)
                 #expect(try await Self.linked(harness, alice, bob, offset: 3 * 86_400) == false, "three days on, the certificate has expired")
 
                 // Back to the real clock. A first message from a device Alice never saw (Bob's new laptop)
                 // makes the listening device read Bob's listing (§2.9), and it reports the clock.
-                let laptop = try await Self.login(harness, "bob", store: "bob-laptop")
                 let accepted = try await harness.tool("channels", "dm", alice.userID, "--store", laptop.store)
                 #expect(accepted.status == 0, "\(accepted.summary)")
                 let listen = try harness.start("listen", "--json", "--store", alice.store)

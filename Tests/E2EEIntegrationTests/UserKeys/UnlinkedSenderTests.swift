@@ -23,6 +23,9 @@ extension IntegrationTests {
                 let alice = try await harness.register("alice")
                 let phone = try await harness.register("bob")
                 let laptop = try await harness.login("bob")
+                // A third login of Bob's, made before his devices carry certificates (a login after
+                // them would be unlinked on its own side, §10.7, and send nothing).
+                let stranger = try await harness.login("bob")
                 let userKey = Ed25519.PrivateKey()
                 for device in [phone, laptop] { try await device.debugPublishCertificate(try Self.certificate(device, under: userKey).bytes) }
                 let dm = try await alice.openDirectMessage(with: phone.userID)
@@ -31,8 +34,7 @@ extension IntegrationTests {
                 #expect(try await alice.userKey(of: phone.userID).state == .pinned)
                 #expect(Set(try await alice.linkedDevices(of: phone.userID)) == [phone.deviceID, laptop.deviceID])
 
-                // A third login of Bob, not certified: the server lists it, Bob's key does not link it.
-                let stranger = try await harness.login("bob")
+                // The third login of Bob, not certified: the server lists it, Bob's key does not link it.
                 try await harness.accept(dm, on: [stranger], between: (alice.userID, phone.userID))
                 try await stranger.send(text: "from the unlinked login", to: dm.id)
                 await stranger.waitForOutbox()
