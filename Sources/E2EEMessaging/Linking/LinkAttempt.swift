@@ -13,12 +13,12 @@ public final class LinkAttempt: Sendable {
     }
 
     /// The code the other device shows, typed by the user (six digits). A wrong code ends the
-    /// attempt on both devices (``LinkCancelReason/codeMismatch``).
+    /// attempt on both devices (`LinkCancelReason.codeMismatch`).
     public func enter(code: String) async {
         await driver.userEntered(code: code)
     }
 
-    /// Ends the attempt on both devices (``LinkCancelReason/refusedByUser``).
+    /// Ends the attempt on both devices (`LinkCancelReason.refusedByUser`).
     public func cancel() async {
         await driver.userCancelled()
     }
