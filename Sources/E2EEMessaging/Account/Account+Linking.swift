@@ -29,9 +29,7 @@ extension Account {
     ///   ``ServerError``, key store errors.
     public func startLinking() async throws -> LinkAttempt {
         let now = configuration.userKeyClock()
-        let own = try await directory.devices(of: userID, refresh: true).filter { device in
-            device.deviceID != deviceID && (device.verifiedCertificate.map { Int64($0.notAfter) + UserKeyClock.expiryGrace >= now } ?? false)
-        }
+        let own = try await otherCertifiedOwnDevices()
         guard !own.isEmpty else { throw MessagingError.noPrimaryListed }
         let channel = try await devicesChannelOrFail(create: true)
         let me = try linkSelf()
@@ -50,22 +48,22 @@ extension Account {
         } catch {
             return
         }
-        guard let own = try? await directory.devices(of: userID, refresh: true) else { return }
+        guard let certified = try? await otherCertifiedOwnDevices(), !certified.isEmpty else { return }
         let now = configuration.userKeyClock()
-        let certified = own.contains { device in
-            device.deviceID != deviceID && (device.verifiedCertificate.map { Int64($0.notAfter) + UserKeyClock.expiryGrace >= now } ?? false)
-        }
-        guard certified else { return }
         let record = OwnUserKeyRecord(role: .unlinked, userKey: nil, primaryDeviceID: nil, certificate: nil, fileID: nil, epoch: 0,
                                       logCount: 0, trustCounter: 0, createdAt: now)
         try? await store.write { db in try store.ownUserKeyStore.store(record, db) }
     }
 
-    /// Throws ``MessagingError/linkingRequired`` on a login that must be linked before it sends
-    /// (§10.7): nothing is queued, not even a draft.
-    func requireLinked() async throws {
-        let store = self.store
-        if try await store.read({ db in try store.ownUserKeyStore.load(db)?.role }) == .unlinked { throw MessagingError.linkingRequired }
+    /// The other devices of our user whose listed certificate verifies for them and is current on
+    /// this device's clock (§10.4's ten minutes of grace), read afresh: who can answer a link
+    /// request, and what makes a login unlinked.
+    /// - Throws: ``ServerError``.
+    private func otherCertifiedOwnDevices() async throws -> [RemoteDevice] {
+        let now = configuration.userKeyClock()
+        return try await directory.devices(of: userID, refresh: true).filter { device in
+            device.deviceID != deviceID && (device.verifiedCertificate.map { LinkDriver.isCurrent(notAfter: $0.notAfter, now: now) } ?? false)
+        }
     }
 
     private func devicesChannelOrFail(create: Bool) async throws -> ChannelID {

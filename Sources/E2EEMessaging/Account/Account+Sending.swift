@@ -116,7 +116,8 @@ extension Account {
     func queueReporting(payload: SecretBytes, channelID: ChannelID, kind: OutboxKind, target: String?) async throws -> SendReport {
         let channel = try await channelDirectory.channel(id: channelID)
         try await requireAccepted(channel.id)
-        try await requireLinked()
+        // A login that must link queues nothing, not even a draft (§10.24).
+        try await store.requireLinked()
         let localID = UUID().uuidString.lowercased()
         let entry: OutboxMessage
         let changes: RecipientChanges

@@ -1,5 +1,5 @@
 import E2EECrypto
-@_spi(StoreInternals) import E2EEKeyStore
+import E2EEKeyStore
 import Foundation
 
 /// Turns a payload into outbox entries (docs/spec/protocol.md §4, §5; docs/spec/sync.md "Outbox"): asks
@@ -48,8 +48,8 @@ struct OutgoingComposer: Sendable {
     ///   reading members and bundles, key store errors.
     func queueReporting(_ request: Request, in channel: ChatChannel) async throws -> (entry: OutboxMessage, changes: RecipientChanges) {
         guard let encryption = channel.encryption else { throw MessagingError.unsupportedChannel(channel.id.rawValue) }
-        // A login of an account with a key sends nothing but link messages until it is linked (§10.7).
-        if try await store.read({ [store] db in try store.ownUserKeyStore.load(db)?.role }) == .unlinked { throw MessagingError.linkingRequired }
+        // A login of an account with a key sends nothing but link messages until it is linked (§10.24).
+        try await store.requireLinked()
         let (plan, recipients) = try await gate.plan(for: channel, refreshMembers: false)
         if recipients.isEmpty, !plan.changes.held.isEmpty {
             throw MessagingError.allRecipientsHeld(channelID: channel.id, changes: plan.changes)

@@ -71,6 +71,12 @@ actor LinkDriver {
 
     var isFinished: Bool { finished }
 
+    /// Whether a certificate ending at `notAfter` is current at `now` for linking: on this
+    /// device's clock, with §10.4's ten minutes of grace.
+    static func isCurrent(notAfter: UInt32, now: Int64) -> Bool {
+        Int64(notAfter) + UserKeyClock.expiryGrace >= now
+    }
+
     func userEntered(code: String) async { await handle(.code(code)) }
 
     func userCancelled() async { await handle(.cancel) }
@@ -135,7 +141,7 @@ actor LinkDriver {
                 guard let identity = await pinnedIdentity(of: message.senderDeviceID) else { return }
                 input = .accept(from: LinkParty(deviceID: sender, identity: identity), requestID: requestID, nonce: nonce)
             case .grant(let grant):
-                let current = Int64(grant.certificate.notAfter) > context.systemSeconds()
+                let current = Self.isCurrent(notAfter: grant.certificate.notAfter, now: context.systemSeconds())
                 input = .grant(from: sender, grant, current: current)
             case .cancel(let id, let reason): input = .cancel(from: sender, id: id, reason: reason)
             default: return
