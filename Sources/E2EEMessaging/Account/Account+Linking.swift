@@ -98,3 +98,19 @@ extension WireUUID {
         return id
     }
 }
+
+extension Account {
+    /// On the primary, once a device it linked is kept (§10.11 step 6): the user linked it with
+    /// two typed codes, which is their confirmation that it is theirs — it is a known, confirmed
+    /// own device from now on, approved wherever a channel held it, so our own messages reach it
+    /// with no further question.
+    func trustLinkedOwnDevice(_ deviceID: DeviceID) async {
+        let store = self.store, user = userID.rawValue, device = deviceID.rawValue, time = configuration.now()
+        try? await store.write { db in
+            try store.recipientStore.storeKnownDevices([(userID: user, deviceID: device)], at: time, db)
+            _ = try store.recipientStore.confirmKnownDevices([device], db)
+            _ = try store.recipientStore.approveDevice(device, at: time, decidedAt: time.milliseconds, db)
+        }
+        broadcaster.recipientStandings.signal()
+    }
+}

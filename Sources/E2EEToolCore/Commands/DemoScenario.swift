@@ -3,12 +3,14 @@ import E2EECrypto
 import E2EEKeyStore
 import E2EEMessaging
 import E2EETransport
+import Foundation
 import Logging
 
-/// The demo's script against a running server: alice and bob, a phone and a laptop each, all
-/// with in-memory stores and real HTTP clients; a DM and a group, messages sent from several
-/// devices, then what the server holds and who each envelope is addressed to, and what every
-/// device reads once it caught up.
+/// The demo's script against a running server: alice and bob, a phone and a laptop each, with
+/// real HTTP clients; each phone registers with a user key and links its user's laptop with two
+/// typed codes (protocol text 1.3) — no one approves any device; a DM and a group, messages sent
+/// from several devices, then what the server holds and who each envelope is addressed to, and
+/// what every device reads once it caught up.
 struct DemoScenario {
     let baseURL: String
     /// The HTTP client of every demo device.
@@ -24,14 +26,32 @@ struct DemoScenario {
     }
 
     func run() async throws -> DemoReport {
-        console.progress("registering alice and bob, then a second device for each…")
-        let alicePhone = try await device("alice", "phone", registering: true)
-        let bobPhone = try await device("bob", "phone", registering: true)
-        let aliceLaptop = try await device("alice", "laptop", registering: false)
-        let bobLaptop = try await device("bob", "laptop", registering: false)
-        let devices = [alicePhone, aliceLaptop, bobPhone, bobLaptop]
+        // The phones hold their users' keys in primary files, which live beside an on-disk store.
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("e2ee-demo-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        console.progress("registering alice and bob on their phones, each with a user key…")
+        let alicePhone = try await device("alice", "phone", registering: true, keyDirectory: directory)
+        let bobPhone = try await device("bob", "phone", registering: true, keyDirectory: directory)
+        var devices = [alicePhone, bobPhone]
         do {
+            for phone in [alicePhone, bobPhone] { _ = try await phone.account.bootstrapKeys() }
+            console.progress("logging in a laptop for each; it must be linked before it can send…")
+            let aliceLaptop = try await device("alice", "laptop", registering: false)
+            let bobLaptop = try await device("bob", "laptop", registering: false)
+            devices = [alicePhone, aliceLaptop, bobPhone, bobLaptop]
+            for laptop in [aliceLaptop, bobLaptop] { _ = try await laptop.account.bootstrapKeys() }
+            for (laptop, phone) in [(aliceLaptop, alicePhone), (bobLaptop, bobPhone)] {
+                let user = laptop.label.split(separator: "/").first.map(String.init) ?? laptop.label
+                console.progress("\(user): linking the laptop to the phone with two codes…")
+                _ = try await DemoLinking.link(laptop.account, to: phone.account, console: console, label: user)
+            }
             let report = try await converse(alicePhone: alicePhone, aliceLaptop: aliceLaptop, bobPhone: bobPhone, bobLaptop: bobLaptop)
+            var held = 0
+            for device in devices { held += try await device.account.heldDevices().count }
+            console.progress(held == 0
+                ? "no device waited for anyone's approval: each laptop was linked with two codes, and contacts took it from its user's key"
+                : "\(held) devices wait for an approval")
             for device in devices { await device.account.shutdown() }
             return report
         } catch {
@@ -42,10 +62,6 @@ struct DemoScenario {
 
     private func converse(alicePhone: Device, aliceLaptop: Device, bobPhone: Device, bobLaptop: Device) async throws -> DemoReport {
         let devices = [alicePhone, aliceLaptop, bobPhone, bobLaptop]
-        for device in devices {
-            console.progress("bootstrapping keys on \(device.label)…")
-            _ = try await device.account.bootstrapKeys()
-        }
         let labels = Dictionary(uniqueKeysWithValues: devices.map { ($0.account.deviceID.rawValue, $0.label) })
 
         console.progress("alice/phone opens a DM with bob and sends…")
@@ -84,13 +100,23 @@ struct DemoScenario {
                           problems: DemoReading.problems(in: reading, sent: sent.map { ($0.channelID, $0.text) }))
     }
 
-    private func device(_ username: String, _ name: String, registering: Bool) async throws -> Device {
-        let store = try KeyStore.inMemory()
+    /// A demo device: a phone registers with a user key (its store on disk in `keyDirectory`,
+    /// where its primary file goes); a laptop logs in with an in-memory store.
+    private func device(_ username: String, _ name: String, registering: Bool, keyDirectory: URL? = nil) async throws -> Device {
+        let store = try keyDirectory.map { try KeyStore.open(at: $0.appendingPathComponent("\(username)-\(name).sqlite"), key: .random()) }
+            ?? KeyStore.inMemory()
         let server = HTTPChatServer(baseURL: baseURL, session: AuthSession(keyStore: store, serverURL: baseURL), client: client)
         let password = "demo-password-\(username)"
+        var configuration = AccountConfiguration()
+        if keyDirectory != nil {
+            configuration.linking = .on
+            configuration.primaryFileKeychain = DemoLinking.Keychain()
+        }
         let account = registering
-            ? try await Account.register(username: username, password: password, deviceName: name, server: server, store: store)
-            : try await Account.login(username: username, password: password, deviceName: name, server: server, store: store)
+            ? try await Account.register(username: username, password: password, deviceName: name, server: server, store: store,
+                                         configuration: configuration)
+            : try await Account.login(username: username, password: password, deviceName: name, server: server, store: store,
+                                      configuration: configuration)
         logger.debug("device ready", metadata: ["label": "\(username)/\(name)", "device": "\(account.deviceID)"])
         return Device(label: "\(username)/\(name)", account: account, store: store)
     }

@@ -54,6 +54,10 @@ extension IntegrationTests {
                 #expect(Set(sent.recipients ?? []) == [scene.bob.deviceID, laptop.deviceID])
                 #expect(await log.identity().filter(\.isKeyPrompt).isEmpty, "a linked device prompted the contact")
                 #expect(await log.identity().contains(.linkedDeviceAdded(userID: scene.bob.userID, deviceID: laptop.deviceID)))
+                // The primary's own messages reach the device it linked, with no approval asked.
+                let fromPrimary = try await KeyedContact.send("from the phone", from: scene.bob, to: scene.dm.id, harness: harness)
+                #expect(fromPrimary.recipients?.contains(laptop.deviceID) == true, "the primary held the device it linked")
+                #expect(try await scene.bob.heldDevices().isEmpty)
                 await laptop.shutdown()
                 await scene.bob.shutdown()
                 await scene.alice.shutdown()

@@ -238,6 +238,7 @@ actor LinkDriver {
             case .keep(let device):
                 // Kept: the primary renews it from now on and sends it the trust part; on this end the link is done.
                 try? await context.issuer.keep(device)
+                await context.account.trustLinkedOwnDevice(DeviceID(device.text))
                 if let grant = ledger.grants.last(where: { $0.device == device && $0.state == .confirmed }),
                    let channel = transferChannels[grant.transferID] {
                     await context.account.startTrustTransfer(to: DeviceID(device.text), transferID: grant.transferID, channelID: channel)
