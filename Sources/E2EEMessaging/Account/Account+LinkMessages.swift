@@ -1,3 +1,4 @@
+import Foundation
 @_spi(StoreInternals) import E2EEKeyStore
 import E2EECrypto
 
@@ -31,11 +32,26 @@ extension Account {
     /// before anything trusts it).
     /// - Throws: ``MessagingError/unknownRecipient(deviceID:)`` for a device our listing does
     ///   not show, ``MessagingError/encryptionFailed(_:)``, ``ServerError``, key store errors.
-    func sendLinkMessage(_ plaintext: LinkPlaintext, to deviceID: DeviceID, in channelID: ChannelID) async throws {
+    /// Returns the queued entry (its `content` is the envelope a resend posts again).
+    @discardableResult
+    func sendLinkMessage(_ plaintext: LinkPlaintext, to deviceID: DeviceID, in channelID: ChannelID) async throws -> OutboxMessage {
         var target = try await directory.devices(of: userID).first { $0.deviceID == deviceID }
         if target == nil { target = try await directory.devices(of: userID, refresh: true).first { $0.deviceID == deviceID } }
         guard let target else { throw MessagingError.unknownRecipient(deviceID: deviceID) }
         let entry = try await composer.queueLinkMessage(plaintext, to: target, in: channelID)
+        await outbox.kick(channelID: ChannelID(stored: entry.channelID))
+        return entry
+    }
+
+    /// Posts a stored link envelope again (docs/spec/protocol.md §10.11 step 5: the grant every
+    /// 60 s until it is acknowledged): the same bytes, queued through the outbox as a new entry
+    /// so the post is recorded as ours (§3.13); no ratchet moves, and the recipient takes the
+    /// copy as a duplicate (§6.6) when it already has one.
+    /// - Throws: key store errors.
+    func resendLinkEnvelope(_ content: String, in channelID: ChannelID) async throws {
+        let entry = try await store.queueOutgoingMessage(OutgoingCommit(
+            localID: UUID().uuidString.lowercased(), channelID: channelID.rawValue, content: content, plaintext: SecretBytes(copying: []),
+            queuedAt: configuration.now(), kind: .skd, contentType: LinkEnvelope.contentType))
         await outbox.kick(channelID: ChannelID(stored: entry.channelID))
     }
 

@@ -27,11 +27,11 @@ extension Account {
         guard let snapshot = try? await store.trustSnapshot(),
               var sender = try? TrustTransferSender(transferID: transferID, channelID: channelID, newDevice: device, records: snapshot.records)
         else { return }
-        for plaintext in sender.acknowledged(0) { try? await sendLinkMessage(plaintext, to: device, in: channelID) }
+        for plaintext in sender.acknowledged(0) { _ = try? await sendLinkMessage(plaintext, to: device, in: channelID) }
         for await message in messages {
             guard message.channel == .transfer, message.channelID == channelID, message.senderDeviceID == device,
                   case .ack(let id, let next) = message.plaintext, id == transferID else { continue }
-            for plaintext in sender.acknowledged(next) { try? await sendLinkMessage(plaintext, to: device, in: channelID) }
+            for plaintext in sender.acknowledged(next) { _ = try? await sendLinkMessage(plaintext, to: device, in: channelID) }
             if sender.isComplete(next) {
                 try? await api.deleteChannel(id: channelID)
                 broadcaster.publish(.linking(.trustSent(to: device)))
@@ -50,7 +50,7 @@ extension Account {
             case .none:
                 continue
             case .acknowledge(let next):
-                try? await sendLinkMessage(.ack(transferID: transferID, nextIndex: next), to: primary, in: channelID)
+                _ = try? await sendLinkMessage(.ack(transferID: transferID, nextIndex: next), to: primary, in: channelID)
             case .importTrust(let records, let next):
                 do {
                     report = try await store.importTrust(records, from: primary.rawValue, ownUserKey: userKey, now: configuration.userKeyClock())
@@ -59,11 +59,11 @@ extension Account {
                     broadcaster.publish(.linking(.transferFailed(reason: "the import did not commit")))
                     return
                 }
-                try? await sendLinkMessage(.ack(transferID: transferID, nextIndex: next), to: primary, in: channelID)
+                _ = try? await sendLinkMessage(.ack(transferID: transferID, nextIndex: next), to: primary, in: channelID)
             case .done(let next):
                 // Reported once the last acknowledgement is queued: an app (or the tool) that
                 // stops at the news still sends it.
-                try? await sendLinkMessage(.ack(transferID: transferID, nextIndex: next), to: primary, in: channelID)
+                _ = try? await sendLinkMessage(.ack(transferID: transferID, nextIndex: next), to: primary, in: channelID)
                 let imported = report ?? TrustImportReport()
                 broadcaster.publish(.linking(.trustTransferred(applied: imported.applied, conflicts: imported.conflicts.count,
                                                                skipped: imported.skipped.count)))

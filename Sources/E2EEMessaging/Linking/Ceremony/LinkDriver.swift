@@ -35,6 +35,8 @@ actor LinkDriver {
     private var ledger = GrantLedger()
     /// Per transfer granted here, its channel (for the trust part that follows the keep).
     private var transferChannels: [WireUUID: ChannelID] = [:]
+    /// Per transfer granted here, the grant's envelope as posted (what a resend posts again).
+    private var grantEnvelopes: [WireUUID: String] = [:]
     private var tasks: [Task<Void, Never>] = []
     private var finished = false
 
@@ -168,7 +170,7 @@ actor LinkDriver {
         for action in actions {
             switch action {
             case .send(let plaintext, let device):
-                try? await context.account.sendLinkMessage(plaintext, to: DeviceID(device.text), in: context.devicesChannel)
+                _ = try? await context.account.sendLinkMessage(plaintext, to: DeviceID(device.text), in: context.devicesChannel)
             case .show(let step):
                 show(step)
             case .grant(let party, let requestID):
@@ -176,7 +178,7 @@ actor LinkDriver {
                     try await grant(to: party, requestID: requestID)
                 } catch {
                     // The certificate could not be issued (a stop, the clock, the file): the link fails here.
-                    try? await context.account.sendLinkMessage(.cancel(id: requestID, reason: .refusedByUser), to: DeviceID(party.deviceID.text),
+                    _ = try? await context.account.sendLinkMessage(.cancel(id: requestID, reason: .refusedByUser), to: DeviceID(party.deviceID.text),
                                                                in: context.devicesChannel)
                     show(.cancelled(.refusedByUser))
                 }
@@ -207,7 +209,8 @@ actor LinkDriver {
         let transferID = WireUUID.random(using: SystemRandom())
         let grant = try LinkGrant(requestID: requestID, certificate: certificate, transferID: transferID,
                                   transferChannelID: try WireUUID(text: transferChannel.rawValue))
-        try await context.account.sendLinkMessage(.grant(grant), to: DeviceID(party.deviceID.text), in: context.devicesChannel)
+        let posted = try await context.account.sendLinkMessage(.grant(grant), to: DeviceID(party.deviceID.text), in: context.devicesChannel)
+        grantEnvelopes[transferID] = posted.content
         ledger.issued(to: party.deviceID, requestID: requestID, transferID: transferID, certificate: certificate, now: context.systemSeconds())
         transferChannels[transferID] = transferChannel
     }
@@ -248,8 +251,8 @@ actor LinkDriver {
                 show(.cancelled(.expired))
             case .lateConfirmation:
                 break  // the attempt ended before; the user links the device again
-            case .resend:
-                break  // resending the stored grant envelope is not built yet
+            case .resend(let transferID):
+                if let content = grantEnvelopes[transferID] { try? await context.account.resendLinkEnvelope(content, in: context.devicesChannel) }
             }
         }
     }
