@@ -207,6 +207,13 @@ private final class Steps: @unchecked Sendable {
         return step
     }
 
+    /// The reason of the first cancellation among the next steps (others skipped).
+    func cancellation() async throws -> LinkCancelReason {
+        while true {
+            if case .cancelled(let reason) = try await next() { return reason }
+        }
+    }
+
     /// The next step that is not one of `skipping` (or, with `until`, that step itself).
     func next(until wanted: LinkStep?, skipping: Set<LinkStep> = [.waiting, .requestReceived(DeviceID(""))]) async throws -> LinkStep {
         while true {
@@ -259,3 +266,39 @@ extension IntegrationTests.LinkCeremonyIntegrationTests {
         }
     }
 }
+
+extension IntegrationTests.LinkCeremonyIntegrationTests {
+    @Test("K20: two new logins ask while the primary's step is open: the step closes, both are cancelled, nothing is granted; one after the other, both link")
+    func twoAtOnce() async throws {
+        try await MessagingHarness.with { harness in
+            let scene = try await OwnUserKeyScene.make(harness)
+            defer { scene.cleanUp() }
+            let first = try await harness.login("bob", configuration: MessagingHarness.recipientConfiguration)
+            let second = try await harness.login("bob", configuration: MessagingHarness.recipientConfiguration)
+            let primary = Steps(try await scene.bob.openLinkStep())
+            let one = Steps(try await first.startLinking())
+            let two = Steps(try await second.startLinking())
+            await first.waitForOutbox()
+            await second.waitForOutbox()
+            try await scene.bob.sync()
+            #expect(try await primary.cancellation() == .superseded)
+            await scene.bob.waitForOutbox()
+            try await first.sync()
+            try await second.sync()
+            #expect(try await one.cancellation() == .superseded)
+            #expect(try await two.cancellation() == .superseded)
+            #expect(try scene.fileContents().log.count == 1, "a certificate was issued while two devices asked")
+
+            // One after the other, each links.
+            try await IntegrationTests.LinkCeremonyIntegrationTests.link(first, to: scene.bob)
+            try await IntegrationTests.LinkCeremonyIntegrationTests.link(second, to: scene.bob)
+            #expect(try await first.ownUserKey().role == .linked)
+            #expect(try await second.ownUserKey().role == .linked)
+            await first.shutdown()
+            await second.shutdown()
+            await scene.bob.shutdown()
+            await scene.alice.shutdown()
+        }
+    }
+}
+
