@@ -10,12 +10,7 @@ extension ToolTests {
         @Test("register --user-key, link accept and link start typing each other's codes: the laptop is linked and takes the phone's trust")
         func walkThrough() async throws {
             try await ToolHarness.with { harness in
-                let phoneStore = harness.storePath("bob-phone")
-                let register = try await harness.tool("account", "register", "--server", harness.server.baseURL, "--username", "bob",
-                                                      "--store", phoneStore, "--kdf", "interactive", "--user-key")
-                #expect(register.status == 0, "\(register.summary)")
-                #expect(try await harness.tool("keys", "bootstrap", "--store", phoneStore).status == 0)
-                let laptop = try await Self.login(harness, "bob", store: "bob-laptop")
+                let (phoneStore, laptop) = try await Self.phoneAndLaptop(harness)
 
                 let phone = try harness.startTyping("link", "accept", "--store", phoneStore, "--timeout", "120")
                 #expect(await phone.wait { $0.stderr.contains("waiting for a request") }, "\(phone.output.value.summary)")
@@ -42,12 +37,7 @@ extension ToolTests {
         @Test("a wrong code typed into the primary: both ends exit 14 (link_failed)")
         func wrongCode() async throws {
             try await ToolHarness.with { harness in
-                let phoneStore = harness.storePath("bob-phone")
-                let register = try await harness.tool("account", "register", "--server", harness.server.baseURL, "--username", "bob",
-                                                      "--store", phoneStore, "--kdf", "interactive", "--user-key")
-                #expect(register.status == 0, "\(register.summary)")
-                #expect(try await harness.tool("keys", "bootstrap", "--store", phoneStore).status == 0)
-                let laptop = try await Self.login(harness, "bob", store: "bob-laptop")
+                let (phoneStore, laptop) = try await Self.phoneAndLaptop(harness)
                 let phone = try harness.startTyping("link", "accept", "--store", phoneStore, "--timeout", "120")
                 #expect(await phone.wait { $0.stderr.contains("waiting for a request") })
                 let newDevice = try harness.startTyping("link", "start", "--store", laptop.store, "--timeout", "120")
@@ -61,23 +51,22 @@ extension ToolTests {
             }
         }
 
+        /// Bob registers his phone with a user key and logs a laptop in, both with keys; returns
+        /// the phone's store and the laptop.
+        static func phoneAndLaptop(_ harness: ToolHarness) async throws -> (phoneStore: String, laptop: ToolUser) {
+            let phoneStore = harness.storePath("bob-phone")
+            let register = try await harness.tool("account", "register", "--server", harness.server.baseURL, "--username", "bob",
+                                                  "--store", phoneStore, "--kdf", "interactive", "--user-key")
+            guard register.status == 0 else { throw HarnessError.toolFailed(register.summary) }
+            let keys = try await harness.tool("keys", "bootstrap", "--store", phoneStore)
+            guard keys.status == 0 else { throw HarnessError.toolFailed(keys.summary) }
+            return (phoneStore, try await UserKeyCommandTests.login(harness, "bob", store: "bob-laptop"))
+        }
+
         /// The six-digit code a `link` process printed (`code: 123456`).
         static func code(printedBy process: LiveToolProcess) async -> String? {
             _ = await process.wait(limit: .seconds(60)) { output in output.lines.contains { $0.hasPrefix("code: ") } }
             return process.output.value.lines.first { $0.hasPrefix("code: ") }.map { String($0.dropFirst("code: ".count)) }
-        }
-
-        /// Logs `username` in through the tool into a new store, with keys.
-        static func login(_ harness: ToolHarness, _ username: String, store name: String) async throws -> ToolUser {
-            let store = harness.storePath(name)
-            let run = try await harness.tool("account", "login", "--server", harness.server.baseURL, "--username", username,
-                                             "--store", store, "--kdf", "interactive", "--json")
-            guard run.status == 0 else { throw HarnessError.toolFailed(run.summary) }
-            let keys = try await harness.tool("keys", "bootstrap", "--store", store)
-            guard keys.status == 0 else { throw HarnessError.toolFailed(keys.summary) }
-            let json = try run.json()
-            return ToolUser(username: username, userID: try #require(json["user_id"] as? String),
-                            deviceID: try #require(json["device_id"] as? String), store: store)
         }
     }
 }

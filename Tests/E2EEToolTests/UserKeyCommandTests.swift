@@ -28,7 +28,7 @@ extension ToolTests {
         }
 
         /// Logs `username` in through the tool into a new store, with keys.
-        private static func login(_ harness: ToolHarness, _ username: String, store name: String) async throws -> ToolUser {
+        static func login(_ harness: ToolHarness, _ username: String, store name: String) async throws -> ToolUser {
             let store = harness.storePath(name)
             let run = try await harness.tool("account", "login", "--server", harness.server.baseURL, "--username", username,
                                              "--store", store, "--kdf", "interactive", "--json")
