@@ -63,8 +63,10 @@ struct TrustSnapshotReader {
             if let certificate, let parsed = try? DeviceCertificate(bytes: certificate), !parsed.isZero {
                 records.append(.ownDevice(deviceID: deviceID, identity: identity, certificate: parsed))
             } else {
-                // Trusted under text 1.2 without a certificate; the lapse date lives with the primary file's mirror.
-                records.append(.deviceWithoutCertificate(userID: userID, deviceID: deviceID, identity: identity, until: nil))
+                // Trusted under text 1.2 without a certificate: a legacy own device carries its lapse date (store v20).
+                let lapsesAt = try Int64.fetchOne(db, sql: "SELECT lapses_at FROM legacy_own_devices WHERE device_id = ?", arguments: [device])
+                records.append(.deviceWithoutCertificate(userID: userID, deviceID: deviceID, identity: identity,
+                                                         until: lapsesAt.map { UInt32(clamping: $0) }))
             }
         }
         return records

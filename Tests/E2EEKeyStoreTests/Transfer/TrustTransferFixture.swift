@@ -26,6 +26,8 @@ struct TrustTransferFixture {
     let alice = Self.id(), bob = Self.id(), carol = Self.id(), erin = Self.id()
     let userKey = Ed25519.PrivateKey()
     let primary: Device, newDevice: Device, linked: Device, legacy: Device
+    /// When the legacy own device lapses (unix seconds).
+    static let legacyLapse: Int64 = 1_800_864_000
     let bobPhone: Device, bobTablet: Device, carolPhone: Device, carolStolen: Device, erinPhone: Device
     let carolKey = Ed25519.PrivateKey(), thiefKey = Ed25519.PrivateKey(), erinKey = Ed25519.PrivateKey()
     let dm = Self.id(), group = Self.id(), request = Self.id(), declined = Self.id(), left = Self.id()
@@ -96,6 +98,8 @@ struct TrustTransferFixture {
             try Self.link(f.linked, try f.certificate(f.linked, by: f.userKey, epoch: 2), linked: true, db)
             try Self.trust(f.linked, db)
             try Self.trust(f.legacy, db)
+            // A legacy own device (trusted under 1.2 when the key was created) lapses on a date the snapshot carries.
+            try db.execute(sql: "INSERT INTO legacy_own_devices (device_id, lapses_at) VALUES (?, ?)", arguments: [f.legacy.id, Self.legacyLapse])
             let trust = ChannelTrustStore(), time = StoreTime(microseconds: 5)
             for (channel, isDM, standing) in [(f.dm, true, ChannelStanding.accepted), (f.group, false, .created), (f.request, false, .request),
                                               (f.declined, false, .declined), (f.left, false, .accepted)] {

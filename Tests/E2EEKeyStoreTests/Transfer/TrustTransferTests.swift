@@ -44,7 +44,8 @@ import Testing
         let n = try await f.openStore("new", as: f.newDevice)
         let report = try await n.importTrust(carried.records, from: f.primary.id, ownUserKey: f.userKey.publicKey.rawRepresentation, now: F.now)
         #expect(report.conflicts.isEmpty && report.skipped.isEmpty)
-        #expect(report.legacyOwnDevices == [TransferredLegacyDevice(deviceID: f.legacy.id, until: nil)])
+        #expect(report.legacyOwnDevices == [TransferredLegacyDevice(deviceID: f.legacy.id, until: UInt32(F.legacyLapse))],
+                "a legacy own device travels with its lapse date")
 
         // N reads back what P sent, `seen_until` capped at now + 45 days.
         let cap = UInt32(F.now + 45 * 86_400)
