@@ -24,9 +24,16 @@ extension Account {
     }
 
     private func sendTrust(to device: DeviceID, transferID: WireUUID, channelID: ChannelID, messages: AsyncStream<OpenedLinkMessage>) async {
-        guard let snapshot = try? await store.trustSnapshot(),
-              var sender = try? TrustTransferSender(transferID: transferID, channelID: channelID, newDevice: device, records: snapshot.records)
-        else { return }
+        guard let snapshot = try? await store.trustSnapshot() else { return }
+        // Our own devices this primary keeps travel with the certificate its file logged for them
+        // (the store's snapshot knows only what listings verified, and ours are not judged there).
+        let kept = await primaryIssuer.keptCertificates()
+        let records = snapshot.records.map { record -> TrustRecord in
+            guard case .deviceWithoutCertificate(let user, let id, let identity, _) = record, user.text == userID.rawValue,
+                  let logged = kept[id.text], logged.identity == identity else { return record }
+            return .ownDevice(deviceID: id, identity: identity, certificate: logged.certificate)
+        }
+        guard var sender = try? TrustTransferSender(transferID: transferID, channelID: channelID, newDevice: device, records: records) else { return }
         for plaintext in sender.acknowledged(0) { _ = try? await sendLinkMessage(plaintext, to: device, in: channelID) }
         for await message in messages {
             guard message.channel == .transfer, message.channelID == channelID, message.senderDeviceID == device,

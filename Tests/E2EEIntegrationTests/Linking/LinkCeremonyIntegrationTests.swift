@@ -291,9 +291,18 @@ extension IntegrationTests.LinkCeremonyIntegrationTests {
 
             // One after the other, each links.
             try await IntegrationTests.LinkCeremonyIntegrationTests.link(first, to: scene.bob)
+            let secondEvents = EventLog(second)
             try await IntegrationTests.LinkCeremonyIntegrationTests.link(second, to: scene.bob)
+            try await IntegrationTests.LinkCeremonyIntegrationTests.pump(scene.bob, second, until: secondEvents) {
+                if case .linking(.trustTransferred) = $0 { true } else { false }
+            }
             #expect(try await first.ownUserKey().role == .linked)
             #expect(try await second.ownUserKey().role == .linked)
+            // The second device learned the first from the primary as a linked own device, with the
+            // certificate the primary's file logged for it.
+            let own = scene.bob.userID.rawValue
+            let links = try await second.store.read { db in try second.store.contactKeyStore.loadLinks(userID: own, db) }
+            #expect(links[first.deviceID.rawValue]?.linked == true, "\(links)")
             await first.shutdown()
             await second.shutdown()
             await scene.bob.shutdown()

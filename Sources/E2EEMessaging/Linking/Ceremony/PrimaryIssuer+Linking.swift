@@ -54,4 +54,19 @@ extension PrimaryIssuer {
         try await store.write { [store] db in try store.ownUserKeyStore.store(record, db) }
         try await publish(certificate)
     }
+
+    /// The newest certificate the file logged for each device it keeps, with the blob it was
+    /// issued for (what the trust part sends for our own linked devices, §11.2 sub-kind `0x01`).
+    /// Empty on a device that is not the primary or cannot open its file.
+    func keptCertificates() async -> [String: (identity: IdentityBlob, certificate: DeviceCertificate)] {
+        guard let record = try? await loadRecord(), record.role == .primary, let keychain, let file, file.exists,
+              let key = try? keychain.key(item: item, create: false), let contents = try? file.load(key: key) else { return [:] }
+        var kept: [String: (identity: IdentityBlob, certificate: DeviceCertificate)] = [:]
+        for device in contents.kept {
+            guard let body = contents.newestEntry(for: device)?.body, let identity = try? IdentityBlob(bytes: body.identityBlob),
+                  let certificate = try? DeviceCertificate(bytes: body.certificate) else { continue }
+            kept[device] = (identity, certificate)
+        }
+        return kept
+    }
 }
