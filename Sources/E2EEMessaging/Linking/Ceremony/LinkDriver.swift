@@ -97,24 +97,37 @@ actor LinkDriver {
     }
 
     private func handle(_ input: Input) async {
+        switch input {
+        case .tick: await drive(primary: .tick, newDevice: .tick)
+        case .code(let code): await drive(primary: .codeEntered(code), newDevice: .codeEntered(code))
+        case .cancel: await drive(primary: .userCancelled, newDevice: .userCancelled)
+        }
+        if case .tick = input { await tickLedger() }
+    }
+
+    /// Feeds the machine this end runs its input (`nil`: nothing for that machine) and carries
+    /// out what it answers. The machine is read and written with no suspension between, so an
+    /// input that arrives while another waits (the actor is reentrant) never works on a stale copy.
+    private func drive(primary: PrimaryLinkStep.Input?, newDevice: NewDeviceLinkAttempt.Input?) async {
         let actions: [LinkCeremonyAction]
-        switch (machine, input) {
-        case (.primary(var step), .tick): actions = step.handle(.tick, now: now); machine = .primary(step)
-        case (.primary(var step), .code(let code)): actions = step.handle(.codeEntered(code), now: now); machine = .primary(step)
-        case (.primary(var step), .cancel): actions = step.handle(.userCancelled, now: now); machine = .primary(step)
-        case (.newDevice(var attempt), .tick): actions = attempt.handle(.tick, now: now); machine = .newDevice(attempt)
-        case (.newDevice(var attempt), .code(let code)): actions = attempt.handle(.codeEntered(code), now: now); machine = .newDevice(attempt)
-        case (.newDevice(var attempt), .cancel): actions = attempt.handle(.userCancelled, now: now); machine = .newDevice(attempt)
+        switch machine {
+        case .primary(var step):
+            guard let primary else { return }
+            actions = step.handle(primary, now: now)
+            machine = .primary(step)
+        case .newDevice(var attempt):
+            guard let newDevice else { return }
+            actions = attempt.handle(newDevice, now: now)
+            machine = .newDevice(attempt)
         }
         await perform(actions)
-        if case .tick = input { await tickLedger() }
     }
 
     /// A link message the account opened: translated into the machine's input, if it is one.
     private func received(_ message: OpenedLinkMessage) async {
         guard let sender = try? WireUUID(text: message.senderDeviceID.rawValue) else { return }
         switch machine {
-        case .primary(var step):
+        case .primary:
             if message.channel == .transfer, case .ack(let transferID, _) = message.plaintext {
                 await apply(ledger.acknowledged(transferID: transferID, from: sender, now: context.systemSeconds()))
                 return
@@ -132,10 +145,8 @@ actor LinkDriver {
                 input = .cancel(from: sender, id: id, reason: reason)
             default: return
             }
-            let actions = step.handle(input, now: now)
-            machine = .primary(step)
-            await perform(actions)
-        case .newDevice(var attempt):
+            await drive(primary: input, newDevice: nil)
+        case .newDevice:
             guard message.channel == .devices else { return }
             let input: NewDeviceLinkAttempt.Input
             switch message.plaintext {
@@ -148,9 +159,7 @@ actor LinkDriver {
             case .cancel(let id, let reason): input = .cancel(from: sender, id: id, reason: reason)
             default: return
             }
-            let actions = attempt.handle(input, now: now)
-            machine = .newDevice(attempt)
-            await perform(actions)
+            await drive(primary: nil, newDevice: input)
         }
     }
 
