@@ -63,6 +63,9 @@ public struct AccountConfiguration: Sendable {
     /// gates, the clock mark; docs/spec/protocol.md §10.19) by this much, for tests. Release
     /// builds have no such field and read only the system clock.
     public var debugClockOffset: Duration = .zero
+    /// Debug builds only: called at each ``TestCrashPoint`` the account passes; a test (or the
+    /// tool's `E2EE_TEST_CRASH_AT`) kills the process there. Release builds have no such field.
+    public var debugCrash: (@Sendable (TestCrashPoint) -> Void)? = nil
     #endif
 
     /// The defaults.

@@ -66,6 +66,7 @@ struct ToolContext: Sendable {
         #if DEBUG
         var configuration = configuration
         configuration.debugClockOffset = .seconds(try testClockOffset())
+        configuration.debugCrash = try testCrashHook()
         #endif
         let (store, url, passphrase) = try openExistingStoreWithPassphrase()
         var keyed = configuration
@@ -101,6 +102,21 @@ extension ToolContext {
             throw ToolError(.usage, "E2EE_TEST_CLOCK_OFFSET must be whole seconds, at most ten years either way")
         }
         return seconds
+    }
+
+    /// Debug builds only: `E2EE_TEST_CRASH_AT=<point>` (a ``TestCrashPoint`` name) kills the
+    /// process with SIGKILL when the account reaches that point, as a crash or a pulled battery
+    /// would. Release builds never read it.
+    /// - Throws: ``ToolError`` (usage) when it names no known point.
+    func testCrashHook() throws -> (@Sendable (TestCrashPoint) -> Void)? {
+        guard let name = environment["E2EE_TEST_CRASH_AT"], !name.isEmpty else { return nil }
+        guard let wanted = TestCrashPoint(rawValue: name) else {
+            throw ToolError(.usage, "E2EE_TEST_CRASH_AT names no crash point (\(TestCrashPoint.allCases.map(\.rawValue).joined(separator: ", ")))")
+        }
+        return { point in
+            guard point == wanted else { return }
+            kill(getpid(), SIGKILL)
+        }
     }
 }
 #endif
