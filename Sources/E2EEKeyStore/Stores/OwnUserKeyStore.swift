@@ -57,6 +57,25 @@ package struct OwnUserKeyStore: Sendable {
         }
     }
 
+    /// Removes legacy own devices (their 30 days ran out, or they were linked or removed).
+    /// - Throws: GRDB's `DatabaseError`.
+    public func removeLegacyDevices(_ deviceIDs: [String], _ db: Database) throws {
+        for device in deviceIDs { try db.run("DELETE FROM legacy_own_devices WHERE device_id = ?", [device]) }
+    }
+
+    /// When this device was told once to link (`linkSuggested`, docs/spec/protocol.md §10.25),
+    /// if it was.
+    /// - Throws: GRDB's `DatabaseError`.
+    public func linkSuggestedAt(_ db: Database) throws -> Int64? {
+        try Int64.fetchOne(db, sql: "SELECT link_suggested_at FROM store_metadata WHERE id = 1")
+    }
+
+    /// Records that this device was told to link, at `time` (unix seconds).
+    /// - Throws: GRDB's `DatabaseError`.
+    public func markLinkSuggested(at time: Int64, _ db: Database) throws {
+        try db.run("UPDATE store_metadata SET link_suggested_at = ? WHERE id = 1", [time])
+    }
+
     private func bytes(_ row: Row, _ column: String) throws -> [UInt8]? {
         let data: Data? = try row.decodeIfPresent(column, table: Self.table)
         return data.map { [UInt8]($0) }

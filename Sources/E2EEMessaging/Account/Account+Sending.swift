@@ -140,6 +140,10 @@ extension Account {
                 .init(localID: OutboxEntryID(stored: localID), payload: payload, kind: kind, target: target, replacesDraft: false), in: channel)
         } catch let error as KeyStoreError {
             throw error
+        } catch MessagingError.linkingRequired {
+            // Our own listing, read for this send, made this device unlinked (§10.25): as for a
+            // login that must link, nothing is queued.
+            throw MessagingError.linkingRequired
         } catch let error where SendFailure.waitsBeforeEncrypting(error) {
             // docs/spec/sync.md "Outbox": unreachable or rate limited is not failed; encrypted once the server answers.
             let draft = try await queueWaitingDraft(localID: OutboxEntryID(stored: localID), payload: payload, channelID: channel.id, kind: kind, target: target,

@@ -30,6 +30,9 @@ package actor DeviceDirectory: ListedIdentityProviding {
     private var cache: [UserID: Entry] = [:]
     /// Judges each listing's certificates (text 1.3); `nil` leaves every user under text 1.2.
     private let userKeys: UserKeyDirectory?
+    /// Per own device judged under our own key, whether it was linked at the last reading
+    /// (`nil` until the first: that one is the baseline, surfaced by nothing).
+    private var ownLinks: [String: Bool]?
     /// Told of the devices pinned for the first time by one listing (``whenDevicesAppear(_:)``).
     private var appeared: (@Sendable ([RemoteDevice]) -> Void)?
 
@@ -150,9 +153,12 @@ package actor DeviceDirectory: ListedIdentityProviding {
                                                   bytes: reading.key == nil ? nil : device.bundle.certificate.bytes))
         }
         var entry = Entry(devices: devices.sorted { $0.deviceID < $1.deviceID }, listed: listed, fetchedAt: now(), refused: refused)
-        // Our own user's key is the own side of text 1.3 (the next part): its devices stay under 1.2 here.
         if let userKeys, user != localUserID {
             entry.resolution = try await userKeys.judge(userID: user, listing: certificates)
+        } else if let userKeys, case .keyed(let outcome) = try await userKeys.judgeOwn(userID: user, listing: certificates) {
+            // Our own devices under our own key (§10.7 for our own user): linked ones only.
+            entry.resolution = .linked(outcome.linked)
+            surfaceOwnChanges(outcome, listed: Set(certificates.map(\.deviceID)), userID: user)
         }
         // A keyed user's devices are news only as the key decides them (`linkedDeviceAdded`),
         // never held for approval: neither announced nor handed to the holds of text 1.2.
@@ -166,6 +172,33 @@ package actor DeviceDirectory: ListedIdentityProviding {
         cache[user] = entry
         if !firstSeen.isEmpty { appeared?(firstSeen) }
         return entry
+    }
+
+    /// Surfaces what changed among our own devices since the last reading under our key: one
+    /// `linkedDeviceAdded` for a device that became linked, one `deviceUnlinked` for one that
+    /// stopped being linked or was listed for the first time unlinked (an injected device, a
+    /// removed one the server keeps listing).
+    private func surfaceOwnChanges(_ outcome: OwnDeviceRule.Outcome, listed: Set<String>, userID: UserID) {
+        let previous = ownLinks
+        var now: [String: Bool] = [:]
+        for device in listed { now[device] = outcome.linked.contains(device) }
+        ownLinks = now
+        // A legacy device whose 30 days ran out is surfaced once, when it lapses (the rule
+        // forgets it as legacy at once), even on the first reading after a start.
+        for device in outcome.lapsed.intersection(listed).sorted() {
+            events.publish(.identity(.deviceUnlinked(userID: userID, deviceID: DeviceID(stored: device), reason: .legacy)))
+        }
+        guard let previous else { return }
+        for (device, linked) in now.sorted(by: { $0.key < $1.key }) where previous[device] != linked && !outcome.lapsed.contains(device) {
+            if linked {
+                events.publish(.identity(.linkedDeviceAdded(userID: userID, deviceID: DeviceID(stored: device))))
+            } else {
+                events.publish(.identity(.deviceUnlinked(userID: userID, deviceID: DeviceID(stored: device), reason: outcome.unlinked[device] ?? .removed)))
+            }
+        }
+        for (device, linked) in previous.sorted(by: { $0.key < $1.key }) where linked && now[device] == nil {
+            events.publish(.identity(.deviceUnlinked(userID: userID, deviceID: DeviceID(stored: device), reason: .removed)))
+        }
     }
 
     /// Parses and verifies one bundle; a bad one is reported and skipped.

@@ -22,6 +22,15 @@ public enum LinkEvent: Sendable, Equatable {
     /// A transfer failed on this device (counts, digest or order did not hold): nothing of its
     /// phase was imported; the user asks the primary again.
     case transferFailed(reason: String)
+    /// This device has no key of its own and our own listing shows a current certificate of our
+    /// user on an own device it trusts: the account has a key now, and this device is unlinked
+    /// until it is linked to the primary (``Account/startLinking()``); every send but a link
+    /// message fails with ``MessagingError/linkingRequired`` (docs/spec/protocol.md §10.25).
+    case linkingRequired
+    /// This device has no key of its own and our own listing shows a current certificate of our
+    /// user only on devices it does not trust: told once, nothing more — the user may link this
+    /// device (``Account/startLinking()``) if the key is theirs (docs/spec/protocol.md §10.25).
+    case linkSuggested
     /// The primary sent the trust part of a transfer to `deviceID`, which acknowledged all of
     /// it; the transfer channel is deleted.
     case trustSent(to: DeviceID)

@@ -51,6 +51,9 @@ struct OutgoingComposer: Sendable {
         // A login of an account with a key sends nothing but link messages until it is linked (§10.24).
         try await store.requireLinked()
         let (plan, recipients) = try await gate.plan(for: channel, refreshMembers: false)
+        // The gate read our own listing, which may have shown a certificate of our user on a
+        // device this one trusts (§10.25): from then on this device sends nothing until linked.
+        try await store.requireLinked()
         if recipients.isEmpty, !plan.changes.held.isEmpty {
             throw MessagingError.allRecipientsHeld(channelID: channel.id, changes: plan.changes)
         }
