@@ -182,7 +182,7 @@ extension IntegrationTests {
 }
 
 /// Reads one end's steps in order, with a time limit.
-private final class Steps: @unchecked Sendable {
+final class Steps: @unchecked Sendable {
     let attempt: LinkAttempt
     private var iterator: AsyncStream<LinkStep>.AsyncIterator
 
@@ -225,7 +225,7 @@ private final class Steps: @unchecked Sendable {
     }
 }
 
-private struct Failure: Error, CustomStringConvertible {
+struct Failure: Error, CustomStringConvertible {
     let description: String
     init(_ description: String) { self.description = description }
 }
