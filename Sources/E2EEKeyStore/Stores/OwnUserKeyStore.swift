@@ -63,6 +63,18 @@ package struct OwnUserKeyStore: Sendable {
         for device in deviceIDs { try db.run("DELETE FROM legacy_own_devices WHERE device_id = ?", [device]) }
     }
 
+    /// The highest epoch this device saw under our key in our own listing (0: none yet).
+    /// - Throws: GRDB's `DatabaseError`.
+    public func highestEpoch(_ db: Database) throws -> UInt32 {
+        UInt32(clamping: try Int64.fetchOne(db, sql: "SELECT highest_epoch FROM own_user_key WHERE id = 1") ?? 0)
+    }
+
+    /// Raises the highest epoch seen to `epoch` (never lowers it).
+    /// - Throws: GRDB's `DatabaseError`.
+    public func raiseHighestEpoch(to epoch: UInt32, _ db: Database) throws {
+        try db.run("UPDATE own_user_key SET highest_epoch = max(highest_epoch, ?) WHERE id = 1", [Int64(epoch)])
+    }
+
     /// When this device was told once to link (`linkSuggested`, docs/spec/protocol.md §10.25),
     /// if it was.
     /// - Throws: GRDB's `DatabaseError`.

@@ -10,7 +10,7 @@ extension Account {
     /// Returns once the outbox settled (the message posted, refused, or waiting for the server).
     /// - Throws: E2EECrypto's `ProtocolError` when `bytes` is not a well-formed link plaintext,
     ///   ``MessagingError/noPrimaryListed`` when there is no devices channel and none was named,
-    ///   as ``sendLinkMessage(_:to:in:)`` otherwise.
+    ///   as a link message send otherwise (``MessagingError/unknownRecipient(deviceID:)``, ``ServerError``, key store errors).
     public func debugSendLinkPlaintext(_ bytes: [UInt8], to deviceID: DeviceID, in channelID: ChannelID? = nil) async throws {
         let plaintext = try LinkPlaintext.decode(SecretBytes(copying: bytes))
         var channel = channelID

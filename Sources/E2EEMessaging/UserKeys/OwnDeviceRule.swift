@@ -13,7 +13,7 @@ struct OwnDeviceRule: Sendable {
         /// Our user key (32 bytes), pinned on this device.
         var userKey: [UInt8]
         /// The epoch this device holds: the primary file's, or the one of the certificate this
-        /// linked device adopted last.
+        /// linked device adopted last, or the highest it saw listed under our key before.
         var storedEpoch: UInt32
         /// Our other devices in the listing, as read (this device is never among them).
         var listing: [ListedCertificate]

@@ -21,17 +21,22 @@ extension UserKeyDirectory {
         let now = systemSeconds()
         let user = userID.rawValue
         let state = try await store.read { [store] db in
-            (record: try store.ownUserKeyStore.load(db), legacy: try store.ownUserKeyStore.loadLegacyDevices(db),
+            (record: try store.ownUserKeyStore.load(db), highest: try store.ownUserKeyStore.highestEpoch(db),
+             legacy: try store.ownUserKeyStore.loadLegacyDevices(db),
              clock: UserKeyClock(now: now, readings: try store.contactKeyStore.loadClock(now: now, db),
                                  rolledBackAt: try store.contactKeyStore.lastRollback(db)))
         }
         if let record = state.record {
             guard record.role != .unlinked, let key = record.userKey else { return .unkeyed }
-            let outcome = OwnDeviceRule.decide(.init(userKey: key, storedEpoch: record.epoch, listing: listing, legacy: state.legacy,
+            let stored = max(record.epoch, state.highest)
+            let outcome = OwnDeviceRule.decide(.init(userKey: key, storedEpoch: stored, listing: listing, legacy: state.legacy,
                                                      clock: state.clock))
-            if !outcome.lapsed.isEmpty {
-                // No longer legacy: surfaced once, by the caller, and never counted again.
-                try await store.write { [store] db in try store.ownUserKeyStore.removeLegacyDevices(Array(outcome.lapsed), db) }
+            if !outcome.lapsed.isEmpty || outcome.highestEpoch > stored {
+                try await store.write { [store] db in
+                    // No longer legacy: surfaced once, by the caller, and never counted again.
+                    try store.ownUserKeyStore.removeLegacyDevices(Array(outcome.lapsed), db)
+                    try store.ownUserKeyStore.raiseHighestEpoch(to: outcome.highestEpoch, db)
+                }
             }
             return .keyed(outcome)
         }

@@ -37,6 +37,41 @@ extension IntegrationTests {
             }
         }
 
+        @Test("a higher epoch on the primary unlinks an own device still at the old one, and a replay of the older records links it no more")
+        func epochReplayedToALinkedDevice() async throws {
+            try await MessagingHarness.with { harness in
+                let scene = try await OwnUserKeyScene.make(harness)
+                defer { scene.cleanUp() }
+                let laptop = try await harness.login("bob", configuration: MessagingHarness.recipientConfiguration)
+                let tablet = try await harness.login("bob", deviceName: "tablet", configuration: MessagingHarness.recipientConfiguration)
+                try await LinkCeremonyIntegrationTests.link(laptop, to: scene.bob)
+                try await LinkCeremonyIntegrationTests.link(tablet, to: scene.bob)
+                _ = try await laptop.openDirectMessage(with: scene.alice.userID)
+                let before = try await KeyedContact.send("to everyone", from: laptop, to: scene.dm.id, harness: harness)
+                #expect(before.recipients == [scene.alice.deviceID, scene.bob.deviceID, tablet.deviceID], "setting up")
+                let epochOne = try await KeyedContact.records(of: [scene.bob], harness: harness)
+
+                // The primary moves to epoch 2 without the tablet (as a removal does first).
+                let key = try scene.fileContents().userKey()
+                try await KeyedContact.certify(scene.bob, by: key, epoch: 2, notAfter: UInt32(KeyedContact.wallClock() + 20 * Self.day))
+                let after = try await KeyedContact.send("not to the tablet", from: laptop, to: scene.dm.id, harness: harness)
+                #expect(after.recipients == [scene.alice.deviceID, scene.bob.deviceID])
+
+                // The server serves the laptop the primary's epoch-1 record again.
+                await harness.server.faults.serveRecord(device: scene.bob.deviceID.rawValue,
+                                                        record: .given(signedPreKey: try #require(epochOne[scene.bob.deviceID]).signedPreKey,
+                                                                       signature: try #require(epochOne[scene.bob.deviceID]).signedPreKeySignature),
+                                                        toViewer: laptop.deviceID.rawValue)
+                // Epoch 2 is stored: the replayed record is below it too, and the tablet stays unlinked.
+                let replayed = try await KeyedContact.send("still not to the tablet", from: laptop, to: scene.dm.id, harness: harness)
+                #expect(replayed.recipients == [scene.alice.deviceID])
+                await tablet.shutdown()
+                await laptop.shutdown()
+                await scene.bob.shutdown()
+                await scene.alice.shutdown()
+            }
+        }
+
         @Test("a key created on the phone: the trusting laptop must link, and stays a recipient for 30 days as a legacy device")
         func keyCreatedOnAnotherDevice() async throws {
             try await MessagingHarness.with { harness in
