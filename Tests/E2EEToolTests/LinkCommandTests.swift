@@ -51,6 +51,24 @@ extension ToolTests {
             }
         }
 
+        @Test("account login on an account with a key says the new device must be linked; one without a key does not")
+        func loginSaysItMustLink() async throws {
+            try await ToolHarness.with { harness in
+                _ = try await Self.phoneAndLaptop(harness)
+                let store = harness.storePath("bob-tablet")
+                let run = try await harness.tool("account", "login", "--server", harness.server.baseURL, "--username", "bob",
+                                                 "--store", store, "--kdf", "interactive", "--json")
+                #expect(run.status == 0, "\(run.summary)")
+                #expect(try run.json()["must_link"] as? Bool == true)
+                let text = try await harness.tool("account", "login", "--server", harness.server.baseURL, "--username", "bob",
+                                                  "--store", harness.storePath("bob-desktop"), "--kdf", "interactive")
+                #expect(text.stdout.contains("link this device to the primary (e2ee-tool link start)"), "\(text.summary)")
+                let alice = try await harness.tool("account", "register", "--server", harness.server.baseURL, "--username", "alice",
+                                                   "--store", harness.storePath("alice"), "--kdf", "interactive", "--json")
+                #expect(try alice.json()["must_link"] as? Bool == false)
+            }
+        }
+
         /// Bob registers his phone with a user key and logs a laptop in, both with keys; returns
         /// the phone's store and the laptop.
         static func phoneAndLaptop(_ harness: ToolHarness) async throws -> (phoneStore: String, laptop: ToolUser) {

@@ -127,13 +127,17 @@ private struct NewDevice {
                                              configuration: configuration)
                 : try await Account.login(username: username, password: password, deviceName: name, server: server, store: store,
                                           configuration: configuration)
+            // A login that found a current certificate on another own device must be linked
+            // before it sends (docs/spec/protocol.md §10.24): said here, not at the first send.
+            let mustLink = (try? await account.ownUserKey().role) == .unlinked
             await account.shutdown()
             try? store.close()
-            let result = NewDeviceResult(userID: account.userID.rawValue, deviceID: account.deviceID.rawValue, server: serverURL, store: url.path)
+            let result = NewDeviceResult(userID: account.userID.rawValue, deviceID: account.deviceID.rawValue, server: serverURL, store: url.path,
+                                         mustLink: mustLink)
             try context.console.result(result) {
                 """
                 \(registering ? "registered" : "logged in as") \(username): user \(account.userID), device \(account.deviceID)
-                store: \(url.path)\(userKey ? "\nuser key created: this device is its primary (epoch 1); the certificate goes out with keys bootstrap" : "")
+                store: \(url.path)\(userKey ? "\nuser key created: this device is its primary (epoch 1); the certificate goes out with keys bootstrap" : "")\(mustLink ? "\nthis account has a user key: link this device to the primary (e2ee-tool link start) before it sends" : "")
                 next: e2ee-tool keys bootstrap --store \(url.path)
                 """
             }
@@ -177,7 +181,9 @@ struct NewDeviceResult: Encodable {
     let deviceID: String
     let server: String
     let store: String
-    enum CodingKeys: String, CodingKey { case userID = "user_id", deviceID = "device_id", server, store }
+    /// Whether this login must be linked to the primary before it sends (§10.24).
+    let mustLink: Bool
+    enum CodingKeys: String, CodingKey { case userID = "user_id", deviceID = "device_id", server, store, mustLink = "must_link" }
 }
 
 /// `account logout|logout-all` as JSON.
