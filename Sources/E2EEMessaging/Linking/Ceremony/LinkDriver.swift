@@ -214,6 +214,9 @@ actor LinkDriver {
     /// the grant sent; its fate is the ledger's.
     private func grant(to party: LinkParty, requestID: WireUUID) async throws {
         let certificate = try await context.issuer.issueGrantCertificate(for: party)
+        #if DEBUG
+        context.account.configuration.testCrash(at: .grantLogged)
+        #endif
         let transferChannel = try await context.account.createTransferChannel()
         let transferID = WireUUID.random(using: SystemRandom())
         let grant = try LinkGrant(requestID: requestID, certificate: certificate, transferID: transferID,
