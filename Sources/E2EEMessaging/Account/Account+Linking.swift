@@ -83,7 +83,7 @@ extension Account {
     private func runLink(_ machine: LinkDriver.Machine, first: [LinkCeremonyAction], channel: ChannelID, openedAt: Int64) async -> LinkAttempt {
         let (steps, continuation) = AsyncStream<LinkStep>.makeStream(bufferingPolicy: .unbounded)
         let context = LinkDriver.Context(account: self, store: store, issuer: primaryIssuer, ownUserID: userID, devicesChannel: channel,
-                                         systemSeconds: configuration.userKeyClock)
+                                         systemSeconds: configuration.userKeyClock, idleShift: configuration.linkIdleShift)
         let driver = LinkDriver(machine: machine, context: context, continuation: continuation, openedAt: openedAt)
         // Subscribed before the first message leaves, so no answer is missed.
         await driver.start(messages: linkMessages(), first: first)

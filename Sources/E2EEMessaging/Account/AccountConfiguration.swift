@@ -66,6 +66,10 @@ public struct AccountConfiguration: Sendable {
     /// Debug builds only: called at each ``TestCrashPoint`` the account passes; a test (or the
     /// tool's `E2EE_TEST_CRASH_AT`) kills the process there. Release builds have no such field.
     public var debugCrash: (@Sendable (TestCrashPoint) -> Void)? = nil
+    /// Debug builds only: seconds added, at each reading, to the clock text 1.3's rules read and
+    /// to a link attempt's idle clock — a clock a test moves while the account runs (a grant held
+    /// past its 15 minutes, a new device's 10 idle minutes). Release builds have no such field.
+    public var debugClockShift: (@Sendable () -> Int64)? = nil
     #endif
 
     /// The defaults.

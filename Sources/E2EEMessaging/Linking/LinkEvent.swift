@@ -31,6 +31,10 @@ public enum LinkEvent: Sendable, Equatable {
     /// user only on devices it does not trust: told once, nothing more — the user may link this
     /// device (``Account/startLinking()``) if the key is theirs (docs/spec/protocol.md §10.25).
     case linkSuggested
+    /// On the primary: `deviceID` confirmed a grant after it had failed (unconfirmed for 15
+    /// minutes) or been cancelled — nothing is kept; if the device is the user's, link it again
+    /// (docs/spec/protocol.md §10.11 step 6).
+    case lateConfirmation(DeviceID)
     /// The primary sent the trust part of a transfer to `deviceID`, which acknowledged all of
     /// it; the transfer channel is deleted.
     case trustSent(to: DeviceID)

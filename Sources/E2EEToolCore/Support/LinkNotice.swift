@@ -5,7 +5,7 @@ import Foundation
 /// prints it: a line, or with `--json` one object (`{"event":"issuing_stopped","reason":"restoredFile"}`).
 struct LinkNotice: Encodable, Equatable {
     /// `certificate_renewed`, `certificate_expiring`, `issuing_stopped`, `renewal_held_by_clock`,
-    /// `trust_transferred`, `transfer_failed`, `trust_sent`, `linking_required` or `link_suggested`.
+    /// `trust_transferred`, `transfer_failed`, `trust_sent`, `linking_required`, `link_suggested` or `late_confirmation`.
     let event: String
     /// ISO 8601, for the certificate events.
     let notAfter: String?
@@ -28,6 +28,7 @@ struct LinkNotice: Encodable, Equatable {
         case .trustSent(let device): (self.event, notAfter, reason) = ("trust_sent", nil, device.rawValue)
         case .linkingRequired: (self.event, notAfter, reason) = ("linking_required", nil, nil)
         case .linkSuggested: (self.event, notAfter, reason) = ("link_suggested", nil, nil)
+        case .lateConfirmation(let device): (self.event, notAfter, reason) = ("late_confirmation", nil, device.rawValue)
         }
     }
 
@@ -39,6 +40,7 @@ struct LinkNotice: Encodable, Equatable {
         case "issuing_stopped": "* WARNING: this primary stopped issuing certificates (\(reason ?? "?")): reset the user key"
         case "trust_transferred": "* this device took its primary's trust decisions (\(reason ?? "?"))"
         case "trust_sent": "* this primary sent its trust decisions to \(reason ?? "?")"
+        case "late_confirmation": "* \(reason ?? "?") confirmed a link that had already failed: nothing was kept; link it again if it is yours"
         case "linking_required": "* this account has a user key now: link this device to the primary (link start) before it sends"
         case "link_suggested": "* another device of this account carries a user key: if it is yours, link this device to it (link start)"
         case "transfer_failed": "* WARNING: the transfer from the primary failed (\(reason ?? "?")): link again from the primary"

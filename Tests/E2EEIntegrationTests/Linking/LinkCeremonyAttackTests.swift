@@ -3,6 +3,7 @@ import E2EEDevServer
 @_spi(StoreInternals) import E2EEKeyStore
 @testable import E2EEMessaging
 import Foundation
+import Synchronization
 import Testing
 
 extension IntegrationTests {
@@ -79,6 +80,107 @@ extension IntegrationTests {
             }
         }
 
+        @Test("K21: a grant the server holds past the new device's 10 idle minutes: the device gives up and says so, the late grant is not adopted")
+        func lateGrant() async throws {
+            try await MessagingHarness.with { harness in
+                let scene = try await OwnUserKeyScene.make(harness)
+                defer { scene.cleanUp() }
+                let laptopClock = MovableClock()
+                var configuration = MessagingHarness.recipientConfiguration
+                configuration.debugClockShift = laptopClock.reading
+                let laptop = try await harness.login("bob", configuration: configuration)
+                let (primary, mine, codeN) = try await Self.untilCodes(scene.bob, laptop)
+                // From now on the server holds the primary's link posts.
+                await harness.server.faults.holdPosts(contentType: LinkEnvelope.contentType, fromDevice: scene.bob.deviceID.rawValue)
+                await primary.attempt.enter(code: codeN)
+                guard case .showCode(let codeP) = try await primary.next(until: nil) else { throw Failure("no code on the primary") }
+                _ = try await primary.next(until: .granted(laptop.deviceID))
+                await scene.bob.waitForOutbox()
+                await mine.attempt.enter(code: codeP)
+                try await laptop.sync()
+
+                // Eleven minutes pass on the laptop with no grant: it gives up and tells the primary.
+                laptopClock.advance(by: 11 * 60)
+                #expect(try await mine.cancellation() == .expired)
+                await laptop.waitForOutbox()
+                try await scene.bob.sync()
+                #expect(try await primary.cancellation() == .expired)
+                // The held grant is released: the laptop takes nothing.
+                _ = try await harness.server.faults.releasePosts()
+                try await laptop.sync()
+                #expect(try await laptop.ownUserKey().role != .linked)
+                #expect(try scene.fileContents().kept == [scene.bob.deviceID.rawValue])
+                await laptop.shutdown()
+                await scene.bob.shutdown()
+                await scene.alice.shutdown()
+            }
+        }
+
+        @Test("K21: an ack held past the grant's 15 minutes: the primary reports the link failed and stops resending; the late ack is surfaced and keeps nothing")
+        func lateConfirmation() async throws {
+            try await MessagingHarness.with { harness in
+                var scene = try await OwnUserKeyScene.make(harness)
+                defer { scene.cleanUp() }
+                let primaryClock = MovableClock()
+                await scene.bob.shutdown()
+                var configuration = scene.configuration()
+                configuration.debugClockShift = primaryClock.reading
+                scene.bob = try await Account.open(server: try await harness.client(restoring: scene.bob.store), store: scene.bob.store,
+                                                   configuration: configuration)
+                let log = EventLog(scene.bob)
+                let laptop = try await harness.login("bob", configuration: MessagingHarness.recipientConfiguration)
+                let (primary, mine, codeN) = try await Self.untilCodes(scene.bob, laptop)
+                await primary.attempt.enter(code: codeN)
+                guard case .showCode(let codeP) = try await primary.next(until: nil) else { throw Failure("no code on the primary") }
+                _ = try await primary.next(until: .granted(laptop.deviceID))
+                await scene.bob.waitForOutbox()
+                // The server holds the laptop's link posts: its ack(0) never reaches the primary in time.
+                await harness.server.faults.holdPosts(contentType: LinkEnvelope.contentType, fromDevice: laptop.deviceID.rawValue)
+                await mine.attempt.enter(code: codeP)
+                try await laptop.sync()
+                _ = try await mine.next(until: .linked)
+                await laptop.waitForOutbox()
+
+                // Sixteen minutes on the primary: the grant failed, reported, and no longer resent.
+                primaryClock.advance(by: 16 * 60)
+                #expect(try await primary.cancellation() == .expired)
+                let devices = try #require(try await scene.bob.devicesChannel(create: false))
+                let reader = try await harness.reader(of: scene.bob)
+                let posted = try await harness.serverMessages(devices, as: reader).count
+                primaryClock.advance(by: 3 * 60)
+                try await Task.sleep(for: .seconds(6))
+                await scene.bob.waitForOutbox()
+                #expect(try await harness.serverMessages(devices, as: reader).count == posted, "a failed grant was posted again")
+
+                // The ack is released: surfaced once, nothing kept.
+                _ = try await harness.server.faults.releasePosts()
+                try await scene.bob.sync()
+                try await Task.sleep(for: .milliseconds(300))
+                let events = await log.all()
+                #expect(events.filter { $0 == .linking(.lateConfirmation(laptop.deviceID)) }.count == 1, "\(events)")
+                #expect(try scene.fileContents().kept == [scene.bob.deviceID.rawValue])
+                await laptop.shutdown()
+                await scene.bob.shutdown()
+                await scene.alice.shutdown()
+            }
+        }
+
+        /// Opens the primary's step and the new device's attempt and carries them to the new
+        /// device's code (the user has it to type into the primary, which asks for it).
+        private static func untilCodes(_ primaryAccount: Account, _ laptop: Account) async throws -> (primary: Steps, mine: Steps, codeN: String) {
+            let primary = Steps(try await primaryAccount.openLinkStep())
+            let mine = Steps(try await laptop.startLinking())
+            await laptop.waitForOutbox()
+            try await primaryAccount.sync()
+            await primaryAccount.waitForOutbox()
+            try await laptop.sync()
+            guard case .showCode(let codeN) = try await mine.next(until: nil) else { throw Failure("no code on the new device") }
+            await laptop.waitForOutbox()
+            try await primaryAccount.sync()
+            _ = try await primary.next(until: .enterCode)
+            return (primary, mine, codeN)
+        }
+
         @Test("K18: mid-ceremony, a grant from another own device that was never asked is refused; the real link then goes through")
         func grantFromAnUnaskedDevice() async throws {
             try await MessagingHarness.with { harness in
@@ -126,4 +228,15 @@ extension IntegrationTests {
             }
         }
     }
+}
+
+/// A clock shift a test moves while accounts run (``AccountConfiguration/debugClockShift``).
+final class MovableClock: Sendable {
+    private let seconds = Mutex<Int64>(0)
+
+    /// The shift now, in seconds.
+    var reading: @Sendable () -> Int64 { { [self] in self.seconds.withLock { $0 } } }
+
+    /// Moves the clock on by `delta` seconds.
+    func advance(by delta: Int64) { seconds.withLock { $0 += delta } }
 }

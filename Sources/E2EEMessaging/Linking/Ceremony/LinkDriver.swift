@@ -24,6 +24,8 @@ actor LinkDriver {
         let devicesChannel: ChannelID
         /// The system clock of §10.19, unix seconds (certificate currency).
         let systemSeconds: @Sendable () -> Int64
+        /// Seconds added to the idle clock (a test's moved clock; 0 in release builds).
+        let idleShift: @Sendable () -> Int64
     }
 
     private var machine: Machine
@@ -58,7 +60,7 @@ actor LinkDriver {
             for await message in messages {
                 guard let self else { return }
                 await self.received(message)
-                if await self.isFinished { return }
+                if await self.isFinished, await !self.awaitsLateConfirmations { return }
             }
         })
         tasks.append(Task { [weak self] in
@@ -72,6 +74,15 @@ actor LinkDriver {
     }
 
     var isFinished: Bool { finished }
+
+    /// Whether a grant of this primary failed or was cancelled unconfirmed: its device's
+    /// confirmation may still arrive, and is surfaced once (`lateConfirmation`) though the
+    /// attempt has ended.
+    var awaitsLateConfirmations: Bool {
+        ledger.grants.contains { grant in
+            if case .void(let reason) = grant.state { reason != .removed } else { false }
+        }
+    }
 
     /// Whether a certificate ending at `notAfter` is current at `now` for linking: on this
     /// device's clock, with §10.4's ten minutes of grace.
@@ -93,7 +104,7 @@ actor LinkDriver {
 
     private var now: Int64 {
         let elapsed = ContinuousClock.now - started
-        return elapsed.components.seconds
+        return elapsed.components.seconds + context.idleShift()
     }
 
     private func handle(_ input: Input) async {
@@ -146,6 +157,11 @@ actor LinkDriver {
             default: return
             }
             await drive(primary: input, newDevice: nil)
+            // After the grant the step is the ledger's: the granted device's cancel ends it.
+            if case .cancel(let id, let reason) = message.plaintext, case .primary(let step) = machine, step.phase == .granted,
+               ledger.grants.contains(where: { $0.device == sender && $0.requestID == id && $0.state == .void(.cancelled) }) {
+                show(.cancelled(reason))
+            }
         case .newDevice:
             guard message.channel == .devices else { return }
             let input: NewDeviceLinkAttempt.Input
@@ -204,7 +220,9 @@ actor LinkDriver {
         case .linked, .cancelled:
             finished = true
             continuation.finish()
-            for task in tasks { task.cancel() }
+            // The first task listens for link messages: it stays while a failed grant's late
+            // confirmation may still come, to surface it.
+            for (index, task) in tasks.enumerated() where index > 0 || !awaitsLateConfirmations { task.cancel() }
         default:
             break
         }
@@ -261,8 +279,9 @@ actor LinkDriver {
                 show(.linked)
             case .failed:
                 show(.cancelled(.expired))
-            case .lateConfirmation:
-                break  // the attempt ended before; the user links the device again
+            case .lateConfirmation(let device):
+                // The attempt ended before: nothing is kept, the user links the device again.
+                context.account.broadcaster.publish(.linking(.lateConfirmation(DeviceID(device.text))))
             case .resend(let transferID):
                 if let content = grantEnvelopes[transferID] { try? await context.account.resendLinkEnvelope(content, in: context.devicesChannel) }
             }
