@@ -119,7 +119,7 @@ extension KeyStore {
         return try await read { db in
             var sources: [String: String] = [:]
             // An index probe only when any row is transferred (the partial index is empty otherwise).
-            guard try db.row("SELECT 1 FROM timeline WHERE history_transfer_id IS NOT NULL LIMIT 1") != nil else { return sources }
+            guard try db.row(Self.anyTransferredSQL) != nil else { return sources }
             let marks = Array(repeating: "?", count: messageIDs.count).joined(separator: ", ")
             for row in try db.rows("""
                 SELECT message_id, history_source_device_id FROM timeline
@@ -130,6 +130,9 @@ extension KeyStore {
             return sources
         }
     }
+
+    /// Whether any row is transferred: one probe of the partial index `timeline_transferred`.
+    static let anyTransferredSQL = "SELECT 1 FROM timeline WHERE history_transfer_id IS NOT NULL LIMIT 1"
 
     /// The transferred texts this device replaced by decrypting the message itself, oldest
     /// first, with both payloads (``HistoryReplacement/differs`` says whether to show one).
