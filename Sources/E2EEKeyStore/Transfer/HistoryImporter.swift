@@ -34,7 +34,7 @@ struct HistoryImporter {
         """
     static let fillSQL = """
         UPDATE timeline SET state = ?, failure_reason = NULL, plaintext = ?, edited_at = ?, payload_id = ?, payload_key = ?,
-                            sender_device_id = COALESCE(sender_device_id, ?), history_transfer_id = ?, history_source_device_id = ?
+                            sender_user_id = COALESCE(sender_user_id, ?), sender_device_id = COALESCE(sender_device_id, ?), history_transfer_id = ?, history_source_device_id = ?
         WHERE message_id = ?
         """
 
@@ -120,7 +120,7 @@ struct HistoryImporter {
         // a text this device's own decryption replaces) sees a labelling, not a decryption.
         if reimport { try db.run("UPDATE timeline SET history_transfer_id = NULL WHERE message_id = ?", [messageID]) }
         let filled = try unlessPayloadUsed {
-            try db.run(Self.fillSQL, [state, sealed, editedAt, payloadID, payloadKey, record.senderDeviceID.text, transferID, source, messageID])
+            try db.run(Self.fillSQL, [state, sealed, editedAt, payloadID, payloadKey, senderID, record.senderDeviceID.text, transferID, source, messageID])
         }
         guard filled else {
             report.conflicts += 1
