@@ -95,6 +95,18 @@ let package = Package(
             ]
         ),
         .executableTarget(
+            name: "History",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "E2EECrypto", package: "E2EECore"),
+                .product(name: "E2EEKeyStore", package: "E2EECore"),
+            ],
+            path: "Benchmarks/History",
+            plugins: [
+                .plugin(name: "BenchmarkPlugin", package: "benchmark"),
+            ]
+        ),
+        .executableTarget(
             name: "Transport",
             dependencies: [
                 "BenchmarkSupport",

@@ -26,6 +26,8 @@ import Testing
         "timeline_by_content_prefix": KeyStore.contentLookupSQL,
         "timeline_payload_key": KeyStore.payloadUseSQL,
         "timeline_tombstones": KeyStore.tombstoneSQL,
+        // v24: the partial index of transferred rows, probed before a page looks up labels.
+        "timeline_transferred": KeyStore.anyTransferredSQL,
     ]
 
     @Test func theTimelineHasOnlyIndexesThatPagesDedupeAndTombstonesSeek() async throws {

@@ -99,6 +99,13 @@ public struct TimelineItem: Sendable, Equatable {
     /// outbox id; it is replaced by the posted row when the server takes it, and leaves the
     /// timeline when cancelled.
     public var isLocalEcho = false
+    /// For a **transferred** message — one whose text this device did not decrypt itself but
+    /// took from its primary's history transfer when it was linked (docs/spec/protocol.md
+    /// §11.9) — the primary's device id; `nil` for every message this device read itself. Show
+    /// such messages labelled ("from your other device"): the primary vouches for the text, the
+    /// sender's signature does not. When this device later decrypts the message itself the text
+    /// is replaced and the label goes.
+    public var transferredFrom: DeviceID?
 
     /// Creates the value.
     public init(messageID: MessageID, channelID: ChannelID, senderUserID: UserID?, senderDeviceID: DeviceID?, createdAt: ServerTimestamp,

@@ -7,7 +7,8 @@ import E2EECrypto
 /// messages with their ``TimelineItem/delivery`` state and ``TimelineItem/localID``, our own
 /// messages not posted yet as local echoes (``TimelineItem/isLocalEcho``) after the posted
 /// rows, and messages that leave this device out and predate it shown as
-/// ``TimelineItem/State/sentBeforeThisDevice``.
+/// ``TimelineItem/State/sentBeforeThisDevice``, and messages whose text came from the primary's
+/// history transfer labelled ``TimelineItem/transferredFrom``.
 public struct TimelineReader: Sendable {
     let store: KeyStore
 
@@ -43,12 +44,14 @@ public struct TimelineReader: Sendable {
         guard !items.isEmpty else { return items }
         var items = try await flagged(items)
         let removed = try await store.removedFromServer(messageIDs: items.map(\.messageID.rawValue))
+        let transferred = try await store.transferredSources(messageIDs: items.map(\.messageID.rawValue))
         let postings = try await store.postingEntries(messageIDs: items.filter(\.isOwn).map(\.messageID.rawValue))
         let setUpAt = items.contains { Self.mayPredateThisDevice($0.state) } ? try await store.deviceSetUpAt() : nil
         let unaccepted = try await unacceptedChannels(Set(items.filter { $0.state == .pending }.map(\.channelID)))
         for index in items.indices {
             let id = items[index].messageID
             items[index].removedFromServer = removed.contains(id.rawValue)
+            items[index].transferredFrom = transferred[id.rawValue].map { DeviceID(stored: $0) }
             // A deleted message is gone for everyone: no tick says it reached anyone.
             if items[index].isOwn, let posting = postings[id.rawValue] {
                 items[index].localID = OutboxEntryID(stored: posting.localID)
