@@ -5,7 +5,7 @@ import Foundation
 /// prints it: a line, or with `--json` one object (`{"event":"issuing_stopped","reason":"restoredFile"}`).
 struct LinkNotice: Encodable, Equatable {
     /// `certificate_renewed`, `certificate_expiring`, `issuing_stopped`, `renewal_held_by_clock`,
-    /// `trust_transferred`, `transfer_failed` or `trust_sent`.
+    /// `trust_transferred`, `transfer_failed`, `trust_sent` or `kept_device_under_another_key`.
     let event: String
     /// ISO 8601, for the certificate events.
     let notAfter: String?
@@ -26,6 +26,7 @@ struct LinkNotice: Encodable, Equatable {
             (self.event, notAfter, reason) = ("trust_transferred", nil, "\(applied) applied, \(conflicts) conflicts, \(skipped) skipped")
         case .transferFailed(let why): (self.event, notAfter, reason) = ("transfer_failed", nil, why)
         case .trustSent(let device): (self.event, notAfter, reason) = ("trust_sent", nil, device.rawValue)
+        case .keptDeviceUnderAnotherKey(let device): (self.event, notAfter, reason) = ("kept_device_under_another_key", nil, device.rawValue)
         }
     }
 
@@ -38,6 +39,8 @@ struct LinkNotice: Encodable, Equatable {
         case "trust_transferred": "* this device took its primary's trust decisions (\(reason ?? "?"))"
         case "trust_sent": "* this primary sent its trust decisions to \(reason ?? "?")"
         case "transfer_failed": "* WARNING: the transfer from the primary failed (\(reason ?? "?")): link again from the primary"
+        case "kept_device_under_another_key":
+            "* WARNING: our device \(reason ?? "?") carries a certificate under another user key: remove it (devices remove) unless you reset the key elsewhere"
         default: "* WARNING: a certificate renewal is due but the clock went back or is suspect (check it, then clock confirm)"
         }
     }
