@@ -34,11 +34,28 @@ import Testing
     @Test("the committed version-1 file opens to its contents, and sealing them again gives its bytes")
     func goldenFile() throws {
         let contents = try Self.contents()
-        let sealed = try PrimaryFileCodec.seal(contents, key: Self.key, nonce: Self.nonce)
+        let sealed = try PrimaryFileCodec.seal(contents, key: Self.key, nonce: Self.nonce, version: PrimaryFileCodec.versionWithoutRemoval)
         let golden = try [UInt8](Data(contentsOf: Self.fixture))
         #expect(sealed == golden)
         let opened = try PrimaryFileCodec.open(golden, key: Self.key)
         #expect(opened == contents)
         #expect(opened.log.map { $0.body == nil } == [true, false])
+        #expect(opened.removal == nil, "a version-1 file has no removal in progress")
+    }
+
+    @Test("version 2 carries a removal in progress; a version-1 file read and saved again becomes version 2 with the same contents")
+    func versionTwo() throws {
+        var contents = try Self.contents()
+        let golden = try [UInt8](Data(contentsOf: Self.fixture))
+        let upgraded = try PrimaryFileCodec.seal(try PrimaryFileCodec.open(golden, key: Self.key), key: Self.key, nonce: Self.nonce)
+        #expect(upgraded[PrimaryFileCodec.magic.count] == 2)
+        #expect(try PrimaryFileCodec.open(upgraded, key: Self.key) == contents)
+        contents.removal = PendingRemoval(deviceID: "00000000-0000-4000-8000-000000000003", stage: .deleteDevice)
+        let sealed = try PrimaryFileCodec.seal(contents, key: Self.key, nonce: Self.nonce)
+        #expect(sealed.count == upgraded.count + 16, "one stage byte, then the device's 16")
+        #expect(try PrimaryFileCodec.open(sealed, key: Self.key) == contents)
+        var body = try PrimaryFileCodec.encodeBody(contents)
+        body[body.count - 17] = 9
+        #expect(throws: PrimaryFileError.damaged(reason: "removal stage 9")) { try PrimaryFileCodec.decodeBody(body) }
     }
 }

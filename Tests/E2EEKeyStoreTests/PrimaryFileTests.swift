@@ -19,11 +19,24 @@ import Testing
                                                       identity: identity, epoch: 2, notAfter: 2_000_000)
         var contents = PrimaryFileContents(fileID: Fixtures.bytes(16, 9), userKeySeed: umk.seed, epoch: 2, logCount: 0, trustCounter: 7,
                                            mark: 1_900_000, kept: [device], removed: [other], log: [])
-        contents.append(CertificateLogEntry(deviceID: device, identityBlob: identity.bytes, certificate: certificate))
-        contents.append(CertificateLogEntry(deviceID: device, identityBlob: identity.bytes, certificate: certificate))
-        contents.prune(at: 2_000_000 + 86_401)  // both past not_after + 1 day…
+        contents.append(CertificateLogEntry(deviceID: other, identityBlob: identity.bytes, certificate: certificate))
+        contents.append(CertificateLogEntry(deviceID: other, identityBlob: identity.bytes, certificate: certificate))
+        contents.prune(at: 2_000_000 + 86_401)  // both past not_after + 1 day (a device no longer kept)…
         contents.append(CertificateLogEntry(deviceID: device, identityBlob: identity.bytes, certificate: certificate))  // …one full again
         return contents
+    }
+
+    @Test("pruning keeps each kept device's newest entry whole, however old (its blob is what a renewal certifies again)")
+    func pruneKeepsNewestOfKept() throws {
+        var contents = try Self.contents()
+        let certificate = try DeviceCertificate(bytes: #require(contents.log[2].body).certificate)
+        contents.append(CertificateLogEntry(deviceID: Self.device, identityBlob: try #require(contents.log[2].body).identityBlob,
+                                            certificate: certificate))
+        contents.prune(at: 3_000_000)
+        #expect(contents.log.map { $0.body == nil } == [true, true, true, false], "the kept device's newest entry was pruned")
+        contents.kept = []
+        contents.prune(at: 3_000_000)
+        #expect(contents.log.allSatisfy { $0.body == nil })
     }
 
     @Test("a file round-trips through its sealed bytes: id, key, epoch, counts, sets, full and pruned entries")
@@ -62,8 +75,8 @@ import Testing
         #expect(throws: PrimaryFileError.unreadable) { try load(Array(good.dropLast())) }
         #expect(throws: PrimaryFileError.unreadable) { try load(good, key: SecretBytes.random(count: 32)) }
         var version = good
-        version[PrimaryFileCodec.magic.count] = 2
-        #expect(throws: PrimaryFileError.unsupportedVersion(2)) { try load(version) }
+        version[PrimaryFileCodec.magic.count] = 3
+        #expect(throws: PrimaryFileError.unsupportedVersion(3)) { try load(version) }
         #expect(throws: PrimaryFileError.damaged(reason: "not a primary file")) { try load(Array(good.prefix(20))) }
         #expect(throws: PrimaryFileError.damaged(reason: "not a primary file")) { try load([UInt8](repeating: 0, count: 200)) }
     }

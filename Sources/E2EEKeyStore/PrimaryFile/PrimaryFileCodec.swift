@@ -3,21 +3,27 @@ import E2EECrypto
 /// The primary file's bytes (docs/spec/protocol.md §3 "State"), big-endian:
 ///
 /// ```
-/// file      = magic "E2EE-PRIMARY" (12) || version (1, = 1) || nonce (24) || sealed
+/// file      = magic "E2EE-PRIMARY" (12) || version (1) || nonce (24) || sealed
 /// sealed    = XChaCha20-Poly1305(file key, nonce, ad = magic || version, body)
 /// body      = file_id (16) || umk_seed (32) || epoch (u32) || log_count (u64) || trust_counter (u64)
 ///             || mark (i64) || n (u32) || kept ids (16 each) || n (u32) || removed ids (16 each)
-///             || n (u32) || entries
+///             || n (u32) || entries || [version 2: removal]
 /// entry     = kind (1: 1 full, 2 pruned) || device_id (16) || epoch (u32) || not_after (u32)
 ///             || digest (32) || [full: identity_blob (65) || cert (104)]
+/// removal   = 0x00 (none) | stage (1: 1 republish, 2 delete, 3 recerts) || device_id (16)
 /// ```
+///
+/// Version 2 adds the removal in progress (§10.14); a version 1 file (written before removals
+/// existed) is read as one with none, and every save writes version 2.
 ///
 /// Parsing is strict: every count is bounded and checked against the bytes left before
 /// anything is read, nothing may follow, and a full entry's certificate must parse, match its
 /// epoch, `not_after` and digest. The plaintext body is wiped after use.
 enum PrimaryFileCodec {
     static let magic = Array("E2EE-PRIMARY".utf8)
-    static let version: UInt8 = 1
+    static let version: UInt8 = 2
+    /// The first format, without a removal in progress: still read.
+    static let versionWithoutRemoval: UInt8 = 1
     /// At most this many kept or removed ids.
     static let maximumDevices = 10_000
     /// At most this many log entries.
@@ -27,9 +33,10 @@ enum PrimaryFileCodec {
     private static let entryFixed = 1 + 16 + 4 + 4 + SHA256.digestLength
     private static let entryBody = IdentityBlob.length + DeviceCertificate.length
 
-    /// Seals `contents` under `key` with `nonce`.
-    static func seal(_ contents: PrimaryFileContents, key: SecretBytes, nonce: [UInt8]) throws -> [UInt8] {
-        var body = try encodeBody(contents)
+    /// Seals `contents` under `key` with `nonce`, in the current format (`version`: an older
+    /// one, for the tests that pin it).
+    static func seal(_ contents: PrimaryFileContents, key: SecretBytes, nonce: [UInt8], version: UInt8 = version) throws -> [UInt8] {
+        var body = try encodeBody(contents, version: version)
         defer { secureWipe(&body) }
         let ad = magic + [version]
         let sealed = try XChaCha20Poly1305.seal(body, key: key, nonce: nonce, authenticating: ad)
@@ -43,20 +50,21 @@ enum PrimaryFileCodec {
         guard bytes.count >= headerLength + XChaCha20Poly1305.tagLength, Array(bytes.prefix(magic.count)) == magic else {
             throw PrimaryFileError.damaged(reason: "not a primary file")
         }
-        guard bytes[magic.count] == version else { throw PrimaryFileError.unsupportedVersion(bytes[magic.count]) }
+        let read = bytes[magic.count]
+        guard read == version || read == versionWithoutRemoval else { throw PrimaryFileError.unsupportedVersion(read) }
         let nonce = Array(bytes[(magic.count + 1)..<headerLength])
         let body: SecretBytes
         do {
-            body = try XChaCha20Poly1305.open(bytes[headerLength...], key: key, nonce: nonce, authenticating: magic + [version])
+            body = try XChaCha20Poly1305.open(bytes[headerLength...], key: key, nonce: nonce, authenticating: magic + [read])
         } catch {
             throw PrimaryFileError.unreadable
         }
         var plain = body.unprotectedCopy()
         defer { secureWipe(&plain) }
-        return try decodeBody(plain)
+        return try decodeBody(plain, version: read)
     }
 
-    static func encodeBody(_ contents: PrimaryFileContents) throws -> [UInt8] {
+    static func encodeBody(_ contents: PrimaryFileContents, version: UInt8 = version) throws -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(fixedBody + 12 + 16 * (contents.kept.count + contents.removed.count) + contents.log.count * (entryFixed + entryBody))
         out += contents.fileID
@@ -78,10 +86,17 @@ enum PrimaryFileCodec {
             out += entry.digest
             if let body = entry.body { out += body.identityBlob + body.certificate }
         }
+        guard version >= Self.version else { return out }
+        if let removal = contents.removal {
+            out.append(removal.stage.rawValue)
+            out += try rawID(removal.deviceID)
+        } else {
+            out.append(0)
+        }
         return out
     }
 
-    static func decodeBody(_ bytes: [UInt8]) throws -> PrimaryFileContents {
+    static func decodeBody(_ bytes: [UInt8], version: UInt8 = version) throws -> PrimaryFileContents {
         var reader = Reader(bytes: bytes)
         let fileID = try reader.take(16)
         var seed = try reader.take(Ed25519.seedLength)
@@ -97,9 +112,17 @@ enum PrimaryFileCodec {
         var log: [CertificateLogEntry] = []
         log.reserveCapacity(count)
         for _ in 0..<count { log.append(try entry(&reader)) }
+        var removal: PendingRemoval?
+        if version >= Self.version {
+            let stage = try reader.byte()
+            if stage != 0 {
+                guard let known = PendingRemoval.Stage(rawValue: stage) else { throw PrimaryFileError.damaged(reason: "removal stage \(stage)") }
+                removal = PendingRemoval(deviceID: try reader.id(), stage: known)
+            }
+        }
         guard reader.remaining == 0 else { throw PrimaryFileError.damaged(reason: "\(reader.remaining) bytes after the log") }
         return PrimaryFileContents(fileID: fileID, userKeySeed: userKeySeed, epoch: epoch, logCount: logCount, trustCounter: trustCounter,
-                                   mark: mark, kept: kept, removed: removed, log: log)
+                                   mark: mark, kept: kept, removed: removed, log: log, removal: removal)
     }
 
     private static func entry(_ reader: inout Reader) throws -> CertificateLogEntry {

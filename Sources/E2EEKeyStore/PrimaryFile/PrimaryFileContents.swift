@@ -23,10 +23,12 @@ package struct PrimaryFileContents: Sendable, Equatable {
     public var removed: [String]
     /// Every certificate issued and not yet pruned, oldest first, and the pruned ones' digests.
     public var log: [CertificateLogEntry]
+    /// A removal saved and not yet carried out to the end (§10.14), resumed at start-up.
+    public var removal: PendingRemoval?
 
     /// Creates the value.
     public init(fileID: [UInt8], userKeySeed: SecretBytes, epoch: UInt32, logCount: UInt64, trustCounter: UInt64, mark: Int64,
-                kept: [String], removed: [String], log: [CertificateLogEntry]) {
+                kept: [String], removed: [String], log: [CertificateLogEntry], removal: PendingRemoval? = nil) {
         self.fileID = fileID
         self.userKeySeed = userKeySeed
         self.epoch = epoch
@@ -36,6 +38,7 @@ package struct PrimaryFileContents: Sendable, Equatable {
         self.kept = kept
         self.removed = removed
         self.log = log
+        self.removal = removal
     }
 
     /// The user key.
@@ -61,11 +64,42 @@ package struct PrimaryFileContents: Sendable, Equatable {
 
     /// Prunes every entry whose `not_after` + 1 day has passed by `reading` (the later of the
     /// clock and the mark): its blob and certificate go, its digest stays, so no clock makes a
-    /// certificate this file issued look foreign.
+    /// certificate this file issued look foreign. The newest entry of each kept device stays
+    /// whole, however old: its blob is what the renewal of a device whose certificate ran out
+    /// while the primary was away certifies again (§10.13).
     public mutating func prune(at reading: Int64) {
-        for index in log.indices where log[index].body != nil && Int64(log[index].notAfter) + 86_400 < reading {
+        var newestKept: Set<Int> = []
+        for device in kept {
+            if let index = log.lastIndex(where: { $0.deviceID == device }) { newestKept.insert(index) }
+        }
+        for index in log.indices where log[index].body != nil && Int64(log[index].notAfter) + 86_400 < reading && !newestKept.contains(index) {
             log[index].body = nil
         }
+    }
+}
+
+/// A removal of one device the file saved (docs/spec/protocol.md §10.14): its new epoch and
+/// certificates are logged; what is left to do outside the file is its `stage`.
+package struct PendingRemoval: Sendable, Equatable {
+    /// The steps after the save, in order.
+    public enum Stage: UInt8, Sendable, Equatable {
+        /// The primary's own record, carrying the new epoch, is not published yet.
+        case republish = 1
+        /// `DELETE /devices/{id}` has not succeeded yet.
+        case deleteDevice = 2
+        /// The recerts to the kept devices are not queued yet.
+        case recerts = 3
+    }
+
+    /// The removed device (lower-case text).
+    public var deviceID: String
+    /// The next step.
+    public var stage: Stage
+
+    /// Creates the value.
+    public init(deviceID: String, stage: Stage) {
+        self.deviceID = deviceID
+        self.stage = stage
     }
 }
 

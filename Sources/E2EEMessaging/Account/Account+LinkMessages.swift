@@ -31,10 +31,12 @@ extension Account {
     /// our own listing shows with a verified bundle, trusted here or not (a new device links
     /// before anything trusts it).
     /// - Throws: ``MessagingError/unknownRecipient(deviceID:)`` for a device our listing does
-    ///   not show, ``MessagingError/encryptionFailed(_:)``, ``ServerError``, key store errors.
+    ///   not show or that this primary removed, ``MessagingError/encryptionFailed(_:)``, ``ServerError``, key store errors.
     /// Returns the queued entry (its `content` is the envelope a resend posts again).
     @discardableResult
     func sendLinkMessage(_ plaintext: LinkPlaintext, to deviceID: DeviceID, in channelID: ChannelID) async throws -> OutboxMessage {
+        // A device the primary removed gets nothing more: no recert, no transfer (§10.14).
+        guard !primaryIssuer.isRemoved(deviceID.rawValue) else { throw MessagingError.unknownRecipient(deviceID: deviceID) }
         var target = try await directory.devices(of: userID).first { $0.deviceID == deviceID }
         if target == nil { target = try await directory.devices(of: userID, refresh: true).first { $0.deviceID == deviceID } }
         guard let target else { throw MessagingError.unknownRecipient(deviceID: deviceID) }

@@ -57,7 +57,9 @@ extension Account {
     /// Runs the primary's renewal now (docs/spec/protocol.md §10.13; it also runs at start-up,
     /// with every catch-up and so on reconnect, and daily once connected): issues this device
     /// a new certificate when its own is not current, below the file's epoch, or listed with
-    /// under 23 days left, and republishes one not listed yet. Returns the status after it.
+    /// under 23 days left, and republishes one not listed yet; then does the same for every
+    /// device it keeps, each new certificate sent as a `recert` (after a removal left in
+    /// progress is carried out). Returns the status after it.
     /// - Throws: ``MessagingError/notPrimary``, ``MessagingError/issuingStopped(_:)`` (issuing
     ///   stopped, now or before), ``MessagingError/clockNotConfirmed`` (a renewal was due),
     ///   ``MessagingError/primaryFileUnprotected``, `PrimaryFileError`, key store errors.
@@ -104,6 +106,15 @@ extension Account {
         let issuer = primaryIssuer
         let outcome = try await locks.withLock(Self.issuingLock) { try await issuer.renew() }
         if case .issued = outcome { await directory.invalidate() }
+        switch outcome {
+        case .notPrimary:
+            await warnIfLinkedCertificateExpiring()  // a linked device warns at under 7 days left
+        case .held(.stopped):
+            break
+        case .upToDate, .issued, .republished, .held:
+            // The devices it keeps (a removal left in progress first): a failure is the next run's.
+            try? await renewKeptDevices()
+        }
         return outcome
     }
 }

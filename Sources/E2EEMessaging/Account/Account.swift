@@ -52,6 +52,9 @@ public actor Account {
     var strangerComparisons: [ChannelID: ContinuousClock.Instant] = [:]
     /// Whether the connected primary's daily renewal (``startRenewalTimer()``) runs already.
     var renewalTimerStarted = false
+    /// On the primary, the recert last posted to each kept device (docs/spec/protocol.md
+    /// §10.13), by device id: what is posted again, at most daily, while it is not listed.
+    var sentRecerts: [String: SentRecert] = [:]
     /// When ``noticeOwnNewDevices()`` last read our own listing.
     var ownDevicesNoticedAt: ContinuousClock.Instant?
     /// Users read by ``user(id:)``, kept for the account's life.
@@ -101,10 +104,12 @@ public actor Account {
         let opened = try await make(userID: UserID(account.userID), deviceID: DeviceID(account.deviceID), server: server, store: store, configuration: configuration)
         // Retention runs on open (and with every key maintenance): docs/spec/protocol.md §1, §2, §4.
         try await KeyRetention(store: store, now: configuration.now, device: try? WireUUID(text: opened.device.deviceID.rawValue)).run()
-        // A primary checks its file and renews its own certificate at start-up (§10.13); a
-        // failure (offline, a damaged file) leaves it to the next catch-up, which records it.
-        try? await opened.renewOwnCertificateIfDue()
         try await opened.outbox.resumeAll()
+        // A primary checks its file, carries out a removal left in progress and renews its own
+        // and its kept devices' certificates at start-up (§10.13, §10.14); a failure (offline,
+        // a damaged file) leaves it to the next catch-up, which records it. The outbox resumed
+        // first: recerts queue behind what a kill left.
+        try? await opened.renewOwnCertificateIfDue()
         return opened
     }
 
@@ -133,6 +138,8 @@ public actor Account {
             guard let account else { throw CancellationError() }
             try await account.prepareToSend(channelID: channelID)
         }
+        // A recert opened from now on is adopted (subscribed before anything is received).
+        await account.startRecertListener()
         // A device pinned for the first time is pending from its discovery on, not from the next send.
         await account.directory.whenDevicesAppear { [weak account] devices in
             guard let account else { return }

@@ -12,6 +12,11 @@ public enum LinkEvent: Sendable, Equatable {
     /// Issuing stopped for good on this primary (reported once, when it stops; ``Account/ownUserKey()``
     /// keeps saying it).
     case issuingStopped(IssuingStopReason)
+    /// On the primary: our own listing shows a device this primary keeps carrying a
+    /// certificate under another user key (a stolen device certified by its thief, or a reset
+    /// made elsewhere). Issuing goes on; remove the device (``Account/removeDevice(_:)``) unless
+    /// the user reset the key elsewhere. Reported at each renewal while it lasts.
+    case keptDeviceUnderAnotherKey(DeviceID)
     /// A renewal was due but the clock is suspect or went back (§10.19): nothing was issued.
     /// Check the clock, then ``Account/confirmClock()``.
     case renewalHeldByClock

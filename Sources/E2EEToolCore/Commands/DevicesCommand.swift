@@ -2,12 +2,13 @@ import ArgumentParser
 import E2EEMessaging
 
 /// `e2ee-tool devices [list] <user-id>`, `devices pending`, `devices approve <device-id>`,
-/// `devices decline <device-id>` (docs/spec/protocol.md §5 "Who receives keys").
+/// `devices decline <device-id>` (docs/spec/protocol.md §5 "Who receives keys"), `devices
+/// remove <device-id>` (§10.14).
 struct DevicesCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "devices",
-        abstract: "A user's devices (the default), and the devices held back from channels' keys: list, approve, decline.",
-        subcommands: [DevicesListCommand.self, Pending.self, Approve.self, Decline.self, DevicesConfirmCommand.self],
+        abstract: "A user's devices (the default), the devices held back from channels' keys (list, approve, decline), and removing our own.",
+        subcommands: [DevicesListCommand.self, Pending.self, Approve.self, Decline.self, DevicesConfirmCommand.self, DevicesRemoveCommand.self],
         defaultSubcommand: DevicesListCommand.self
     )
 

@@ -14,7 +14,8 @@ struct UserKeyCommand: AsyncParsableCommand {
             (send exits 16) until the user decides here, best after comparing safety numbers \
             (safety-number <user-id> --key <fingerprint> | --no-key).
             """,
-        subcommands: [UserKeyShowCommand.self, Accept.self, Pin.self, Verify.self, Forget.self, UserKeyCreateCommand.self, UserKeyStatusCommand.self]
+        subcommands: [UserKeyShowCommand.self, Accept.self, Pin.self, Verify.self, Forget.self, UserKeyCreateCommand.self, UserKeyStatusCommand.self,
+                      UserKeyStopCommand.self, UserKeyResetCommand.self]
     )
 
     /// Runs `decide` for `userID`, then prints the user's key as it now stands, under `decision`.

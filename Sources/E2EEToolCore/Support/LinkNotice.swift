@@ -5,7 +5,8 @@ import Foundation
 /// prints it: a line, or with `--json` one object (`{"event":"issuing_stopped","reason":"restoredFile"}`).
 struct LinkNotice: Encodable, Equatable {
     /// `certificate_renewed`, `certificate_expiring`, `issuing_stopped`, `renewal_held_by_clock`,
-    /// `trust_transferred`, `transfer_failed`, `trust_sent`, `linking_required`, `link_suggested` or `late_confirmation`.
+    /// `trust_transferred`, `transfer_failed`, `trust_sent`, `linking_required`, `link_suggested`, `late_confirmation` or
+    /// `kept_device_under_another_key`.
     let event: String
     /// ISO 8601, for the certificate events.
     let notAfter: String?
@@ -29,6 +30,7 @@ struct LinkNotice: Encodable, Equatable {
         case .linkingRequired: (self.event, notAfter, reason) = ("linking_required", nil, nil)
         case .linkSuggested: (self.event, notAfter, reason) = ("link_suggested", nil, nil)
         case .lateConfirmation(let device): (self.event, notAfter, reason) = ("late_confirmation", nil, device.rawValue)
+        case .keptDeviceUnderAnotherKey(let device): (self.event, notAfter, reason) = ("kept_device_under_another_key", nil, device.rawValue)
         }
     }
 
@@ -44,6 +46,8 @@ struct LinkNotice: Encodable, Equatable {
         case "linking_required": "* this account has a user key now: link this device to the primary (link start) before it sends"
         case "link_suggested": "* another device of this account carries a user key: if it is yours, link this device to it (link start)"
         case "transfer_failed": "* WARNING: the transfer from the primary failed (\(reason ?? "?")): link again from the primary"
+        case "kept_device_under_another_key":
+            "* WARNING: our device \(reason ?? "?") carries a certificate under another user key: remove it (devices remove) unless you reset the key elsewhere"
         default: "* WARNING: a certificate renewal is due but the clock went back or is suspect (check it, then clock confirm)"
         }
     }

@@ -270,8 +270,14 @@ actor LinkDriver {
             switch action {
             case .keep(let device):
                 // Kept: the primary renews it from now on and sends it the trust part; on this end the link is done.
-                try? await context.issuer.keep(device)
+                // A device removed meanwhile is never kept (§10.14): the link failed.
+                guard (try? await context.issuer.keep(device)) == true else {
+                    show(.cancelled(.refusedByUser))
+                    continue
+                }
                 await context.account.trustLinkedOwnDevice(DeviceID(device.text))
+                // A device becomes kept: the renewal runs (a grant from before a removal is renewed at the new epoch).
+                await context.account.renewKeptDevicesNow()
                 if let grant = ledger.grants.last(where: { $0.device == device && $0.state == .confirmed }),
                    let channel = transferChannels[grant.transferID] {
                     await context.account.startTrustTransfer(to: DeviceID(device.text), transferID: grant.transferID, channelID: channel)

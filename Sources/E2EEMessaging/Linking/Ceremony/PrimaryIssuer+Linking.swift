@@ -30,15 +30,20 @@ extension PrimaryIssuer {
     }
 
     /// Adds `deviceID` to the file's kept set (§10.11 step 6): from now on the primary renews it.
+    /// Returns whether the device is kept — never one among the removed ids (§10.14: a removal
+    /// voids its grants for good, so a late ack keeps nothing).
     /// - Throws: as ``issueGrantCertificate(for:)``.
-    func keep(_ deviceID: WireUUID) async throws {
+    @discardableResult
+    func keep(_ deviceID: WireUUID) async throws -> Bool {
         guard let keychain, let file, file.exists, let key = try keychain.key(item: item, create: false) else {
             throw MessagingError.primaryFileUnprotected
         }
         var contents = try file.load(key: key)
-        guard !contents.removed.contains(deviceID.text), !contents.kept.contains(deviceID.text) else { return }
+        guard !contents.removed.contains(deviceID.text) else { return false }
+        guard !contents.kept.contains(deviceID.text) else { return true }
         contents.kept.append(deviceID.text)
         try save(contents, to: file, key: key)
+        return true
     }
 
     /// Takes a grant on the new device (§10.11 step 5): in one transaction records our user's

@@ -1,0 +1,54 @@
+import E2EECrypto
+@_spi(StoreInternals) import E2EEKeyStore
+import Foundation
+
+/// A recert the primary posted to one kept device: the certificate's digest, the envelope as
+/// posted (what a resend posts again) and when it was last posted (the system clock, seconds).
+struct SentRecert: Sendable {
+    let digest: [UInt8]
+    let content: String
+    var sentAt: Int64
+}
+
+extension Account {
+    /// How often an unlisted recert's stored envelope is posted again (a day).
+    static let recertResendInterval: Int64 = 86_400
+
+    /// The primary's renewal of the devices it keeps (docs/spec/protocol.md §10.13), as every
+    /// renewal runs it (start-up, catch-up, the daily timer) and when a device becomes kept: a
+    /// removal left in progress is carried out first; then each kept device due is issued a
+    /// new certificate (logged before it leaves) sent as a `recert` over their ratchet through
+    /// the outbox, and one current but not listed yet is sent its recert again, at most daily.
+    /// - Throws: ``ServerError`` (a removal could not go on), `PrimaryFileError`, key store errors;
+    ///   a recert that cannot be queued is left to the next run.
+    func renewKeptDevices() async throws {
+        let issuer = primaryIssuer
+        guard let record = try await issuer.loadRecord(), record.role == .primary else { return }
+        if issuer.removalInProgress() != nil { try await resumeRemoval() }
+        let orders = try await locks.withLock(Self.issuingLock) { try await issuer.renewKept() }
+        guard !orders.isEmpty, let channel = try await devicesChannel(create: true) else { return }
+        for order in orders { try? await send(order, in: channel) }
+    }
+
+    /// ``renewKeptDevices()`` where a failure is left to the next run (a device just kept).
+    func renewKeptDevicesNow() async {
+        try? await renewKeptDevices()
+    }
+
+    /// Posts `order` to its device: a recert just issued (or one never posted from this
+    /// process) is encrypted and its envelope stored; an unlisted one already posted goes again
+    /// as the same bytes, at most daily.
+    /// - Throws: ``MessagingError/unknownRecipient(deviceID:)``, ``ServerError``, key store errors.
+    func send(_ order: RecertOrder, in channel: ChannelID) async throws {
+        let device = order.deviceID.text, digest = SHA256.hash(order.certificate.bytes), now = configuration.userKeyClock()
+        if order.reason == .unlisted, var sent = sentRecerts[device], ConstantTime.equals(sent.digest, digest) {
+            guard now - sent.sentAt >= Self.recertResendInterval else { return }
+            try await resendLinkEnvelope(sent.content, in: channel)
+            sent.sentAt = now
+            sentRecerts[device] = sent
+            return
+        }
+        let posted = try await sendLinkMessage(order.plaintext, to: DeviceID(device), in: channel)
+        sentRecerts[device] = SentRecert(digest: digest, content: posted.content, sentAt: now)
+    }
+}
