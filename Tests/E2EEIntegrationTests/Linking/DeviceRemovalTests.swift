@@ -23,8 +23,12 @@ extension IntegrationTests {
                 let laptop = try await harness.login("bob", configuration: MessagingHarness.recipientConfiguration)
                 try await LinkCeremonyIntegrationTests.link(laptop, to: scene.bob)
                 let tablet = try await harness.login("bob", deviceName: "tablet", configuration: MessagingHarness.recipientConfiguration)
+                let bobLog = EventLog(scene.bob)
                 try await LinkCeremonyIntegrationTests.link(tablet, to: scene.bob)
                 #expect(Set(try scene.fileContents().kept) == [scene.bob.deviceID.rawValue, laptop.deviceID.rawValue, tablet.deviceID.rawValue])
+                // The tablet's transfer ends first: its link posts are not the removal's.
+                try await LinkCeremonyIntegrationTests.pump(scene.bob, tablet, until: bobLog) { $0 == .linking(.trustSent(to: tablet.deviceID)) }
+                await scene.bob.waitForOutbox()
 
                 // The primary's upload fails: the removal is saved, and nothing else happens.
                 let failing = RemovalRecorder(try await harness.client(restoring: scene.bob.store))
