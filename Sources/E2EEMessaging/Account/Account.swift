@@ -105,6 +105,8 @@ public actor Account {
         // failure (offline, a damaged file) leaves it to the next catch-up, which records it.
         try? await opened.renewOwnCertificateIfDue()
         try await opened.outbox.resumeAll()
+        // Link transfers resume where their last commit left them (§11.4).
+        await opened.resumeTransfers()
         return opened
     }
 

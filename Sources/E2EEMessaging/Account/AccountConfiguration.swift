@@ -66,6 +66,10 @@ public struct AccountConfiguration: Sendable {
     /// Debug builds only: called at each ``TestCrashPoint`` the account passes; a test (or the
     /// tool's `E2EE_TEST_CRASH_AT`) kills the process there. Release builds have no such field.
     public var debugCrash: (@Sendable (TestCrashPoint) -> Void)? = nil
+    /// Debug builds only: at most this many records in each chunk of a transfer this primary
+    /// sends (docs/spec/protocol.md §11.4), so a test account fills more than a window with a
+    /// few records; `nil`: as many as fit. Release builds have no such field.
+    public var debugTransferRecordsPerChunk: Int? = nil
     #endif
 
     /// The defaults.

@@ -26,6 +26,8 @@ struct LinkNotice: Encodable, Equatable {
             (self.event, notAfter, reason) = ("trust_transferred", nil, "\(applied) applied, \(conflicts) conflicts, \(skipped) skipped")
         case .transferFailed(let why): (self.event, notAfter, reason) = ("transfer_failed", nil, why)
         case .trustSent(let device): (self.event, notAfter, reason) = ("trust_sent", nil, device.rawValue)
+        case .transfer(let progress):
+            (self.event, notAfter, reason) = ("transfer", nil, TransferLine(progress).text)
         }
     }
 

@@ -1,0 +1,128 @@
+import E2EECrypto
+import E2EEDevServer
+@_spi(StoreInternals) import E2EEKeyStore
+@testable import E2EEMessaging
+import Foundation
+import GRDB
+import Testing
+
+extension IntegrationTests {
+    /// docs/spec/protocol.md §11.3–§11.6 against the development server: the transfer's trust
+    /// part survives lost posts and restarts of either end (each record once, digests checked,
+    /// the channel deleted at the end, the primary never more than 16 messages past the highest
+    /// acknowledgement), and phase 2 carries what the primary decided after the snapshot.
+    @Suite("Link transfer")
+    struct TransferIntegrationTests {
+        @Test("K34 (in process): three link posts dropped, both ends restarted mid-transfer: each record once, digests match, channel deleted, window kept")
+        func underLoss() async throws {
+            try await MessagingHarness.with { harness in
+                var scene = try await OwnUserKeyScene.make(harness)
+                defer { scene.cleanUp() }
+                for index in 0..<8 { _ = try await scene.bob.createGroup(name: "group \(index)", members: [scene.alice.userID]) }
+                try await Self.restartPrimary(&scene, harness: harness)
+                var laptop = try await harness.login("bob", configuration: MessagingHarness.recipientConfiguration)
+                let faults = harness.server.faults
+                try await TransferLink.link(laptop, to: scene.bob) {
+                    // The primary's first three transfer posts (manifest 1 and two chunks) are lost.
+                    await faults.dropPosts(contentType: LinkEnvelope.contentType, count: 3)
+                }
+                var restartedLaptop = false, restartedPrimary = false
+                for round in 0..<60 {
+                    await scene.bob.waitForOutbox()
+                    try await laptop.sync()
+                    await laptop.waitForOutbox()
+                    try await scene.bob.sync()
+                    try await Self.expectWindowKept(scene.bob)
+                    let received = try #require(try await laptop.transfers().first)
+                    if received.state == .done, try await scene.bob.transfers().first?.state == .done { break }
+                    if case .failed(let reason) = received.state { throw TransferLink.Failure("the transfer failed: \(reason)") }
+                    if !restartedLaptop, received.recordsDone > 0 {
+                        laptop = try await Self.restart(laptop, harness: harness)
+                        restartedLaptop = true
+                    } else if restartedLaptop, !restartedPrimary, round > 3 {
+                        try await Self.restartPrimary(&scene, harness: harness)
+                        restartedPrimary = true
+                    }
+                    try await Task.sleep(for: .milliseconds(300))
+                }
+                #expect(restartedLaptop)
+                let received = try #require(try await laptop.transfers().first)
+                let sent = try #require(try await scene.bob.transfers().first)
+                #expect(received.state == .done, "\(received)")
+                #expect(sent.state == .done, "\(sent)")
+                #expect(received.recordsExpected == sent.recordsExpected && received.recordsDone == received.recordsExpected,
+                        "each record held once: \(received.recordsDone) of \(received.recordsExpected ?? -1)")
+                #expect((received.recordsExpected ?? 0) > 16, "setting up: more records (one a chunk) than the window")
+                let channels = try await harness.client(restoring: laptop.store).channels()
+                #expect(!channels.contains { $0.name == "e2ee-transfer" }, "the transfer channel is deleted")
+                let kept = try await laptop.store.read { db in
+                    try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM timeline WHERE plaintext IS NOT NULL AND channel_id IN (SELECT channel_id FROM transfer_incoming)") ?? -1
+                }
+                #expect(kept == 0, "opened transfer messages are wiped at the end")
+                #expect(try await laptop.channelRequests().isEmpty, "the groups arrive accepted")
+                await laptop.shutdown()
+                await scene.bob.shutdown()
+                await scene.alice.shutdown()
+            }
+        }
+
+        @Test("K39: a group request the primary declines after manifest 1 is declined on the new device after phase 2")
+        func declinedAfterSnapshot() async throws {
+            try await MessagingHarness.with { harness in
+                var scene = try await OwnUserKeyScene.make(harness)
+                defer { scene.cleanUp() }
+                let carol = try await harness.registerWithDefaults("carol")
+                let group = try await carol.createGroup(name: "carol's", members: [scene.bob.userID])
+                _ = try await scene.bob.refreshChannels()
+                #expect(try await scene.bob.channelRequests().contains { $0.channel.id == group.id }, "setting up: a request on the primary")
+                try await Self.restartPrimary(&scene, harness: harness)
+                let laptop = try await harness.login("bob", configuration: MessagingHarness.recipientConfiguration)
+                try await TransferLink.link(laptop, to: scene.bob) {}
+                // Manifest 1 went with the window on ack(0); the primary declines now.
+                await scene.bob.waitForOutbox()
+                #expect(try await scene.bob.transfers().first?.state == .running, "setting up: the transfer runs")
+                try await scene.bob.declineChannel(group.id)
+                for _ in 0..<30 {
+                    await scene.bob.waitForOutbox()
+                    try await laptop.sync()
+                    await laptop.waitForOutbox()
+                    try await scene.bob.sync()
+                    if try await laptop.transfers().first?.state == .done { break }
+                    try await Task.sleep(for: .milliseconds(200))
+                }
+                #expect(try await laptop.transfers().first?.state == .done)
+                let standing = try await laptop.store.read { db in
+                    try String.fetchOne(db, sql: "SELECT standing FROM channel_pins WHERE channel_id = ?", arguments: [group.id.rawValue])
+                }
+                #expect(standing == "declined", "the decline made after the snapshot reached the new device in phase 2")
+                await laptop.shutdown()
+                await carol.shutdown()
+                await scene.bob.shutdown()
+                await scene.alice.shutdown()
+            }
+        }
+
+        /// The primary's stored state never lets it run more than 16 messages past the highest acknowledgement.
+        static func expectWindowKept(_ primary: Account) async throws {
+            for state in try await primary.store.outgoingTransfers() {
+                #expect(state.sentUpTo <= state.highestAck + 16, "sent up to \(state.sentUpTo), highest ack \(state.highestAck)")
+            }
+        }
+
+        /// Bob's primary reopened with one record a chunk (so a small account fills more than a window).
+        static func restartPrimary(_ scene: inout OwnUserKeyScene, harness: MessagingHarness) async throws {
+            await scene.bob.shutdown()
+            var configuration = scene.configuration()
+            configuration.debugTransferRecordsPerChunk = 1
+            scene.bob = try await Account.open(server: try await harness.client(restoring: scene.bob.store), store: scene.bob.store,
+                                               configuration: configuration)
+        }
+
+        /// The laptop stopped and reopened on its store.
+        static func restart(_ laptop: Account, harness: MessagingHarness) async throws -> Account {
+            await laptop.shutdown()
+            return try await Account.open(server: try await harness.client(restoring: laptop.store), store: laptop.store,
+                                          configuration: MessagingHarness.recipientConfiguration)
+        }
+    }
+}
