@@ -20,17 +20,20 @@ extension Account {
 
     /// Runs a stored incoming transfer: first the opened messages a restart left uncommitted
     /// (kept sealed in their timeline rows), then what arrives, and the acknowledgement timers.
-    func runReceiving(_ state: IncomingTransferState, messages: AsyncStream<OpenedLinkMessage>) async {
+    func runReceiving(_ state: IncomingTransferState, messages: AsyncStream<OpenedLinkMessage>, resumed: Bool = false) async {
         var run = TransferReceiveRun(state: state)
         let inputs = TransferInputs(messages: messages)
         defer { inputs.stop() }
         do {
+            if resumed { try await recoverPhases(&run) }
             if run.state.status == .running {
                 for (messageID, bytes) in try await store.transferInbox(channelID: state.channelID, senderDeviceID: state.primaryDeviceID) {
                     guard let plaintext = try? LinkPlaintext.decode(bytes) else { continue }
                     try await receive(plaintext, messageID: messageID, &run)
                     if run.state.status != .running { break }
                 }
+                // The acknowledgement of the last commit before a restart may never have left.
+                if resumed, run.state.status == .running, run.state.nextIndex > 0 { try await postAck(run.state) }
             }
             for await input in inputs.stream {
                 switch input {
@@ -118,7 +121,7 @@ extension Account {
             await failReceiving(&run, "a transfer message out of order", tellingPrimary: true)
             return
         }
-        if run.state.status == .running || run.state.status == .done { try await sendAck(&run) }
+        if run.state.status == .running { try await sendAck(&run) }
     }
 
     private func commit(_ run: inout TransferReceiveRun, _ state: IncomingTransferState, advancing: Bool, records: SecretBytes?, count: Int,
@@ -136,6 +139,18 @@ extension Account {
         try await store.commitTransferMessage(next, index: state.nextIndex, records: records, recordCount: count, messageID: messageID)
         run.state = next
         publishProgress(of: next)
+    }
+
+    /// After a restart: a phase whose last message committed before the process died, but
+    /// whose check or import did not run, is finished now (the import is one transaction with
+    /// its flag, so it never runs twice).
+    private func recoverPhases(_ run: inout TransferReceiveRun) async throws {
+        guard run.state.status == .running, let manifest1 = run.manifest1 else { return }
+        try await importTrustIfHeld(1, &run)
+        if !run.state.imported1, run.state.nextIndex >= manifest1.chunkCount + 1 { try await finishPhase(1, &run) }
+        guard run.state.status == .running, let manifest2 = run.manifest2 else { return }
+        try await importTrustIfHeld(2, &run)
+        if run.state.nextIndex >= manifest1.chunkCount + 2 + manifest2.chunkCount { try await finishPhase(2, &run) }
     }
 
     /// §11.5: a phase's trust part commits once its `trust_count` records are held (a phase
@@ -189,6 +204,9 @@ extension Account {
         done.status = .done
         try await store.endIncomingTransfer(done)
         run.state = done
+        // Reported once the last acknowledgement is queued: an app (or the tool) that stops at
+        // the news still sends it.
+        try await postAck(done)
         broadcaster.publish(.linking(.trustTransferred(applied: done.applied, conflicts: done.conflicts, skipped: done.skipped)))
         publishProgress(of: done)
     }

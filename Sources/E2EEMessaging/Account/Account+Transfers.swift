@@ -46,7 +46,7 @@ extension Account {
         }
         for state in incoming where state.status == .running {
             let messages = linkMessages()
-            backgroundWork.run { [weak self] in await self?.runReceiving(state, messages: messages) }
+            backgroundWork.run { [weak self] in await self?.runReceiving(state, messages: messages, resumed: true) }
         }
     }
 
