@@ -12,6 +12,7 @@ extension Account {
         let state = IncomingTransferState(transferID: transferID.text, primaryDeviceID: primary.rawValue, channelID: channelID.rawValue,
                                           userKey: userKey, startedAt: now, progressAt: now,
                                           ackAt: now + TransferTiming.firstWait * TransferTiming.microsecond, ackSeconds: TransferTiming.firstWait)
+        listenForRetriedGrants()
         backgroundWork.run { [weak self] in
             guard let self, (try? await self.store.saveIncomingTransfer(state)) != nil else { return }
             await self.runReceiving(state, messages: messages)

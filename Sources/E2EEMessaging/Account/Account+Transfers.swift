@@ -25,7 +25,7 @@ extension Account {
         if let outgoing {
             _ = try? await sendLinkMessage(.cancel(id: wireID, reason: .transferCancelled), to: DeviceID(outgoing.deviceID),
                                            in: ChannelID(outgoing.channelID))
-            try? await api.deleteChannel(id: ChannelID(outgoing.channelID))
+            // The channel stays: deleting it would hide the cancel from the new device.
         }
         if let incoming {
             _ = try? await sendLinkMessage(.cancel(id: wireID, reason: .transferCancelled), to: DeviceID(incoming.primaryDeviceID),
@@ -37,6 +37,7 @@ extension Account {
     /// Resumes every running transfer after a restart (docs/spec/protocol.md §11.4): each
     /// listens from now on, a new device first takes again what it opened but had not committed.
     func resumeTransfers() async {
+        if (try? await primaryIssuer.loadRecord())?.role == .linked { listenForRetriedGrants() }
         guard let outgoing = try? await store.outgoingTransfers(), let incoming = try? await store.incomingTransfers() else { return }
         for state in outgoing where state.status == .running {
             guard let manifest1 = TransferReceiveRun.manifest(state.manifest1) else { continue }

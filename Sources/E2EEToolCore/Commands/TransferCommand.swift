@@ -2,7 +2,7 @@ import ArgumentParser
 import E2EEMessaging
 import Foundation
 
-/// `e2ee-tool transfer status | cancel <id>` (docs/spec/protocol.md §11.6): the link transfers
+/// `e2ee-tool transfer status | retry <device-id> | cancel <id>` (docs/spec/protocol.md §11.6): the link transfers
 /// this device sends (as the primary) or receives (as a new device).
 struct TransferCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -13,7 +13,7 @@ struct TransferCommand: AsyncParsableCommand {
             restart of either device, until the new device holds every record the primary sent. \
             It fails after 24 hours without progress or 7 days in all.
             """,
-        subcommands: [Status.self, Cancel.self])
+        subcommands: [Status.self, Retry.self, Cancel.self])
 
     /// `transfer status`.
     struct Status: AsyncParsableCommand {
@@ -28,6 +28,69 @@ struct TransferCommand: AsyncParsableCommand {
             try context.console.result(TransferStatusResult(transfers: lines)) {
                 lines.isEmpty ? "no transfers" : lines.map(\.text).joined(separator: "\n")
             }
+        }
+    }
+
+    /// `transfer retry <device-id>`.
+    struct Retry: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "On the primary: send a linked device your trust decisions again (a new grant, a new transfer); waits until it has them.",
+            discussion: """
+                The linked device takes the new grant while a command that connects runs there \
+                (listen, for instance). A running transfer to that device is cancelled first.
+                """)
+
+        @OptionGroup var options: GlobalOptions
+        @Argument(help: "The linked device's id.") var deviceID: String
+        @Option(name: .long, help: "Seconds before giving up (exit 11).") var timeout: Double = 900
+
+        func validate() throws { try ListenCommand.validateTimeout(timeout) }
+
+        func run() async throws {
+            let context = ToolContext(options: options)
+            let opened = try await context.openAccount()
+            let console = context.console
+            let device = DeviceID(deviceID.lowercased())
+            let outcome = try await opened.using { account -> LinkConversation.Outcome in
+                let events = account.events()
+                let id = try await account.retryTransfer(to: device)
+                console.progress("transfer \(id): new grant sent to \(device.rawValue); waiting for it to confirm…")
+                let outcome = try await withThrowingTaskGroup(of: LinkConversation.Outcome.self) { group in
+                    group.addTask {
+                        .session(try await ConnectedSession(account: account, serverURL: opened.serverURL, console: console,
+                                                            verbose: options.verbose, timeout: timeout).run(IgnoredEvents()))
+                    }
+                    group.addTask { await Self.follow(events, console: console) }
+                    defer { group.cancelAll() }
+                    return try await group.next() ?? .session(.eventsEnded)
+                }
+                await account.waitForOutbox()
+                return outcome
+            }
+            switch outcome {
+            case .linked:
+                try console.result(TransferRetryResult(device: device.rawValue, done: true)) { "done: \(device.rawValue) has this device's trust decisions" }
+            case .transferFailed(let reason):
+                throw ToolError(.linkFailed, "the transfer failed (\(reason)): retry again")
+            case .cancelled(let reason):
+                throw ToolError(.linkFailed, "the transfer was cancelled (\(LinkConversation.describe(reason)))")
+            case .session(let ending):
+                if let failure = ConnectedSession.failure(for: ending) { throw failure }
+                throw ToolError(.timedOut, "the transfer did not finish before the timeout")
+            }
+        }
+
+        static func follow(_ events: AsyncStream<AccountEvent>, console: Console) async -> LinkConversation.Outcome {
+            for await event in events {
+                guard case .linking(let link) = event else { continue }
+                switch link {
+                case .trustSent: return .linked
+                case .transferFailed(let reason): return .transferFailed(reason)
+                case .transfer(let progress): console.progress("transfer " + TransferLine(progress).text)
+                default: continue
+                }
+            }
+            return .transferFailed("the account stopped")
         }
     }
 
@@ -55,6 +118,12 @@ struct TransferCommand: AsyncParsableCommand {
 /// `transfer status` as JSON.
 struct TransferStatusResult: Encodable {
     let transfers: [TransferLine]
+}
+
+/// `transfer retry` as JSON.
+struct TransferRetryResult: Encodable {
+    let device: String
+    let done: Bool
 }
 
 /// `transfer cancel` as JSON.

@@ -53,8 +53,12 @@ extension IntegrationTests {
                 #expect(received.recordsExpected == sent.recordsExpected && received.recordsDone == received.recordsExpected,
                         "each record held once: \(received.recordsDone) of \(received.recordsExpected ?? -1)")
                 #expect((received.recordsExpected ?? 0) > 16, "setting up: more records (one a chunk) than the window")
-                let channels = try await harness.client(restoring: laptop.store).channels()
-                #expect(!channels.contains { $0.name == "e2ee-transfer" }, "the transfer channel is deleted")
+                var listed = true
+                for _ in 0..<50 where listed {
+                    listed = try await harness.client(restoring: laptop.store).channels().contains { $0.name == "e2ee-transfer" }
+                    if listed { try await Task.sleep(for: .milliseconds(100)) }
+                }
+                #expect(!listed, "the transfer channel is deleted")
                 let kept = try await laptop.store.read { db in
                     try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM timeline WHERE plaintext IS NOT NULL AND channel_id IN (SELECT channel_id FROM transfer_incoming)") ?? -1
                 }
@@ -78,9 +82,14 @@ extension IntegrationTests {
                 try await Self.restartPrimary(&scene, harness: harness)
                 let laptop = try await harness.login("bob", configuration: MessagingHarness.recipientConfiguration)
                 try await TransferLink.link(laptop, to: scene.bob) {}
-                // Manifest 1 went with the window on ack(0); the primary declines now.
-                await scene.bob.waitForOutbox()
-                #expect(try await scene.bob.transfers().first?.state == .running, "setting up: the transfer runs")
+                // Manifest 1 goes with the window on ack(0); once the snapshot is taken the primary declines.
+                var started: TransferProgress?
+                for _ in 0..<50 where started == nil {
+                    await scene.bob.waitForOutbox()
+                    started = try await scene.bob.transfers().first
+                    if started == nil { try await Task.sleep(for: .milliseconds(100)) }
+                }
+                #expect(started?.state == .running, "setting up: the transfer runs")
                 try await scene.bob.declineChannel(group.id)
                 for _ in 0..<30 {
                     await scene.bob.waitForOutbox()
@@ -124,5 +133,59 @@ extension IntegrationTests {
             return try await Account.open(server: try await harness.client(restoring: laptop.store), store: laptop.store,
                                           configuration: MessagingHarness.recipientConfiguration)
         }
+    }
+}
+
+extension IntegrationTests.TransferIntegrationTests {
+    @Test("a transfer the primary cancels fails on the new device; retryTransfer sends a new grant in a new channel and the linked device takes it")
+    func cancelThenRetry() async throws {
+        try await MessagingHarness.with { harness in
+            var scene = try await OwnUserKeyScene.make(harness)
+            defer { scene.cleanUp() }
+            for index in 0..<3 { _ = try await scene.bob.createGroup(name: "group \(index)", members: [scene.alice.userID]) }
+            try await Self.restartPrimary(&scene, harness: harness)
+            let laptop = try await harness.login("bob", configuration: MessagingHarness.recipientConfiguration)
+            let faults = harness.server.faults
+            // The primary's first window is lost, so the transfer is still running when it is cancelled.
+            try await TransferLink.link(laptop, to: scene.bob) { await faults.dropPosts(contentType: LinkEnvelope.contentType, count: 16) }
+            var started: TransferProgress?
+            for _ in 0..<50 where started == nil {
+                await scene.bob.waitForOutbox()
+                started = try await scene.bob.transfers().first
+                if started == nil { try await Task.sleep(for: .milliseconds(100)) }
+            }
+            let first = try #require(started)
+            #expect(first.state == .running, "setting up: \(first)")
+            await scene.bob.waitForOutbox()
+            await faults.dropPosts(contentType: LinkEnvelope.contentType, count: 0)
+            try await scene.bob.cancelTransfer(first.id)
+            let laptopTransfers = try await laptop.transfers()
+            try await Self.pump(scene.bob, laptop, "the cancel \(laptopTransfers)") { try await laptop.transfers().first.map { if case .failed = $0.state { true } else { false } } ?? false }
+            _ = try await laptop.refreshChannels()
+            #expect(try await laptop.channelRequests().count >= 3, "setting up: nothing imported, the groups are requests")
+
+            let retried = try await scene.bob.retryTransfer(to: laptop.deviceID)
+            #expect(retried != first.id)
+            try await Self.pump(scene.bob, laptop, "the retry") { try await laptop.transfers().contains { $0.id == retried && $0.state == .done } }
+            #expect(try await scene.bob.transfers().first { $0.id == retried }?.state == .done)
+            _ = try await laptop.refreshChannels()
+            #expect(try await laptop.channelRequests().isEmpty, "the retried trust part was imported")
+            await laptop.shutdown()
+            await scene.bob.shutdown()
+            await scene.alice.shutdown()
+        }
+    }
+
+    /// Carries both devices' posts back and forth until `done` holds (at most 40 rounds).
+    static func pump(_ primary: Account, _ laptop: Account, _ what: String = "", until done: () async throws -> Bool) async throws {
+        for _ in 0..<40 {
+            await primary.waitForOutbox()
+            try await laptop.sync()
+            await laptop.waitForOutbox()
+            try await primary.sync()
+            if try await done() { return }
+            try await Task.sleep(for: .milliseconds(200))
+        }
+        throw TransferLink.Failure("the condition never held: \(what) now \(try await laptop.transfers()) primary \(try await primary.transfers())")
     }
 }

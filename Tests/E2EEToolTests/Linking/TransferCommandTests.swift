@@ -53,6 +53,17 @@ extension ToolTests {
 
                 let sent = try await harness.tool("transfer", "status", "--store", phoneStore)
                 #expect(sent.stdout.contains("sending to \(laptop.deviceID)") && sent.stdout.contains("done"), "\(sent.summary)")
+
+                // transfer retry: a new grant to the linked laptop, taken while it listens.
+                let listening = try LiveToolProcess(["listen", "--store", laptop.store, "--timeout", "60"], environment: harness.environment(),
+                                                    in: harness.directory)
+                let retry = try await harness.tool("transfer", "retry", laptop.deviceID, "--store", phoneStore, "--timeout", "60")
+                #expect(retry.status == 0 && retry.stdout.contains("done"), "\(retry.summary)")
+                listening.send(signal: SIGTERM)
+                _ = await listening.finish(limit: .seconds(20))
+                let after = try await harness.tool("transfer", "status", "--store", laptop.store, "--json")
+                let states = (try after.json()["transfers"] as? [[String: Any]] ?? []).compactMap { $0["state"] as? String }
+                #expect(states == ["done", "done"], "\(after.summary)")
             }
         }
     }
