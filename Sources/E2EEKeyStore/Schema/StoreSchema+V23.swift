@@ -18,6 +18,9 @@ extension StoreSchema {
     /// - `transfer_received`: the chunks the new device holds below `next_index` for a phase it
     ///   has not finished checking, each sealed (row id `<transfer>/<index>`); deleted once the
     ///   phase checks.
+    /// - `transfer_skip`: the user went on without a failed transfer (§11.1, `skipTransfer`):
+    ///   while the row stands, a contact's key standing decided here is provisional; the next
+    ///   trust part that imports removes it.
     static func recordTransfers(_ db: Database) throws {
         try db.execute(sql: """
             CREATE TABLE transfer_spool (
@@ -80,6 +83,10 @@ extension StoreSchema {
                 records BLOB NOT NULL,
                 PRIMARY KEY (transfer_id, idx)
             ) WITHOUT ROWID;
+            CREATE TABLE transfer_skip (
+                id INTEGER PRIMARY KEY CHECK (id = 1),
+                skipped_at INTEGER NOT NULL
+            );
             """)
     }
 }

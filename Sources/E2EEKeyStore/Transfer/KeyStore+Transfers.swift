@@ -157,6 +157,8 @@ extension KeyStore {
                                          ownDeviceID: try account.decode("device_id", table: "account"), ownUserKey: state.userKey,
                                          source: state.primaryDeviceID, now: now)
             try importer.apply(records)
+            // A trust part imported ends a skip: pins from now on are this device's decisions.
+            try db.run("DELETE FROM transfer_skip")
             var saved = state
             saved.applied += importer.report.applied
             saved.conflicts += importer.report.conflicts.count
@@ -192,6 +194,27 @@ extension KeyStore {
                 return (id, try sealer.open(sealed, table: "timeline", column: "plaintext", rowID: id))
             }
         }
+    }
+
+    /// Records that the user went on without the failed transfer (§11.1): until a trust part
+    /// imports, key standings decided here are provisional.
+    /// - Throws: GRDB's `DatabaseError`.
+    package func recordTransferSkipped(at time: StoreTime) async throws {
+        try await write { db in try db.run("INSERT OR REPLACE INTO transfer_skip (id, skipped_at) VALUES (1, ?)", [time.microseconds]) }
+    }
+
+    /// Inside the caller's transaction: marks the key standing of `userID`, first decided on
+    /// this device, provisional when a skip stands (``recordTransferSkipped(at:)``).
+    /// - Throws: GRDB's `DatabaseError`.
+    package static func markProvisionalIfSkipped(userID: String, nowSeconds: Int64, _ db: Database) throws {
+        guard try db.row("SELECT 1 FROM transfer_skip WHERE id = 1") != nil else { return }
+        try db.run("INSERT OR REPLACE INTO provisional_pins (user_id, pinned_at) VALUES (?, ?)", [userID, nowSeconds * 1_000_000])
+    }
+
+    /// The users whose key standing is provisional (decided after a skip), sorted.
+    /// - Throws: GRDB's `DatabaseError`.
+    package func provisionalPins() async throws -> [String] {
+        try await read { db in try String.fetchAll(db, sql: "SELECT user_id FROM provisional_pins ORDER BY user_id") }
     }
 
     // MARK: Rows

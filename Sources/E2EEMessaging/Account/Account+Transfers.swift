@@ -34,6 +34,20 @@ extension Account {
         for report in try await transfers() where report.id == id { broadcaster.publish(.linking(.transfer(report))) }
     }
 
+    /// On a linked device whose transfer failed or was cancelled: goes on without it
+    /// (docs/spec/protocol.md §11.1). The app warns first: from now on a contact's key standing
+    /// this device decides for itself is **provisional**, and the next trust part that imports
+    /// (``retryTransfer(to:)`` on the primary) replaces it, surfaced in its import figures.
+    /// - Throws: ``MessagingError/unknownTransfer(_:)`` when no transfer failed here or one still
+    ///   runs, or the last one completed; key store errors.
+    public func skipTransfer() async throws {
+        let incoming = try await store.incomingTransfers()
+        guard let last = incoming.last, last.status == .failed || last.status == .cancelled, !last.imported1 else {
+            throw MessagingError.unknownTransfer(incoming.last?.transferID ?? "none")
+        }
+        try await store.recordTransferSkipped(at: configuration.now())
+    }
+
     /// Resumes every running transfer after a restart (docs/spec/protocol.md §11.4): each
     /// listens from now on, a new device first takes again what it opened but had not committed.
     func resumeTransfers() async {

@@ -2,7 +2,7 @@ import ArgumentParser
 import E2EEMessaging
 import Foundation
 
-/// `e2ee-tool transfer status | retry <device-id> | cancel <id>` (docs/spec/protocol.md §11.6): the link transfers
+/// `e2ee-tool transfer status | retry <device-id> | skip | cancel <id>` (docs/spec/protocol.md §11.6): the link transfers
 /// this device sends (as the primary) or receives (as a new device).
 struct TransferCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -13,7 +13,7 @@ struct TransferCommand: AsyncParsableCommand {
             restart of either device, until the new device holds every record the primary sent. \
             It fails after 24 hours without progress or 7 days in all.
             """,
-        subcommands: [Status.self, Retry.self, Cancel.self])
+        subcommands: [Status.self, Retry.self, Skip.self, Cancel.self])
 
     /// `transfer status`.
     struct Status: AsyncParsableCommand {
@@ -94,6 +94,23 @@ struct TransferCommand: AsyncParsableCommand {
         }
     }
 
+    /// `transfer skip`.
+    struct Skip: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "On a linked device whose transfer failed: go on without it (contacts' keys decided here are provisional until a retry).")
+
+        @OptionGroup var options: GlobalOptions
+
+        func run() async throws {
+            let context = ToolContext(options: options)
+            let opened = try await context.openAccount()
+            try await opened.using { try await $0.skipTransfer() }
+            try context.console.result(TransferSkipResult(skipped: true)) {
+                "skipped: contacts' keys decided on this device are provisional until the primary retries the transfer"
+            }
+        }
+    }
+
     /// `transfer cancel <id>`.
     struct Cancel: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
@@ -124,6 +141,11 @@ struct TransferStatusResult: Encodable {
 struct TransferRetryResult: Encodable {
     let device: String
     let done: Bool
+}
+
+/// `transfer skip` as JSON.
+struct TransferSkipResult: Encodable {
+    let skipped: Bool
 }
 
 /// `transfer cancel` as JSON.

@@ -189,3 +189,48 @@ extension IntegrationTests.TransferIntegrationTests {
         throw TransferLink.Failure("the condition never held: \(what) now \(try await laptop.transfers()) primary \(try await primary.transfers())")
     }
 }
+
+extension IntegrationTests.TransferIntegrationTests {
+    @Test("skipTransfer after a failed transfer: a contact's key pinned here is provisional; a retried trust part replaces it and the skip ends")
+    func skipThenRetry() async throws {
+        try await MessagingHarness.with { harness in
+            var scene = try await OwnUserKeyScene.make(harness)
+            defer { scene.cleanUp() }
+            // Carol has a user key; Bob's primary pinned it.
+            let carol = try await harness.registerWithDefaults("carol")
+            try await KeyedContact.certify(carol, by: Ed25519.PrivateKey(), notAfter: UInt32(KeyedContact.wallClock() + 20 * 86_400))
+            _ = try await scene.bob.directory.devices(of: carol.userID, refresh: true)
+            #expect(try await scene.bob.userKey(of: carol.userID).state == .pinned, "setting up: the primary pinned Carol's key")
+            try await Self.restartPrimary(&scene, harness: harness)
+            let laptop = try await harness.login("bob", configuration: MessagingHarness.recipientConfiguration)
+            let faults = harness.server.faults
+            try await TransferLink.link(laptop, to: scene.bob) { await faults.dropPosts(contentType: LinkEnvelope.contentType, count: 16) }
+            var started: TransferProgress?
+            for _ in 0..<50 where started == nil {
+                await scene.bob.waitForOutbox()
+                started = try await scene.bob.transfers().first
+                if started == nil { try await Task.sleep(for: .milliseconds(100)) }
+            }
+            let first = try #require(started)
+            await scene.bob.waitForOutbox()
+            await faults.dropPosts(contentType: LinkEnvelope.contentType, count: 0)
+            await #expect(throws: MessagingError.self, "nothing failed yet: no skip") { try await laptop.skipTransfer() }
+            try await scene.bob.cancelTransfer(first.id)
+            try await Self.pump(scene.bob, laptop, "the cancel") {
+                try await laptop.transfers().first.map { if case .failed = $0.state { true } else { false } } ?? false
+            }
+            try await laptop.skipTransfer()
+            // The laptop meets Carol's listing itself: her key is pinned here, provisionally.
+            _ = try await laptop.directory.devices(of: carol.userID, refresh: true)
+            #expect(try await laptop.store.provisionalPins() == [carol.userID.rawValue], "a pin after a skip is provisional")
+
+            let retried = try await scene.bob.retryTransfer(to: laptop.deviceID)
+            try await Self.pump(scene.bob, laptop, "the retry") { try await laptop.transfers().contains { $0.id == retried && $0.state == .done } }
+            #expect(try await laptop.store.provisionalPins().isEmpty, "the primary's trust part replaced the provisional pin")
+            await laptop.shutdown()
+            await carol.shutdown()
+            await scene.bob.shutdown()
+            await scene.alice.shutdown()
+        }
+    }
+}
