@@ -18,7 +18,7 @@ public struct E2EETool: AsyncParsableCommand {
     /// Every command; debug builds add the test hooks (`debug`), which release builds do not have.
     private static var subcommands: [any ParsableCommand.Type] {
         let commands: [any ParsableCommand.Type] = [
-            AccountCommand.self, KeysCommand.self, SafetyNumberCommand.self, DevicesCommand.self, UserKeyCommand.self, LinkCommand.self, ClockCommand.self, ChannelsCommand.self,
+            AccountCommand.self, KeysCommand.self, SafetyNumberCommand.self, DevicesCommand.self, UserKeyCommand.self, LinkCommand.self, TransferCommand.self, ClockCommand.self, ChannelsCommand.self,
             SendCommand.self, DeleteCommand.self, OutboxCommand.self, HistoryCommand.self, ListenCommand.self, VectorsCommand.self, DemoCommand.self, ExitCodesCommand.self,
         ]
         #if DEBUG

@@ -33,13 +33,14 @@ import GRDB
 ///   (``StoreSchema/recordOwnUserKey(_:)``).
 /// - `v21`: stored certificates, provisional pins and transfer marks for the trust part of a link
 ///   transfer (``StoreSchema/recordTransferredTrust(_:)``).
+/// - `v23`: durable link transfers, both ends (``StoreSchema/recordTransfers(_:)``).
 /// - `v24`: transferred history rows, the primary's snapshot marks and change log, and texts a
 ///   later decryption replaced (``StoreSchema/recordHistoryTransfer(_:)``).
 /// - `v26`: when a device without a user key was told once to link, and the highest own epoch
 ///   seen (``StoreSchema/recordLinkSuggestion(_:)``).
 enum StoreSchema {
     /// Migration identifiers, oldest first.
-    static let versions = ["v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10", "v11", "v12", "v13", "v14", "v15", "v16", "v17", "v18", "v19", "v20", "v21", "v24", "v26"]
+    static let versions = ["v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10", "v11", "v12", "v13", "v14", "v15", "v16", "v17", "v18", "v19", "v20", "v21", "v23", "v24", "v26"]
 
     /// The migrator holding every migration.
     static var migrator: DatabaseMigrator {
@@ -65,6 +66,7 @@ enum StoreSchema {
         migrator.registerMigration("v19") { db in try recordContactKeys(db) }
         migrator.registerMigration("v20") { db in try recordOwnUserKey(db) }
         migrator.registerMigration("v21") { db in try recordTransferredTrust(db) }
+        migrator.registerMigration("v23") { db in try recordTransfers(db) }
         migrator.registerMigration("v24") { db in try recordHistoryTransfer(db) }
         migrator.registerMigration("v26") { db in try recordLinkSuggestion(db) }
         return migrator

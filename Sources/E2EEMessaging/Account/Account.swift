@@ -110,6 +110,8 @@ public actor Account {
         // a damaged file) leaves it to the next catch-up, which records it. The outbox resumed
         // first: recerts queue behind what a kill left.
         try? await opened.renewOwnCertificateIfDue()
+        // Link transfers resume where their last commit left them (§11.4).
+        await opened.resumeTransfers()
         return opened
     }
 

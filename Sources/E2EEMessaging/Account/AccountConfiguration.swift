@@ -70,6 +70,10 @@ public struct AccountConfiguration: Sendable {
     /// to a link attempt's idle clock — a clock a test moves while the account runs (a grant held
     /// past its 15 minutes, a new device's 10 idle minutes). Release builds have no such field.
     public var debugClockShift: (@Sendable () -> Int64)? = nil
+    /// Debug builds only: at most this many records in each chunk of a transfer this primary
+    /// sends (docs/spec/protocol.md §11.4), so a test account fills more than a window with a
+    /// few records; `nil`: as many as fit. Release builds have no such field.
+    public var debugTransferRecordsPerChunk: Int? = nil
     #endif
 
     /// The defaults.

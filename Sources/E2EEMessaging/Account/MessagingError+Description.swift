@@ -68,6 +68,8 @@ extension MessagingError: LocalizedError {
             "No other device of yours lists a current certificate: open your primary device, or create a user key first."
         case .linkingRequired:
             "This device must be linked to your primary before it can send (link it with the two codes)."
+        case .unknownTransfer(let id):
+            "No transfer \(id) is running on this device."
         }
     }
 }

@@ -88,4 +88,7 @@ public enum MessagingError: Error, Sendable, Equatable {
     /// (docs/spec/protocol.md §10.7 for our own user): it sends nothing but link messages until
     /// it is linked (``Account/startLinking()``).
     case linkingRequired
+    /// No link transfer of this id runs on this device (docs/spec/protocol.md §11.6): it
+    /// ended, or never ran here (``Account/transfers()``).
+    case unknownTransfer(String)
 }

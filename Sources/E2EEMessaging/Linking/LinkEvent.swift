@@ -43,4 +43,7 @@ public enum LinkEvent: Sendable, Equatable {
     /// The primary sent the trust part of a transfer to `deviceID`, which acknowledged all of
     /// it; the transfer channel is deleted.
     case trustSent(to: DeviceID)
+    /// Where a link transfer stands (docs/spec/protocol.md §11.6), on either end: after each
+    /// commit on the new device, as the primary's window moves, and when it ends.
+    case transfer(TransferProgress)
 }

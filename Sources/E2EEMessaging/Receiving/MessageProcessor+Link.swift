@@ -30,6 +30,14 @@ extension MessageProcessor {
             let unlocks = pending.effects.acceptedBaseKey == nil ? [] : [WaitingKey.session(userID: sender.userID, deviceID: sender.deviceID)]
             var step = decryptedStep(message, plaintext: nil, payload: nil, editedAt: nil, sender: sender, effects: pending.effects,
                                      senderKey: nil, unlocks: unlocks, result: .linkMessage)
+            // A transfer's manifest or chunk is kept, sealed in its row, in the commit of its
+            // ratchet step: the transfer takes it from there after a restart, and wipes it once
+            // it committed it (§11.4) — a resend of the same envelope is a duplicate here.
+            if channel == .transfer, plaintext.kind == .manifest || plaintext.kind == .chunk,
+               case .decrypted(var commit)? = step.write?.action {
+                commit.message.plaintext = try plaintext.encoded()
+                step.write?.action = .decrypted(commit)
+            }
             step.linkMessage = OpenedLinkMessage(messageID: MessageID(stored: message.id), channelID: message.channelID, channel: channel,
                                                  senderDeviceID: sender.deviceID, createdAt: message.createdAt, plaintext: plaintext)
             return step

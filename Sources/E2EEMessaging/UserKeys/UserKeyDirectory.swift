@@ -29,6 +29,8 @@ struct UserKeyDirectory: Sendable {
                                           trusted: try contacts.trustedDevices(userID: user, db), clock: clock)
             let outcome = UserKeyRule.decide(input)
             if let standing = outcome.standing { try contacts.storeStanding(standing, db) }
+            // After a skipped transfer (§11.1) a standing first decided here is provisional.
+            if input.standing == nil, outcome.standing != nil { try KeyStore.markProvisionalIfSkipped(userID: user, nowSeconds: now, db) }
             try contacts.replaceKeys(userID: user, with: outcome.keys, db)
             try contacts.storeLinks(outcome.links, db)
             return (outcome, wentBack, readings.agreedReading)

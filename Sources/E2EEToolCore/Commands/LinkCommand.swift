@@ -152,6 +152,8 @@ enum LinkConversation {
                 return .linked
             case (.transferFailed(let reason), _):
                 return .transferFailed(reason)
+            case (.transfer(let progress), _):
+                console.progress("transfer " + TransferLine(progress).text)
             default:
                 continue
             }

@@ -88,6 +88,8 @@ public enum ErrorClassifier {
             return ToolError(.failure, "no other device of this user lists a current certificate: open the primary, or create a user key first")
         case .linkingRequired:
             return ToolError(.linkingRequired, "this device must be linked to the primary before it sends: run link start here and link accept on the primary")
+        case .unknownTransfer(let id):
+            return ToolError(.notFound, "no transfer \(id) runs on this device (transfer status lists them)")
         }
     }
 

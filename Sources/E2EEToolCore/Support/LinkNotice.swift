@@ -5,7 +5,7 @@ import Foundation
 /// prints it: a line, or with `--json` one object (`{"event":"issuing_stopped","reason":"restoredFile"}`).
 struct LinkNotice: Encodable, Equatable {
     /// `certificate_renewed`, `certificate_expiring`, `issuing_stopped`, `renewal_held_by_clock`,
-    /// `trust_transferred`, `transfer_failed`, `trust_sent`, `linking_required`, `link_suggested`, `late_confirmation` or
+    /// `trust_transferred`, `transfer_failed`, `trust_sent`, `transfer`, `linking_required`, `link_suggested`, `late_confirmation` or
     /// `kept_device_under_another_key`.
     let event: String
     /// ISO 8601, for the certificate events.
@@ -31,6 +31,8 @@ struct LinkNotice: Encodable, Equatable {
         case .linkSuggested: (self.event, notAfter, reason) = ("link_suggested", nil, nil)
         case .lateConfirmation(let device): (self.event, notAfter, reason) = ("late_confirmation", nil, device.rawValue)
         case .keptDeviceUnderAnotherKey(let device): (self.event, notAfter, reason) = ("kept_device_under_another_key", nil, device.rawValue)
+        case .transfer(let progress):
+            (self.event, notAfter, reason) = ("transfer", nil, TransferLine(progress).text)
         }
     }
 

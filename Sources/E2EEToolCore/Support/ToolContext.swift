@@ -67,6 +67,7 @@ struct ToolContext: Sendable {
         var configuration = configuration
         configuration.debugClockOffset = .seconds(try testClockOffset())
         configuration.debugCrash = try testCrashHook()
+        configuration.debugTransferRecordsPerChunk = try testChunkRecords()
         #endif
         let (store, url, passphrase) = try openExistingStoreWithPassphrase()
         var keyed = configuration
@@ -102,6 +103,16 @@ extension ToolContext {
             throw ToolError(.usage, "E2EE_TEST_CLOCK_OFFSET must be whole seconds, at most ten years either way")
         }
         return seconds
+    }
+
+    /// Debug builds only: `E2EE_TEST_CHUNK_RECORDS=<n>` puts at most `n` records in each chunk
+    /// of a transfer this primary sends, so a test account fills several chunks. Release builds
+    /// never read it.
+    /// - Throws: ``ToolError`` (usage) when it is set but not a positive whole number.
+    func testChunkRecords() throws -> Int? {
+        guard let text = environment["E2EE_TEST_CHUNK_RECORDS"], !text.isEmpty else { return nil }
+        guard let count = Int(text), count > 0 else { throw ToolError(.usage, "E2EE_TEST_CHUNK_RECORDS must be a positive whole number") }
+        return count
     }
 
     /// Debug builds only: `E2EE_TEST_CRASH_AT=<point>` (a ``TestCrashPoint`` name) kills the
