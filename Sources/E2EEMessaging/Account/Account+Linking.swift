@@ -8,16 +8,18 @@ extension Account {
     /// show the request, ask for the new device's code, show this device's code, and end
     /// ``LinkStep/linked`` once the new device acknowledged its grant — or cancelled (a second
     /// request, a wrong code, ten idle minutes, the grant unconfirmed after 15 minutes).
+    /// Once linked, the new device receives this device's trust decisions and the history
+    /// `history` covers (docs/spec/protocol.md §11.7; the last 30 days by default).
     /// - Throws: ``MessagingError/notPrimary`` when this device does not hold the user key,
     ///   ``ServerError``, key store errors.
-    public func openLinkStep() async throws -> LinkAttempt {
+    public func openLinkStep(history: HistoryScope = .default) async throws -> LinkAttempt {
         let issuer = primaryIssuer
         guard let record = try await issuer.loadRecord(), record.role == .primary else { throw MessagingError.notPrimary }
         let channel = try await devicesChannelOrFail(create: true)
         let me = try linkSelf()
         let openedAt = configuration.userKeyClock()
         let (step, first) = PrimaryLinkStep.open(by: me, now: 0)
-        return await runLink(.primary(step), first: first, channel: channel, openedAt: openedAt)
+        return await runLink(.primary(step), first: first, channel: channel, openedAt: openedAt, history: history)
     }
 
     /// Starts "link to my other device" on a new device (docs/spec/protocol.md §10.11): asks
@@ -80,10 +82,12 @@ extension Account {
                         makeID: { WireUUID.random(using: random) })
     }
 
-    private func runLink(_ machine: LinkDriver.Machine, first: [LinkCeremonyAction], channel: ChannelID, openedAt: Int64) async -> LinkAttempt {
+    private func runLink(_ machine: LinkDriver.Machine, first: [LinkCeremonyAction], channel: ChannelID, openedAt: Int64,
+                         history: HistoryScope = .none) async -> LinkAttempt {
         let (steps, continuation) = AsyncStream<LinkStep>.makeStream(bufferingPolicy: .unbounded)
         let context = LinkDriver.Context(account: self, store: store, issuer: primaryIssuer, ownUserID: userID, devicesChannel: channel,
-                                         systemSeconds: configuration.userKeyClock, idleShift: configuration.linkIdleShift)
+                                         systemSeconds: configuration.userKeyClock, idleShift: configuration.linkIdleShift,
+                                         history: history)
         let driver = LinkDriver(machine: machine, context: context, continuation: continuation, openedAt: openedAt)
         // Subscribed before the first message leaves, so no answer is missed.
         await driver.start(messages: linkMessages(), first: first)

@@ -148,7 +148,9 @@ extension Account {
     private func recoverPhases(_ run: inout TransferReceiveRun) async throws {
         guard run.state.status == .running, let manifest1 = run.manifest1 else { return }
         try await importTrustIfHeld(1, &run)
-        if !run.state.imported1, run.state.nextIndex >= manifest1.chunkCount + 1 { try await finishPhase(1, &run) }
+        // Until manifest 2 commits, phase 1's end may not have run to completion (its check, its
+        // history): it runs again — each of its steps changes nothing a second time.
+        if run.manifest2 == nil, run.state.nextIndex >= manifest1.chunkCount + 1 { try await finishPhase(1, &run) }
         guard run.state.status == .running, let manifest2 = run.manifest2 else { return }
         try await importTrustIfHeld(2, &run)
         if run.state.nextIndex >= manifest1.chunkCount + 2 + manifest2.chunkCount { try await finishPhase(2, &run) }
@@ -178,6 +180,21 @@ extension Account {
         }
     }
 
+    /// §11.9: a phase's history — its message and deleted records, after its trust records —
+    /// is imported once the phase's count and digest matched, chunk by chunk, each in one
+    /// transaction; a chunk imported again (a restart) changes nothing.
+    private func importHistory(ofPhase phase: Int, _ run: inout TransferReceiveRun) async throws {
+        guard run.state.status == .running, let manifest = run.manifest(phase), manifest.trustCount < manifest.recordCount,
+              let range = run.chunkRange(ofPhase: phase) else { return }
+        do {
+            for index in range {
+                _ = try await store.importHeldHistory(transferID: run.state.transferID, index: index, from: run.state.primaryDeviceID)
+            }
+        } catch {
+            await failReceiving(&run, "the history did not import", tellingPrimary: true)
+        }
+    }
+
     /// §11.6: a phase whose chunks are all held is checked (count, digest) and its trust part
     /// imported if it was not yet; phase 2's end is the transfer's.
     private func finishPhase(_ phase: Int, _ run: inout TransferReceiveRun) async throws {
@@ -200,6 +217,7 @@ extension Account {
             return await failReceiving(&run, "the digest of phase \(phase) does not match its manifest", tellingPrimary: true)
         }
         if !(phase == 1 ? run.state.imported1 : run.state.imported2) { try await importTrust(phase, &run) }
+        try await importHistory(ofPhase: phase, &run)
         guard phase == 2, run.state.status == .running else { return }
         var done = run.state
         done.status = .done

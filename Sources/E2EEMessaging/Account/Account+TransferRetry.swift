@@ -7,12 +7,12 @@ extension Account {
     /// (docs/spec/protocol.md §11.6): a running transfer to it is cancelled, a new grant — the
     /// device's newest logged certificate, a new transfer id and a new transfer channel — goes
     /// in the devices channel, and on the device's `ack(0)` a new transfer starts from a new
-    /// snapshot. Returns the new transfer's id. The wait for the `ack(0)` lives with the account:
+    /// snapshot, carrying the history `history` covers (§11.7). Returns the new transfer's id. The wait for the `ack(0)` lives with the account:
     /// after a restart the user retries again.
     /// - Throws: ``MessagingError/notPrimary``, ``MessagingError/unknownRecipient(deviceID:)`` for a
     ///   device this primary does not keep, ``ServerError``, key store errors.
     @discardableResult
-    public func retryTransfer(to deviceID: DeviceID) async throws -> String {
+    public func retryTransfer(to deviceID: DeviceID, history: HistoryScope = .default) async throws -> String {
         guard try await primaryIssuer.loadRecord()?.role == .primary else { throw MessagingError.notPrimary }
         guard let kept = await primaryIssuer.keptCertificates()[deviceID.rawValue] else {
             throw MessagingError.unknownRecipient(deviceID: deviceID)
@@ -29,7 +29,7 @@ extension Account {
         let posted = try await sendLinkMessage(.grant(grant), to: deviceID, in: devices)
         backgroundWork.run { [weak self] in
             await self?.awaitRetryAck(from: deviceID, transferID: transferID, channelID: channel, grantEnvelope: posted.content,
-                                      devicesChannel: devices, messages: acks)
+                                      devicesChannel: devices, history: history, messages: acks)
         }
         return transferID.text
     }
@@ -37,7 +37,7 @@ extension Account {
     /// Waits for the `ack(0)` of a retried grant — resending the grant's stored envelope each
     /// minute, for at most 15 minutes — then starts the transfer.
     private func awaitRetryAck(from device: DeviceID, transferID: WireUUID, channelID: ChannelID, grantEnvelope: String,
-                               devicesChannel: ChannelID, messages: AsyncStream<OpenedLinkMessage>) async {
+                               devicesChannel: ChannelID, history: HistoryScope, messages: AsyncStream<OpenedLinkMessage>) async {
         let inputs = TransferInputs(messages: messages)
         let started = configuration.now().microseconds
         var resentAt = started
@@ -60,7 +60,7 @@ extension Account {
                 guard message.channel == .transfer, message.channelID == channelID, message.senderDeviceID == device,
                       case .ack(let id, 0) = message.plaintext, id == transferID else { continue }
                 inputs.stop()
-                startTrustTransfer(to: device, transferID: transferID, channelID: channelID)
+                startTrustTransfer(to: device, transferID: transferID, channelID: channelID, history: history)
                 return
             }
         }

@@ -1,3 +1,4 @@
+import Foundation
 import E2EECrypto
 @_spi(StoreInternals) import E2EEKeyStore
 
@@ -6,10 +7,10 @@ extension Account {
     /// spool, stores the transfer's state and sends it in the channel `channelID`
     /// (docs/spec/protocol.md §11.1–§11.4), in the background until the last acknowledgement,
     /// then deletes the channel. A restart resumes it (``resumeTransfers()``).
-    func startTrustTransfer(to device: DeviceID, transferID: WireUUID, channelID: ChannelID) {
+    func startTrustTransfer(to device: DeviceID, transferID: WireUUID, channelID: ChannelID, history: HistoryScope = .default) {
         let messages = linkMessages()
         backgroundWork.run { [weak self] in
-            guard let self, let machine = await self.beginSending(to: device, transferID: transferID, channelID: channelID) else { return }
+            guard let self, let machine = await self.beginSending(to: device, transferID: transferID, channelID: channelID, history: history) else { return }
             await self.runSending(machine, messages: messages)
         }
     }
@@ -26,14 +27,15 @@ extension Account {
         }
     }
 
-    private func beginSending(to device: DeviceID, transferID: WireUUID, channelID: ChannelID) async -> TransferSendMachine? {
+    private func beginSending(to device: DeviceID, transferID: WireUUID, channelID: ChannelID, history: HistoryScope) async -> TransferSendMachine? {
         do {
             let records = try await transferTrustRecords()
-            let summary = try await store.writeSpool(transferID: transferID.text, phase: 1, recordsPerChunk: recordsPerChunk) { writer in
-                for record in records { try writer.append(.trust(record)) }
-            }
+            // The trust part, then the history the user chose (§11.7), in one snapshot.
+            let spooled = try await store.spoolSnapshot(transferID: transferID.text, trust: records, window: history.window(now: Date()),
+                                                        recordsPerChunk: recordsPerChunk, now: configuration.now())
+            let summary = spooled.summary
             let manifest = try TransferManifest(transferID: transferID, index: 0, phase: .snapshot, trustCount: summary.trustCount,
-                                                recordCount: summary.recordCount, chunkCount: summary.chunkCount, truncated: false,
+                                                recordCount: summary.recordCount, chunkCount: summary.chunkCount, truncated: spooled.truncated,
                                                 digest: summary.digest)
             let now = configuration.now().microseconds
             let state = OutgoingTransferState(transferID: transferID.text, deviceID: device.rawValue, channelID: channelID.rawValue,
@@ -135,15 +137,20 @@ extension Account {
         for chunk in 0..<Int(machine.phase1Chunks) {
             guard let records = try await store.spoolChunk(transferID: machine.state.transferID, phase: 1, chunk: chunk) else { continue }
             var decoder = TransferRecordDecoder(records: records)
-            while let record = try decoder.next() { sent.insert(SHA256.hash(record.encoded())) }
+            // Trust records only: the history's changes come from its own log, and a hash per
+            // message record would grow with the history.
+            while let record = try decoder.next() {
+                guard case .trust = record else { continue }
+                sent.insert(SHA256.hash(record.encoded()))
+            }
         }
         let changed = try await transferTrustRecords().filter { !sent.contains($0.transferBytesDigest) }
-        let summary = try await store.writeSpool(transferID: machine.state.transferID, phase: 2, recordsPerChunk: recordsPerChunk) { writer in
-            for record in changed { try writer.append(.trust(record)) }
-        }
+        // The trust records that changed, then the history's deletions, edits and arrivals since the mark.
+        let spooled = try await store.spoolChanges(transferID: machine.state.transferID, trust: changed, recordsPerChunk: recordsPerChunk)
+        let summary = spooled.summary
         let manifest = try TransferManifest(transferID: try WireUUID(text: machine.state.transferID), index: machine.manifest2Index,
                                             phase: .changes, trustCount: summary.trustCount, recordCount: summary.recordCount,
-                                            chunkCount: summary.chunkCount, truncated: false, digest: summary.digest)
+                                            chunkCount: summary.chunkCount, truncated: spooled.truncated, digest: summary.digest)
         _ = machine.phase2Fixed(manifest, encoded: try Self.bytes(.manifest(manifest)))
         try await store.saveOutgoingTransfer(machine.state)
     }
@@ -151,6 +158,8 @@ extension Account {
     private func endSending(_ machine: inout TransferSendMachine, _ status: TransferStatus, failure: String?, tellingNewDevice: Bool) async {
         machine.end(status, failure: failure)
         guard (try? await store.endOutgoingTransfer(machine.state)) != nil else { return }
+        // The history's change log for this transfer ends with it.
+        try? await store.closeHistorySnapshot(transferID: machine.state.transferID)
         let device = DeviceID(machine.state.deviceID), channel = ChannelID(machine.state.channelID)
         if tellingNewDevice, let id = try? WireUUID(text: machine.state.transferID) {
             _ = try? await sendLinkMessage(.cancel(id: id, reason: .expired), to: device, in: channel)

@@ -23,6 +23,7 @@ extension Account {
             throw MessagingError.unknownTransfer(id)
         }
         if let outgoing {
+            try? await store.closeHistorySnapshot(transferID: id)
             _ = try? await sendLinkMessage(.cancel(id: wireID, reason: .transferCancelled), to: DeviceID(outgoing.deviceID),
                                            in: ChannelID(outgoing.channelID))
             // The channel stays: deleting it would hide the cancel from the new device.

@@ -44,11 +44,16 @@ struct LinkAcceptCommand: AsyncParsableCommand {
 
     @OptionGroup var options: GlobalOptions
     @Option(name: .long, help: "Seconds before giving up (exit 11).") var timeout: Double = 900
+    @Option(name: .long, help: ArgumentHelp("The history the new device receives: none, Nd (the last N days) or all.", valueName: "scope"))
+    var history: String = HistoryScope.default.description
 
-    func validate() throws { try ListenCommand.validateTimeout(timeout) }
+    func validate() throws {
+        try ListenCommand.validateTimeout(timeout)
+        guard HistoryScope(history) != nil else { throw ValidationError("--history must be none, all, or a number of days such as 30d") }
+    }
 
     func run() async throws {
-        try await LinkConversation.run(options: options, timeout: timeout, role: .primary)
+        try await LinkConversation.run(options: options, timeout: timeout, role: .primary(history: HistoryScope(history) ?? .default))
     }
 }
 
@@ -57,7 +62,12 @@ struct LinkAcceptCommand: AsyncParsableCommand {
 /// standard error — the other device's code read from standard input, and, once linked, the
 /// trust part of the transfer waited for.
 enum LinkConversation {
-    enum Role: Sendable { case primary, newDevice }
+    enum Role: Sendable {
+        case primary(history: HistoryScope), newDevice
+
+        /// Whether this end is the primary.
+        var isPrimary: Bool { if case .primary = self { true } else { false } }
+    }
 
     /// How one end ended.
     enum Outcome: Sendable, Equatable {
@@ -80,7 +90,7 @@ enum LinkConversation {
         let outcome = try await opened.using { account in
             let events = account.events()
             let attempt = switch role {
-            case .primary: try await account.openLinkStep()
+            case .primary(let history): try await account.openLinkStep(history: history)
             case .newDevice: try await account.startLinking()
             }
             let outcome = try await withThrowingTaskGroup(of: Outcome.self) { group in
@@ -114,7 +124,7 @@ enum LinkConversation {
         for await step in attempt.steps {
             switch step {
             case .waiting:
-                console.progress(role == .primary ? "waiting for a request from your new device (run link start there)…"
+                console.progress(role.isPrimary ? "waiting for a request from your new device (run link start there)…"
                                                   : "asking your other devices; open link accept on your primary…")
             case .requestReceived(let device):
                 console.progress("request from device \(device)")
@@ -131,7 +141,7 @@ enum LinkConversation {
             case .granted:
                 console.progress("granted; waiting for the other device")
             case .linked:
-                console.progress(role == .primary ? "linked; sending this device's trust decisions…" : "linked; receiving the primary's trust decisions…")
+                console.progress(role.isPrimary ? "linked; sending this device's trust decisions and history…" : "linked; receiving the primary's trust decisions and history…")
                 return await waitForTransfer(events: events, role: role, console: console)
             case .cancelled(let reason):
                 return .cancelled(reason)
@@ -147,7 +157,7 @@ enum LinkConversation {
             case (.trustTransferred(let applied, let conflicts, let skipped), .newDevice):
                 console.progress("took \(applied) trust decisions (\(conflicts) conflicts, \(skipped) skipped)")
                 return .linked
-            case (.trustSent, .primary):
+            case (.trustSent, .primary(_)):
                 console.progress("the new device has this device's trust decisions")
                 return .linked
             case (.transferFailed(let reason), _):

@@ -100,8 +100,8 @@ extension IntegrationTests {
         }
 
         /// Links `laptop` to `primary` with the two codes, driving both ends over the server.
-        static func link(_ laptop: Account, to primary: Account) async throws {
-            let primarySteps = Steps(try await primary.openLinkStep())
+        static func link(_ laptop: Account, to primary: Account, history: HistoryScope = .default) async throws {
+            let primarySteps = Steps(try await primary.openLinkStep(history: history))
             let newSteps = Steps(try await laptop.startLinking())
             await laptop.waitForOutbox()
             try await primary.sync()

@@ -26,6 +26,8 @@ actor LinkDriver {
         let systemSeconds: @Sendable () -> Int64
         /// Seconds added to the idle clock (a test's moved clock; 0 in release builds).
         let idleShift: @Sendable () -> Int64
+        /// On the primary, the history a device it links receives (§11.7).
+        let history: HistoryScope
     }
 
     private var machine: Machine
@@ -280,7 +282,8 @@ actor LinkDriver {
                 await context.account.renewKeptDevicesNow()
                 if let grant = ledger.grants.last(where: { $0.device == device && $0.state == .confirmed }),
                    let channel = transferChannels[grant.transferID] {
-                    await context.account.startTrustTransfer(to: DeviceID(device.text), transferID: grant.transferID, channelID: channel)
+                    await context.account.startTrustTransfer(to: DeviceID(device.text), transferID: grant.transferID, channelID: channel,
+                                                             history: context.history)
                 }
                 show(.linked)
             case .failed:

@@ -1,0 +1,66 @@
+import E2EECrypto
+import E2EEDevServer
+@_spi(StoreInternals) import E2EEKeyStore
+@testable import E2EEMessaging
+import Foundation
+import Testing
+
+extension IntegrationTests {
+    /// docs/spec/protocol.md §11.7–§11.9 end to end against the development server: a linked
+    /// laptop receives its primary's history after the trust part, in the same transfer, and
+    /// shows it labelled as transferred.
+    @Suite("History to a linked device")
+    struct HistoryTransferTests {
+        @Test("linked with the default scope, the laptop shows the DM as the phone does — Alice's messages and Bob's own — labelled as transferred")
+        func historyArrives() async throws {
+            try await MessagingHarness.with { harness in
+                let scene = try await OwnUserKeyScene.make(harness)
+                defer { scene.cleanUp() }
+                _ = try await scene.aliceSends("two")
+                _ = try await scene.aliceSends("three")
+                try await scene.bob.sync()
+                _ = try await scene.bob.send(text: "from the phone", to: scene.dm.id)
+                await scene.bob.waitForOutbox()
+                let shown = try await Self.texts(scene.bob, scene.dm.id)
+                #expect(shown == ["hello", "two", "three", "from the phone"], "setting up: \(shown)")
+
+                let laptop = try await harness.login("bob", configuration: MessagingHarness.recipientConfiguration)
+                let log = EventLog(laptop)
+                try await LinkCeremonyIntegrationTests.link(laptop, to: scene.bob)
+                try await LinkCeremonyIntegrationTests.pump(scene.bob, laptop, until: log) {
+                    if case .linking(.trustTransferred) = $0 { true } else { false }
+                }
+                let items = try await laptop.timeline(channelID: scene.dm.id, limit: 100).filter { $0.state == .decrypted }
+                #expect(items.compactMap(\.text) == shown)
+                #expect(items.allSatisfy { $0.transferredFrom == scene.bob.deviceID }, "\(items.map(\.transferredFrom))")
+                await laptop.shutdown()
+                await scene.bob.shutdown()
+                await scene.alice.shutdown()
+            }
+        }
+
+        @Test("linked with history none, the laptop receives the trust part and no message")
+        func noHistory() async throws {
+            try await MessagingHarness.with { harness in
+                let scene = try await OwnUserKeyScene.make(harness)
+                defer { scene.cleanUp() }
+                try await scene.bob.sync()
+                let laptop = try await harness.login("bob", configuration: MessagingHarness.recipientConfiguration)
+                let log = EventLog(laptop)
+                try await LinkCeremonyIntegrationTests.link(laptop, to: scene.bob, history: .none)
+                try await LinkCeremonyIntegrationTests.pump(scene.bob, laptop, until: log) {
+                    if case .linking(.trustTransferred) = $0 { true } else { false }
+                }
+                let items = try await laptop.timeline(channelID: scene.dm.id, limit: 100)
+                #expect(!items.contains { $0.transferredFrom != nil }, "\(items.map(\.text))")
+                await laptop.shutdown()
+                await scene.bob.shutdown()
+                await scene.alice.shutdown()
+            }
+        }
+
+        static func texts(_ account: Account, _ channel: ChannelID) async throws -> [String] {
+            try await account.timeline(channelID: channel, limit: 100).filter { $0.state == .decrypted }.compactMap(\.text)
+        }
+    }
+}
