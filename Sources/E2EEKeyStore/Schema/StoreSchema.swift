@@ -33,9 +33,10 @@ import GRDB
 ///   (``StoreSchema/recordOwnUserKey(_:)``).
 /// - `v21`: stored certificates, provisional pins and transfer marks for the trust part of a link
 ///   transfer (``StoreSchema/recordTransferredTrust(_:)``).
+/// - `v25`: the dedupe indexes clustered by channel and by sender (``StoreSchema/clusterDedupeIndexes(_:)``).
 enum StoreSchema {
     /// Migration identifiers, oldest first.
-    static let versions = ["v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10", "v11", "v12", "v13", "v14", "v15", "v16", "v17", "v18", "v19", "v20", "v21"]
+    static let versions = ["v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10", "v11", "v12", "v13", "v14", "v15", "v16", "v17", "v18", "v19", "v20", "v21", "v25"]
 
     /// The migrator holding every migration.
     static var migrator: DatabaseMigrator {
@@ -61,6 +62,7 @@ enum StoreSchema {
         migrator.registerMigration("v19") { db in try recordContactKeys(db) }
         migrator.registerMigration("v20") { db in try recordOwnUserKey(db) }
         migrator.registerMigration("v21") { db in try recordTransferredTrust(db) }
+        migrator.registerMigration("v25") { db in try clusterDedupeIndexes(db) }
         return migrator
     }
 
