@@ -6,16 +6,16 @@ import GRDB
 /// The insert of the floor that stores the rows (issue 47, decision 1): the floor's rows and
 /// sealed bytes into the store's timeline schema — every column of `timeline` with its checks,
 /// and the indexes pages, dedupe and the pending re-drive need: the primary key on the server
-/// id, `timeline_page`, the envelope-hash prefix, the unique payload key and the tombstone index
-/// (schema `v14`), beside an empty `pending_ciphertexts` with its two indexes (the workload
+/// id, `timeline_page`, the envelope-hash index by channel, the unique payload key and the
+/// tombstone index (schema `v25`), beside an empty `pending_ciphertexts` with its two indexes (the workload
 /// leaves nothing pending, so the floor writes none) — in the store's settings (WAL,
 /// `synchronous = NORMAL`, an 8 MiB page cache, checkpoints every 10,000 pages), 10,000 rows a
 /// transaction: what the best receiver with this schema could do.
 ///
 /// The keys the indexes need are computed in a phase of their own (``keys(_:sealed:cores:)``,
 /// over every core): a row's content hash (SHA-256 of its ciphertext, as the receiver hashes the
-/// envelope it dedupes on) and its payload key (16 bytes of the SHA-256 of the sender user and
-/// the payload id, here the row's device and id).
+/// envelope it dedupes on) and its payload key (as `v25` lays it out: 4 bytes of the SHA-256 of
+/// the sender, 12 of the SHA-256 of the sender and the payload id; here the row's device and id).
 ///
 /// Beside it, when `INGEST_INDEXED_REFERENCE=1`, the same insert at 150 rows a transaction (the
 /// ingest's mean catch-up transaction before decision 2), on random bytes of the same lengths,
@@ -44,7 +44,9 @@ enum IndexedInsertReference {
             let range = (rows.count * slice / cores)..<(rows.count * (slice + 1) / cores)
             slices.set(slice, range.map { index in
                 let row = rows[index]
-                let payload = row.kind == .distribution ? nil : Data(SHA256.hash(Array((row.senderDeviceID + "/" + row.messageID).utf8)).prefix(16))
+                // v25's layout: 4 bytes naming the sender, 12 of the pair's digest.
+                let payload = row.kind == .distribution ? nil
+                    : Data(SHA256.hash(Array(row.senderDeviceID.utf8)).prefix(4) + SHA256.hash(Array((row.senderDeviceID + "/" + row.messageID).utf8)).prefix(12))
                 return Keys(content: Data(SHA256.hash(row.ciphertext)), payload: payload)
             })
         }
@@ -62,8 +64,7 @@ enum IndexedInsertReference {
         return try insert(rows, sealed: sealed, keys: keys(rows, sealed: sealed, cores: 1), perTransaction: smallTransaction)
     }
 
-    /// The store's timeline schema with the indexes the insert keeps (v21's, less the columns no
-    /// received row fills beyond their defaults).
+    /// The store's timeline schema (`v25`) with the indexes the insert keeps.
     static let schema = """
         CREATE TABLE timeline (
             message_id TEXT PRIMARY KEY, channel_id TEXT NOT NULL, sender_user_id TEXT, sender_device_id TEXT,
@@ -76,7 +77,7 @@ enum IndexedInsertReference {
             CHECK ((state = 'undecryptable') = (failure_reason IS NOT NULL)),
             CHECK (state IN ('decrypted', 'unencrypted') OR plaintext IS NULL));
         CREATE INDEX timeline_page ON timeline(channel_id, created_at, message_id);
-        CREATE INDEX timeline_by_content_prefix ON timeline(substr(content_hash, 1, 8));
+        CREATE INDEX timeline_by_channel_content ON timeline(substr(channel_id, 1, 8), substr(content_hash, 1, 8));
         CREATE UNIQUE INDEX timeline_payload_key ON timeline(payload_key) WHERE payload_key IS NOT NULL;
         CREATE INDEX timeline_tombstones ON timeline(channel_id, sender_user_id, delete_of) WHERE delete_of IS NOT NULL;
         CREATE TABLE pending_ciphertexts (
