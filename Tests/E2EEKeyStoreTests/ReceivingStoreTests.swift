@@ -205,16 +205,34 @@ import Testing
         #expect(try await store.firstMessageIDs(channelID: "channel-2", contentHashes: [hashA, hashB]) == [hashA: "mC"])
     }
 
-    @Test func contentHashLookupSeeksThePrefixIndex() async throws {
+    /// Since `v25` the envelope-hash lookup seeks the channel's slice of the index and each
+    /// prefix in it (both columns constrained), so that a catch-up's inserts land in its
+    /// channel's slice instead of anywhere in the store.
+    @Test func contentHashLookupSeeksTheChannelsSliceOfThePrefixIndex() async throws {
         let store = try KeyStore.inMemory()
         let plan = try await store.read { db in
             let prefixes: [(any DatabaseValueConvertible)?] = (0..<KeyStore.lookupWidth).map { Data([UInt8($0)]) }
-            return try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + KeyStore.contentLookupSQL, arguments: StatementArguments(prefixes + ["c"]))
+            return try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + KeyStore.contentLookupSQL, arguments: StatementArguments(prefixes + ["c", "c"]))
                 .map { $0["detail"] as String? ?? "" }
         }
-        #expect(plan.contains { $0.contains("timeline_by_content_prefix") })
-        let indexes = try await store.read { db in try db.indexes(on: "timeline").map(\.name) }
-        #expect(!indexes.contains("timeline_by_content"))
+        #expect(plan.contains { $0.contains("timeline_by_channel_content (<expr>=? AND <expr>=?)") }, "\(plan)")
+        let indexes = try await store.read { db in
+            try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'timeline' AND sql IS NOT NULL")
+        }
+        #expect(!indexes.contains("timeline_by_content") && !indexes.contains("timeline_by_content_prefix"))
+    }
+
+    /// Since `v25` one sender user's payload keys share their first bytes (one slice of
+    /// `timeline_payload_key`), and still name one pair each.
+    @Test func oneSendersPayloadKeysShareASlice() throws {
+        let part = StoreSchema.payloadSenderPartLength
+        let a1 = try #require(StoreSchema.payloadKey(senderUserID: "user-a", payloadID: "p-1"))
+        let a2 = try #require(StoreSchema.payloadKey(senderUserID: "user-a", payloadID: "p-2"))
+        let b1 = try #require(StoreSchema.payloadKey(senderUserID: "user-b", payloadID: "p-1"))
+        #expect(a1.prefix(part) == a2.prefix(part))
+        #expect(a1.prefix(part) != b1.prefix(part))
+        #expect(a1 != a2 && a1 != b1 && a1.count == StoreSchema.payloadKeyLength)
+        #expect(a1 != StoreSchema.payloadKeyV14(senderUserID: "user-a", payloadID: "p-1"))
     }
 
     @Test func pendingRowsPageInTimelineOrder() async throws {

@@ -23,7 +23,7 @@ import Testing
     /// The timeline's indexes since `v14`, each with a product query that seeks it.
     static let indexSeekers: [String: String] = [
         "timeline_page": TimelineStore.pageBeforeSQL,
-        "timeline_by_content_prefix": KeyStore.contentLookupSQL,
+        "timeline_by_channel_content": KeyStore.contentLookupSQL,
         "timeline_payload_key": KeyStore.payloadUseSQL,
         "timeline_tombstones": KeyStore.tombstoneSQL,
         // v24: the partial index of transferred rows, probed before a page looks up labels.
@@ -50,7 +50,7 @@ import Testing
             (TimelineStore.pageBeforeSQL, "timeline_page"),
             (TimelineStore.newestPageSQL, "timeline_page"),
             (TimelineStore.byIDSQL, "sqlite_autoindex_timeline_1"),
-            (KeyStore.contentLookupSQL, "timeline_by_content_prefix"),
+            (KeyStore.contentLookupSQL, "timeline_by_channel_content"),
             (KeyStore.payloadUseSQL, "timeline_payload_key"),
             (KeyStore.tombstoneTargetSQL, "timeline_payload_key"),
             (KeyStore.tombstoneSQL, "timeline_tombstones"),
@@ -70,7 +70,7 @@ import Testing
         #expect(KeyStore.receivedLookupSQLs.count == KeyStore.lookupWidths.count && KeyStore.contentLookupSQLs.count == KeyStore.lookupWidths.count
                 && KeyStore.storedHashLookupSQLs.count == KeyStore.lookupWidths.count)
         for ((byID, hashByID), byContent) in zip(zip(KeyStore.receivedLookupSQLs, KeyStore.storedHashLookupSQLs), KeyStore.contentLookupSQLs) {
-            for (sql, index) in [(byID, "sqlite_autoindex_timeline_1"), (hashByID, "sqlite_autoindex_timeline_1"), (byContent, "timeline_by_content_prefix")] {
+            for (sql, index) in [(byID, "sqlite_autoindex_timeline_1"), (hashByID, "sqlite_autoindex_timeline_1"), (byContent, "timeline_by_channel_content")] {
                 let plan = try await store.read { db in try Self.plan(sql, db) }
                 #expect(plan.contains { $0.contains(index) }, "\(sql): \(plan)")
                 #expect(!Self.scansTheTimeline(plan), "\(sql): \(plan)")

@@ -26,7 +26,14 @@ import GRDB
 ///    bytes) into a fresh SQLite file (WAL, `synchronous = NORMAL`, as the store) whose table has
 ///    only a primary key, 10,000 rows a transaction.
 ///
-/// The floor's wall is the three phases one after the other. A pipeline that overlaps its SQLite
+/// 3. **Keys**, on every core (issue 47): each row's content hash and payload key, which the
+///    store's indexes hold (``IndexedInsertReference/keys(_:sealed:cores:)``).
+/// 4. **Indexed insert** (issue 47, decision 1: *the floor stores the rows*): the same rows and
+///    sealed bytes into the store's timeline schema with the indexes pages, dedupe and the
+///    pending re-drive need, 10,000 rows a transaction (``IndexedInsertReference``).
+///
+/// The old floor (issue 20) is phases 0–2; the floor that stores the rows is phases 0, 1, 3 and
+/// 4. Both are printed, with ingest ÷ each. A pipeline that overlaps its SQLite
 /// writes with decryption can in principle beat it (a ratio above 1); the floor does no dedupe,
 /// no ordering, no events and no state writes, which the ingest must do.
 enum IngestFloor {
@@ -35,13 +42,18 @@ enum IngestFloor {
         var parse: Duration
         var crypto: Duration
         var insert: Duration
+        var keys: Duration
+        var indexedInsert: Duration
+        /// The old floor (issue 20): parse, crypto, a primary-key-only insert.
         var total: Duration { parse + crypto + insert }
+        /// The floor that stores the rows (issue 47): parse, crypto, keys, the indexed insert.
+        var stored: Duration { parse + crypto + keys + indexedInsert }
     }
 
     static let rowsPerTransaction = 10_000
 
-    /// Runs the three phases: `bytes` parsed on one thread, then `floor`'s rows on `cores`
-    /// threads and into the table.
+    /// Runs the phases: `bytes` parsed on one thread, then `floor`'s rows on `cores` threads,
+    /// into the primary-key-only table, their keys on `cores` threads, into the indexed table.
     /// - Throws: ``SetupFailed`` when a body does not parse to the messages it holds, or a
     ///   verification or an open fails (the inputs are made to pass), GRDB's errors.
     static func run(_ floor: FloorRows, bytes: [IngestInput.Bytes], messages: Int, cores: Int) throws -> Timing {
@@ -53,7 +65,13 @@ enum IngestFloor {
         let sealed = try crypto(floor, cores: max(1, cores))
         let cryptoEnd = clock.now
         try insert(floor.rows, sealed: sealed)
-        return Timing(parse: parseEnd - start, crypto: cryptoEnd - parseEnd, insert: clock.now - cryptoEnd)
+        let insertEnd = clock.now
+        let keys = IndexedInsertReference.keys(floor.rows, sealed: sealed, cores: max(1, cores))
+        let keysEnd = clock.now
+        let indexed = try IndexedInsertReference.insert(floor.rows, sealed: sealed, keys: keys,
+                                                        perTransaction: IndexedInsertReference.largeTransaction)
+        return Timing(parse: parseEnd - start, crypto: cryptoEnd - parseEnd, insert: insertEnd - cryptoEnd, keys: keysEnd - insertEnd,
+                      indexedInsert: indexed)
     }
 
     /// Phase 0: every delivery's bytes through `JSONSerialization`, one after the other; the

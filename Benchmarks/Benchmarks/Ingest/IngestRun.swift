@@ -176,7 +176,7 @@ enum IngestRun {
     /// exactly once, decrypted, nothing pending; every row was answered once with its first delivery
     /// and as a duplicate after; the newest page of each channel reads back the texts sent.
     /// - Throws: ``SetupFailed`` describing the first difference.
-    static func verify(_ tally: IngestTally, input: IngestInput, store: KeyStore) async throws {
+    static func verify(_ tally: IngestTally, input: IngestInput, store: KeyStore, expectedPending: Int = 0) async throws {
         let traffic = input.traffic
         // Chat messages per channel (SKDs are control rows: not messages of the timeline; each
         // was applied, checked with the outcomes below).
@@ -189,7 +189,7 @@ enum IngestRun {
             }
         }
         let pending = try await store.pendingCount()
-        guard pending == 0 else { throw SetupFailed("\(pending) rows still pending") }
+        guard pending == expectedPending else { throw SetupFailed("\(pending) rows pending, \(expectedPending) expected") }
         let readable = tally.decrypted + tally.keyDistributions
         guard readable == Traffic.uniqueCount, tally.keyDistributions == traffic.distributionCount,
               tally.duplicates == IngestInput.duplicates, tally.other.isEmpty else {

@@ -77,6 +77,7 @@ struct IngestServer: ChatServerAPI {
     func uploadSenderKey(channelID: ChannelID, _ entry: SenderKeyEntry) async throws { throw unanswered }
     func senderKeys(channelID: ChannelID) async throws -> [SenderKeyEntry] { throw unanswered }
     func createChannel(name: String) async throws -> ServerChannel { throw unanswered }
+    func createLinkChannel(name: String) async throws -> ServerChannel { throw unanswered }
     func renameChannel(id: ChannelID, name: String) async throws -> ServerChannel { throw unanswered }
     func deleteChannel(id: ChannelID) async throws { throw unanswered }
     func joinChannel(id: ChannelID) async throws { throw unanswered }

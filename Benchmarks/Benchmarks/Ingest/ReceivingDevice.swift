@@ -24,6 +24,12 @@ final class ReceivingDevice {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let store = try KeyStore.open(at: directory.appendingPathComponent("receiver.sqlite"), key: .random())
         try await keys.install(into: store)
+        return try await make(store: store, in: directory, keys: keys, traffic: traffic)
+    }
+
+    /// Opens the account over `store` (in `directory`, which ``remove()`` deletes; the keys
+    /// already installed) and joins `traffic`'s channels as the user did.
+    static func make(store: KeyStore, in directory: URL, keys: ReceiverKeys, traffic: Traffic) async throws -> ReceivingDevice {
         let account = try await Account.open(server: IngestServer(traffic: traffic, receiver: keys.device.userID), store: store)
         _ = try await account.refreshChannels()
         for (index, channel) in traffic.channels.enumerated() {

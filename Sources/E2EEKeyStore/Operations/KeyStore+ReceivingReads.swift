@@ -89,10 +89,11 @@ extension KeyStore {
         return try await read { [self] db in try firstMessageIDs(channelID: channelID, contentHashes: contentHashes, db) }
     }
 
-    /// The envelope-hash lookup: ``lookupWidth`` hash prefixes, then the channel. The index
-    /// holds prefixes of every channel: `+channel_id` keeps SQLite from choosing a channel index
-    /// instead (it cannot tell how selective a prefix is), and only rows whose whole hash was
-    /// asked for count. No ORDER BY (with one, SQLite walks the channel's page index): the
+    /// The envelope-hash lookup: ``lookupWidth`` hash prefixes, then the channel twice. It seeks
+    /// `timeline_by_channel_content` (schema `v25`) by the channel id's first characters and
+    /// each prefix; `+channel_id` keeps SQLite from choosing the page index instead (it cannot
+    /// tell how selective a prefix is) and drops another channel sharing the slice, and only
+    /// rows whose whole hash was asked for count. No ORDER BY (with one, SQLite walks the channel's page index): the
     /// first copy is picked in Swift.
     static let contentLookupSQL = contentLookupSQL(width: lookupWidth)
 
@@ -104,6 +105,7 @@ extension KeyStore {
         """
         SELECT content_hash, message_id, created_at FROM timeline
         WHERE \(StoreSchema.contentPrefixExpression) IN (\(marks(width)))
+          AND \(StoreSchema.channelPrefixExpression) = substr(?, 1, \(StoreSchema.channelPrefixLength))
           AND +channel_id = ? AND kind != 'duplicate' AND state != 'undecryptable'
         """
     }
@@ -112,7 +114,7 @@ extension KeyStore {
         let asked = Set(contentHashes)
         var found: [ContentDigest: (createdAt: Int64, id: String)] = [:]
         let prefixes = Array(Set(contentHashes.map { $0.prefix(StoreSchema.contentPrefixLength) }))
-        try Self.forEachLookupRow(Self.contentLookupSQLs, prefixes, then: [channelID], db) { row in
+        try Self.forEachLookupRow(Self.contentLookupSQLs, prefixes, then: [channelID, channelID], db) { row in
             let hash: Data = try row.decode("content_hash", table: TimelineStore.table)
             let key = ContentDigest(hash)
             guard asked.contains(key) else { return }

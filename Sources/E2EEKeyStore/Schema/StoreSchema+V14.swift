@@ -8,8 +8,9 @@ extension StoreSchema {
     /// `timeline_payload_id` held `(sender_user_id, payload_id)` — two UUID strings, about 80
     /// bytes an entry — so its leaves were the widest of the timeline's random-key indexes and
     /// every received row paid for comparing and writing them. `timeline.payload_key` holds
-    /// ``payloadKey(senderUserID:payloadID:)`` and `timeline_payload_key` makes it unique where
-    /// set: the same rule (two different pairs meet only if SHA-256 truncated to 128 bits
+    /// a 16-byte digest of the pair and `timeline_payload_key` makes it unique where
+    /// set (``payloadKeyV14(senderUserID:payloadID:)``; `v25` changed the key's layout): the
+    /// same rule (two different pairs meet only if SHA-256 truncated to 128 bits
     /// collides), with entries a quarter of the size. Measured on the timeline schema outside
     /// Swift, in transactions of 150 rows: about 5 µs less of SQLite CPU per inserted row.
     ///
@@ -34,7 +35,7 @@ extension StoreSchema {
                 let rowID: Int64 = try row.decode("rowid", table: "timeline")
                 let user: String = try row.decode("sender_user_id", table: "timeline")
                 let payloadID: String = try row.decode("payload_id", table: "timeline")
-                try update.execute(arguments: [payloadKey(senderUserID: user, payloadID: payloadID), rowID])
+                try update.execute(arguments: [payloadKeyV14(senderUserID: user, payloadID: payloadID), rowID])
                 after = rowID
             }
             if rows.count < migrationPageSize { break }
@@ -51,12 +52,19 @@ extension StoreSchema {
     /// Bytes of ``payloadKey(senderUserID:payloadID:)``.
     static let payloadKeyLength = 16
 
-    /// The key of a (sender user, payload id) pair: the first 16 bytes of SHA-256 over a label,
-    /// the sender user id's length (8 bytes, big-endian), the sender user id and the payload id
-    /// (UTF-8), so that no two pairs share an input. `nil` when either is missing (such a row
-    /// takes no part in the rule, as before).
-    static func payloadKey(senderUserID: String?, payloadID: String?) -> Data? {
+    /// The `v14` key of a (sender user, payload id) pair: the first 16 bytes of
+    /// ``payloadPairDigest(senderUserID:payloadID:)``; `nil` when either is missing (such a row
+    /// takes no part in the rule, as before). Since `v25` the key is
+    /// ``payloadKey(senderUserID:payloadID:)`` (this migration keeps its own function: a shipped
+    /// migration never changes).
+    static func payloadKeyV14(senderUserID: String?, payloadID: String?) -> Data? {
         guard let senderUserID, let payloadID else { return nil }
+        return Data(payloadPairDigest(senderUserID: senderUserID, payloadID: payloadID).prefix(payloadKeyLength))
+    }
+
+    /// SHA-256 over a label, the sender user id's length (8 bytes, big-endian), the sender user
+    /// id and the payload id (UTF-8), so that no two pairs share an input.
+    static func payloadPairDigest(senderUserID: String, payloadID: String) -> [UInt8] {
         // One buffer, sized once: this runs for every received row.
         var input: [UInt8] = []
         input.reserveCapacity(payloadKeyLabel.count + 8 + senderUserID.utf8.count + payloadID.utf8.count)
@@ -64,9 +72,9 @@ extension StoreSchema {
         withUnsafeBytes(of: UInt64(senderUserID.utf8.count).bigEndian) { input += $0 }
         input += senderUserID.utf8
         input += payloadID.utf8
-        return Data(SHA256.hash(input).prefix(payloadKeyLength))
+        return Array(SHA256.hash(input))
     }
 
-    /// The label ``payloadKey(senderUserID:payloadID:)`` hashes first.
+    /// The label ``payloadPairDigest(senderUserID:payloadID:)`` hashes first.
     private static let payloadKeyLabel = Array("e2ee payload key v1".utf8)
 }

@@ -36,11 +36,12 @@ import GRDB
 /// - `v23`: durable link transfers, both ends (``StoreSchema/recordTransfers(_:)``).
 /// - `v24`: transferred history rows, the primary's snapshot marks and change log, and texts a
 ///   later decryption replaced (``StoreSchema/recordHistoryTransfer(_:)``).
+/// - `v25`: the dedupe indexes clustered by channel and by sender (``StoreSchema/clusterDedupeIndexes(_:)``).
 /// - `v26`: when a device without a user key was told once to link, and the highest own epoch
 ///   seen (``StoreSchema/recordLinkSuggestion(_:)``).
 enum StoreSchema {
     /// Migration identifiers, oldest first.
-    static let versions = ["v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10", "v11", "v12", "v13", "v14", "v15", "v16", "v17", "v18", "v19", "v20", "v21", "v23", "v24", "v26"]
+    static let versions = ["v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10", "v11", "v12", "v13", "v14", "v15", "v16", "v17", "v18", "v19", "v20", "v21", "v23", "v24", "v25", "v26"]
 
     /// The migrator holding every migration.
     static var migrator: DatabaseMigrator {
@@ -68,6 +69,7 @@ enum StoreSchema {
         migrator.registerMigration("v21") { db in try recordTransferredTrust(db) }
         migrator.registerMigration("v23") { db in try recordTransfers(db) }
         migrator.registerMigration("v24") { db in try recordHistoryTransfer(db) }
+        migrator.registerMigration("v25") { db in try clusterDedupeIndexes(db) }
         migrator.registerMigration("v26") { db in try recordLinkSuggestion(db) }
         return migrator
     }
