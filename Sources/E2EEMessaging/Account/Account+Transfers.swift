@@ -38,7 +38,7 @@ extension Account {
     /// On a linked device whose transfer failed or was cancelled: goes on without it
     /// (docs/spec/protocol.md §11.1). The app warns first: from now on a contact's key standing
     /// this device decides for itself is **provisional**, and the next trust part that imports
-    /// (``retryTransfer(to:)`` on the primary) replaces it, surfaced in its import figures.
+    /// (``retryTransfer(to:history:)`` on the primary) replaces it, surfaced in its import figures.
     /// - Throws: ``MessagingError/unknownTransfer(_:)`` when no transfer failed here or one still
     ///   runs, or the last one completed; key store errors.
     public func skipTransfer() async throws {

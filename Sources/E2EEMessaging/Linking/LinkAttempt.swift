@@ -1,6 +1,6 @@
 /// One end of a device link as the app holds it (docs/spec/protocol.md §10.11): what to show,
 /// in order, and the two things the user does — type the other device's code, or give up.
-/// Made by ``Account/openLinkStep()`` on the primary and ``Account/startLinking()`` on the
+/// Made by ``Account/openLinkStep(history:)`` on the primary and ``Account/startLinking()`` on the
 /// new device.
 public final class LinkAttempt: Sendable {
     /// What to show, in order; it finishes after ``LinkStep/linked`` or ``LinkStep/cancelled(_:)``.
