@@ -91,6 +91,13 @@ extension KeyStore {
 
     /// Every transfer this device receives or received, oldest first.
     /// - Throws: GRDB's `DatabaseError`, ``KeyStoreError/corruptColumn(table:column:)``.
+    /// The transfer this new device is receiving whose phase-1 trust part has not committed
+    /// yet, if any (while it runs, messages from other users wait for it, §11.1).
+    /// - Throws: GRDB's `DatabaseError`.
+    package func transferAwaitingTrust(_ db: Database) throws -> String? {
+        try String.fetchOne(db, sql: "SELECT transfer_id FROM transfer_incoming WHERE status = 'running' AND imported1 = 0 ORDER BY started_at LIMIT 1")
+    }
+
     package func incomingTransfers() async throws -> [IncomingTransferState] {
         try await read { db in try db.rows("SELECT * FROM transfer_incoming ORDER BY started_at, transfer_id").map(Self.incoming) }
     }

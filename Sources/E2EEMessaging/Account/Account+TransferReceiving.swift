@@ -173,6 +173,8 @@ extension Account {
                                                                  now: configuration.userKeyClock())
             run.state = saved
             await directory.invalidate()
+            // Messages from other users waited for these decisions (§11.1): now they are read.
+            if phase == 1 { releaseTransferWaits() }
         } catch is TransferStopped {
             throw TransferStopped()
         } catch {
@@ -300,5 +302,13 @@ extension Account {
         }
         broadcaster.publish(.linking(.transferFailed(reason: reason)))
         publishProgress(of: failed)
+        releaseTransferWaits()
+    }
+
+    /// Re-drives the messages that waited for a trust part (`transfer:<id>`, §11.1) — it
+    /// committed, or the transfer ended without it and the normal rules apply — in the
+    /// background (the receive pipeline admits it after the batch running now).
+    func releaseTransferWaits() {
+        backgroundWork.run { [weak self] in _ = try? await self?.pipeline.redrivePending() }
     }
 }

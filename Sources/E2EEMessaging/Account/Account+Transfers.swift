@@ -31,6 +31,7 @@ extension Account {
         if let incoming {
             _ = try? await sendLinkMessage(.cancel(id: wireID, reason: .transferCancelled), to: DeviceID(incoming.primaryDeviceID),
                                            in: ChannelID(incoming.channelID))
+            releaseTransferWaits()
         }
         for report in try await transfers() where report.id == id { broadcaster.publish(.linking(.transfer(report))) }
     }

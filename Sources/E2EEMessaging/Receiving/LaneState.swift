@@ -34,6 +34,8 @@ final class LaneState {
     private var unaccepted: [ChannelID: Bool] = [:]
     /// Per sender device, whether its messages wait for it to be linked (§10.8).
     private var unlinkedSenders: [String: Bool] = [:]
+    /// Whether (and for which transfer) messages from other users wait for a trust part.
+    private var awaitedTransfer: String??
     /// Per DM whose participants are fixed, what ``dmParticipants(channelID:)`` read.
     private var participants: [ChannelID: DMParticipants] = [:]
     /// Per channel, what ``linkStanding(channelID:ownUserID:)`` read.
@@ -70,6 +72,15 @@ final class LaneState {
     /// has a user key (pinned, or conflicted) and the device is not linked under it
     /// (docs/spec/protocol.md §10.7–§10.8). Read once per device and lane.
     /// - Throws: key store errors.
+    /// The transfer whose trust part this new device waits for, if any (read once per lane).
+    /// - Throws: key store errors.
+    func transferAwaitingTrust() async throws -> String? {
+        if let known = awaitedTransfer { return known }
+        let read = try await store.read { [store] db in try store.transferAwaitingTrust(db) }
+        awaitedTransfer = .some(read)
+        return read
+    }
+
     func waitsForLink(userID: UserID, deviceID: DeviceID) async throws -> Bool {
         let key = userID.rawValue + "/" + deviceID.rawValue
         if let known = unlinkedSenders[key] { return known }

@@ -6,6 +6,7 @@ extension MessageProcessor {
     /// the strict payload parser and the posted/edit rule. Nothing is committed unless all pass.
     func processDM(_ envelope: DMEnvelope, _ message: IncomingMessage, lane: LaneState) async throws -> ProcessingStep {
         guard let sender = try sender(of: envelope.senderDevice, message, lane: lane) else { return ignoredStep(message) }
+        if let transfer = try await waitsForTransfer(sender, lane: lane) { return pendingStep(message, waitingFor: transfer, rowKind: .message) }
         guard let deviceUUID else { throw ProtocolError.notARecipient }
         let entry = try message.prepared?.pairwise ?? envelope.pairwiseEntry(for: deviceUUID)
         if try await checkParticipant(sender.userID, in: message.channelID, lane: lane) == .waitForAcceptance {
@@ -37,12 +38,21 @@ extension MessageProcessor {
         }
     }
 
+    /// On a new device waiting for its primary's trust part (§11.1), a message from another user
+    /// waits under `transfer:<id>`: nothing about that user is pinned from a listing before the
+    /// primary's decisions are in. Our own devices' messages go on.
+    func waitsForTransfer(_ sender: (userID: UserID, deviceID: DeviceID), lane: LaneState) async throws -> String? {
+        guard sender.userID != device.userID, let transfer = try await lane.transferAwaitingTrust() else { return nil }
+        return WaitingKey.transfer(transfer)
+    }
+
     /// A sender key distribution (§4): our entry, the pairwise step, the SKD plaintext, then
     /// ``SenderKeyDistribution/process(postedChannel:senderDevice:existing:now:)``; the new
     /// receiving state and the session advance commit together. A control row, never shown.
     func processSKD(_ envelope: SKDEnvelope, _ message: IncomingMessage, lane: LaneState) async throws -> ProcessingStep {
         guard !message.isEdit else { throw ReceiveRefusal(.wrongEnvelopeType) }
         guard let sender = try sender(of: envelope.senderDevice, message, lane: lane) else { return ignoredStep(message) }
+        if let transfer = try await waitsForTransfer(sender, lane: lane) { return pendingStep(message, waitingFor: transfer, rowKind: .control) }
         guard let deviceUUID else { throw ProtocolError.notARecipient }
         let entry = try message.prepared?.pairwise ?? envelope.pairwiseEntry(for: deviceUUID)
         switch try await decryptPairwise(entry, userID: sender.userID, deviceID: sender.deviceID, lane: lane) {
@@ -81,6 +91,7 @@ extension MessageProcessor {
     /// the plaintext.
     func processGroup(_ envelope: GroupEnvelope, _ message: IncomingMessage, lane: LaneState) async throws -> ProcessingStep {
         guard let sender = try sender(of: envelope.senderDevice, message, lane: lane) else { return ignoredStep(message) }
+        if let transfer = try await waitsForTransfer(sender, lane: lane) { return pendingStep(message, waitingFor: transfer, rowKind: .message) }
         if sender.userID != device.userID, try await lane.waitsForLink(userID: sender.userID, deviceID: sender.deviceID) {
             return pendingStep(message, waitingFor: WaitingKey.unlinked(userID: sender.userID, deviceID: sender.deviceID), rowKind: .message)
         }

@@ -19,4 +19,9 @@ enum WaitingKey {
     /// A message from a device of a user with a user key that is not linked under the pinned key
     /// (docs/spec/protocol.md §10.8): re-driven once the device is linked, or the user has no key.
     static func unlinked(userID: UserID, deviceID: DeviceID) -> String { "unlinked:\(userID)/\(deviceID)" }
+
+    /// A message from another user while this new device waits for its primary's trust part
+    /// (docs/spec/protocol.md §11.1): re-driven once the trust part of transfer `transferID`
+    /// commits, or the transfer fails or is cancelled (then the normal rules apply).
+    static func transfer(_ transferID: String) -> String { "transfer:\(transferID)" }
 }

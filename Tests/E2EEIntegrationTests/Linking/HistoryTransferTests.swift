@@ -59,6 +59,61 @@ extension IntegrationTests {
             }
         }
 
+        @Test("K36: Alice's prekey message to the new device before its trust part commits waits (transfer:), then decrypts once the primary's decisions are in")
+        func waitsForTheTrustPart() async throws {
+            try await MessagingHarness.with { harness in
+                let scene = try await OwnUserKeyScene.make(harness)
+                defer { scene.cleanUp() }
+                let laptop = try await harness.login("bob", configuration: MessagingHarness.recipientConfiguration)
+                let log = EventLog(laptop)
+                // The ceremony up to the laptop's code; the laptop's link posts are held from the
+                // moment it takes the grant, so its ack(0) does not reach the phone yet.
+                let primary = Steps(try await scene.bob.openLinkStep())
+                let mine = Steps(try await laptop.startLinking())
+                await laptop.waitForOutbox()
+                try await scene.bob.sync()
+                await scene.bob.waitForOutbox()
+                try await laptop.sync()
+                guard case .showCode(let codeN) = try await mine.next(until: nil) else { throw Failure("no code on the laptop") }
+                await laptop.waitForOutbox()
+                try await scene.bob.sync()
+                _ = try await primary.next(until: .enterCode)
+                await primary.attempt.enter(code: codeN)
+                guard case .showCode(let codeP) = try await primary.next(until: nil) else { throw Failure("no code on the phone") }
+                _ = try await primary.next(until: .granted(laptop.deviceID))
+                await scene.bob.waitForOutbox()
+                await harness.server.faults.holdPosts(contentType: LinkEnvelope.contentType, fromDevice: laptop.deviceID.rawValue)
+                await mine.attempt.enter(code: codeP)
+                try await laptop.sync()
+                _ = try await mine.next(until: .linked)
+
+                // Alice writes now: her message reaches the laptop, linked under Bob's key.
+                let sent = try await scene.aliceSends("while the laptop waits")
+                #expect(sent.recipients?.contains(laptop.deviceID) == true, "setting up: \(String(describing: sent.recipients))")
+                try await laptop.sync()
+                let waiting = try await laptop.store.read { db in
+                    try String.fetchAll(db, sql: "SELECT waiting_for FROM pending_ciphertexts")
+                }
+                #expect(waiting.contains { $0.hasPrefix("transfer:") }, "\(waiting)")
+                #expect(try await Self.texts(laptop, scene.dm.id).contains("while the laptop waits") == false)
+
+                // The ack goes out, the trust part commits, the message is read.
+                _ = try await harness.server.faults.releasePosts()
+                try await LinkCeremonyIntegrationTests.pump(scene.bob, laptop, until: log) {
+                    if case .linking(.trustTransferred) = $0 { true } else { false }
+                }
+                let read = await eventually(within: .seconds(10)) {
+                    try? await laptop.sync()
+                    return (try? await Self.texts(laptop, scene.dm.id).contains("while the laptop waits")) == true
+                }
+                let texts = try await Self.texts(laptop, scene.dm.id)
+                #expect(read, "\(texts)")
+                await laptop.shutdown()
+                await scene.bob.shutdown()
+                await scene.alice.shutdown()
+            }
+        }
+
         static func texts(_ account: Account, _ channel: ChannelID) async throws -> [String] {
             try await account.timeline(channelID: channel, limit: 100).filter { $0.state == .decrypted }.compactMap(\.text)
         }
