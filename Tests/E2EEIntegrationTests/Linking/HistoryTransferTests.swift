@@ -114,6 +114,63 @@ extension IntegrationTests {
             }
         }
 
+        @Test("K41: history under loss — link posts dropped, events doubled, both ends restarted; one message edited, one deleted and one arriving during the transfer: each shown once, the edit and the deletion applied")
+        func historyUnderLoss() async throws {
+            try await MessagingHarness.with { harness in
+                var scene = try await OwnUserKeyScene.make(harness)
+                defer { scene.cleanUp() }
+                for text in ["keep me", "edit me", "delete me"] { _ = try await scene.aliceSends(text) }
+                try await scene.bob.sync()
+                let ids = Dictionary(try await scene.alice.timeline(channelID: scene.dm.id, limit: 100).compactMap { item in
+                    item.text.map { ($0, item.messageID) }
+                }) { a, _ in a }
+                try await TransferIntegrationTests.restartPrimary(&scene, harness: harness)
+                var laptop = try await harness.login("bob", configuration: MessagingHarness.recipientConfiguration)
+                let faults = harness.server.faults
+                await faults.duplicateEvents(true)
+                try await TransferLink.link(laptop, to: scene.bob) {
+                    await faults.dropPosts(contentType: LinkEnvelope.contentType, count: 3)
+                }
+                // Alice edits, deletes and writes while the transfer runs.
+                _ = try await scene.alice.edit(try #require(ids["edit me"]), text: "edited")
+                _ = try await scene.alice.delete(try #require(ids["delete me"]))
+                _ = try await scene.aliceSends("arrived meanwhile")
+                await scene.alice.waitForOutbox()
+                var restartedLaptop = false, restartedPrimary = false
+                for round in 0..<60 {
+                    await scene.bob.waitForOutbox()
+                    try await laptop.sync()
+                    await laptop.waitForOutbox()
+                    try await scene.bob.sync()
+                    let received = try #require(try await laptop.transfers().first)
+                    if received.state == .done, try await scene.bob.transfers().first?.state == .done { break }
+                    if case .failed(let reason) = received.state { throw TransferLink.Failure("the transfer failed: \(reason)") }
+                    if !restartedLaptop, received.recordsDone > 0 {
+                        laptop = try await TransferIntegrationTests.restart(laptop, harness: harness)
+                        restartedLaptop = true
+                    } else if restartedLaptop, !restartedPrimary, round > 3 {
+                        try await TransferIntegrationTests.restartPrimary(&scene, harness: harness)
+                        restartedPrimary = true
+                    }
+                    try await Task.sleep(for: .milliseconds(300))
+                }
+                await faults.duplicateEvents(false)
+                let expected = ["hello", "keep me", "edited", "arrived meanwhile"]
+                #expect(try await Self.texts(scene.bob, scene.dm.id) == expected, "setting up: the primary shows it so")
+                let received = try #require(try await laptop.transfers().first)
+                #expect(received.state == .done, "\(received)")
+                let settled = await eventually(within: .seconds(20)) {
+                    try? await laptop.sync()
+                    return (try? await Self.texts(laptop, scene.dm.id)) == expected
+                }
+                let shown = try await Self.texts(laptop, scene.dm.id)
+                #expect(settled, "\(shown)")
+                await laptop.shutdown()
+                await scene.bob.shutdown()
+                await scene.alice.shutdown()
+            }
+        }
+
         static func texts(_ account: Account, _ channel: ChannelID) async throws -> [String] {
             try await account.timeline(channelID: channel, limit: 100).filter { $0.state == .decrypted }.compactMap(\.text)
         }
