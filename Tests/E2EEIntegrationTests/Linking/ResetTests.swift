@@ -10,7 +10,7 @@ extension IntegrationTests {
     /// against the development server (K29 of the linking proposal).
     @Suite("Resetting the user key")
     struct ResetTests {
-        @Test("K29 (first half): Bob resets on the laptop (the phone lost): the laptop is the primary of a new key at epoch 1, the phone is deleted on the server, the new key is listed")
+        @Test("K29: Bob resets on the laptop (the phone lost): the laptop is the primary of a new key at epoch 1, the phone is deleted on the server, the new key is listed; the tablet, linked under the old key, links to the laptop without a new login")
         func resetOnLaptop() async throws {
             try await MessagingHarness.with { harness in
                 let scene = try await OwnUserKeyScene.make(harness)
@@ -32,7 +32,9 @@ extension IntegrationTests {
                 #expect(UserKey(publicKey: listedKey) == newKey, "the laptop's record carries the new key")
 
                 // The tablet under the old key is no longer the laptop's to trust: it links again
-                // (§10.11). Not built yet: the tablet's request to the new primary does not complete.
+                // (§10.11), without a new login, and takes the new key.
+                try await LinkCeremonyIntegrationTests.link(tablet, to: laptop)
+                #expect(try await tablet.ownUserKey().key == newKey)
                 await tablet.shutdown()
                 await laptop.shutdown()
                 await scene.bob.shutdown()

@@ -102,6 +102,23 @@ struct LinkCeremonyTests {
                 "requests while closed are ignored")
     }
 
+    @Test("the same device asking again (a stale request answered first) gets the new request answered; the step stays open")
+    func sameDeviceAsksAgain() throws {
+        var (step, _) = PrimaryLinkStep.open(by: fixture.primarySelf, now: 0)
+        _ = step.handle(.request(from: fixture.newDevice, requestID: .fixture(0x51), commit: [UInt8](repeating: 1, count: 32), afterOpening: true), now: 0)
+        let again = step.handle(.request(from: fixture.newDevice, requestID: .fixture(0x52), commit: [UInt8](repeating: 2, count: 32), afterOpening: true), now: 1)
+        #expect(LinkCeremonyFixture.cancelled(again) == nil)
+        guard case .accept(let id, _)? = LinkCeremonyFixture.sent(again, to: fixture.newDevice).first else {
+            Issue.record("no accept for the new request: \(again)")
+            return
+        }
+        #expect(id == .fixture(0x52))
+        #expect(step.phase == .answered)
+        // Another device asking now still closes the step.
+        let other = step.handle(.request(from: fixture.stranger, requestID: .fixture(0x53), commit: [UInt8](repeating: 3, count: 32), afterOpening: true), now: 2)
+        #expect(LinkCeremonyFixture.cancelled(other) == .superseded)
+    }
+
     @Test("K19: a request from a device the server made, racing N's, leaves no code to match and grants nothing")
     func racingRequest() throws {
         var (step, _) = PrimaryLinkStep.open(by: fixture.primarySelf, now: 0)

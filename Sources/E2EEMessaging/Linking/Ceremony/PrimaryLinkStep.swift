@@ -111,6 +111,17 @@ struct PrimaryLinkStep: Sendable {
             return [.send(.accept(requestID: requestID, nonce: nonce), to: from.deviceID), .show(.requestReceived(DeviceID(from.deviceID.text)))]
         }
         if requester.party == from, requester.requestID == requestID, requester.commit == commit { return [] }
+        // The same device asking again before any code was typed began a new attempt (§10.21
+        // decision 17): its earlier request was stale — posted to this device while it asked
+        // another primary, or before a restart — and the new one is answered instead. Only that
+        // device can send it (it comes over its own ratchet), so no other device gains from it.
+        if requester.party == from, phase == .answered || phase == .enteringCode {
+            let nonce = me.makeNonce()
+            self.requester = Requester(party: from, requestID: requestID, commit: commit, nonce: nonce, codes: nil)
+            phase = .answered
+            lastProgress = now
+            return [.send(.accept(requestID: requestID, nonce: nonce), to: from.deviceID)]
+        }
         // A second request while one is answered: two devices at once, or one racing the user's.
         var actions = close(.superseded, notify: true)
         if from.deviceID != requester.party.deviceID {
