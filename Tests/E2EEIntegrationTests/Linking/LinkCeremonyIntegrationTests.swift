@@ -100,7 +100,10 @@ extension IntegrationTests {
         }
 
         /// Links `laptop` to `primary` with the two codes, driving both ends over the server.
-        static func link(_ laptop: Account, to primary: Account, history: HistoryScope = .default) async throws {
+        /// `beforeTransfer` runs after the new device posted its `ack(0)` and before the primary
+        /// reads it (where a test mounts a fault on the transfer's first messages).
+        static func link(_ laptop: Account, to primary: Account, history: HistoryScope = .default,
+                         beforeTransfer: () async throws -> Void = {}) async throws {
             let primarySteps = Steps(try await primary.openLinkStep(history: history))
             let newSteps = Steps(try await laptop.startLinking())
             await laptop.waitForOutbox()
@@ -120,6 +123,7 @@ extension IntegrationTests {
             try await laptop.sync()
             _ = try await newSteps.next(until: .linked)
             await laptop.waitForOutbox()
+            try await beforeTransfer()
             try await primary.sync()
             _ = try await primarySteps.next(until: .linked)
         }
