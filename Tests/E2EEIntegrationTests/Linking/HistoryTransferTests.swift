@@ -68,16 +68,7 @@ extension IntegrationTests {
                 let log = EventLog(laptop)
                 // The ceremony up to the laptop's code; the laptop's link posts are held from the
                 // moment it takes the grant, so its ack(0) does not reach the phone yet.
-                let primary = Steps(try await scene.bob.openLinkStep())
-                let mine = Steps(try await laptop.startLinking())
-                await laptop.waitForOutbox()
-                try await scene.bob.sync()
-                await scene.bob.waitForOutbox()
-                try await laptop.sync()
-                guard case .showCode(let codeN) = try await mine.next(until: nil) else { throw Failure("no code on the laptop") }
-                await laptop.waitForOutbox()
-                try await scene.bob.sync()
-                _ = try await primary.next(until: .enterCode)
+                let (primary, mine, codeN) = try await LinkCeremonyAttackTests.untilCodes(scene.bob, laptop)
                 await primary.attempt.enter(code: codeN)
                 guard case .showCode(let codeP) = try await primary.next(until: nil) else { throw Failure("no code on the phone") }
                 _ = try await primary.next(until: .granted(laptop.deviceID))
@@ -136,24 +127,7 @@ extension IntegrationTests {
                 _ = try await scene.alice.delete(try #require(ids["delete me"]))
                 _ = try await scene.aliceSends("arrived meanwhile")
                 await scene.alice.waitForOutbox()
-                var restartedLaptop = false, restartedPrimary = false
-                for round in 0..<60 {
-                    await scene.bob.waitForOutbox()
-                    try await laptop.sync()
-                    await laptop.waitForOutbox()
-                    try await scene.bob.sync()
-                    let received = try #require(try await laptop.transfers().first)
-                    if received.state == .done, try await scene.bob.transfers().first?.state == .done { break }
-                    if case .failed(let reason) = received.state { throw TransferLink.Failure("the transfer failed: \(reason)") }
-                    if !restartedLaptop, received.recordsDone > 0 {
-                        laptop = try await TransferIntegrationTests.restart(laptop, harness: harness)
-                        restartedLaptop = true
-                    } else if restartedLaptop, !restartedPrimary, round > 3 {
-                        try await TransferIntegrationTests.restartPrimary(&scene, harness: harness)
-                        restartedPrimary = true
-                    }
-                    try await Task.sleep(for: .milliseconds(300))
-                }
+                _ = try await TransferIntegrationTests.runWithRestarts(&scene, &laptop, harness: harness)
                 await faults.duplicateEvents(false)
                 let expected = ["hello", "keep me", "edited", "arrived meanwhile"]
                 #expect(try await Self.texts(scene.bob, scene.dm.id) == expected, "setting up: the primary shows it so")

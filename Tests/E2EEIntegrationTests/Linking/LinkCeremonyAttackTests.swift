@@ -167,7 +167,7 @@ extension IntegrationTests {
 
         /// Opens the primary's step and the new device's attempt and carries them to the new
         /// device's code (the user has it to type into the primary, which asks for it).
-        private static func untilCodes(_ primaryAccount: Account, _ laptop: Account) async throws -> (primary: Steps, mine: Steps, codeN: String) {
+        static func untilCodes(_ primaryAccount: Account, _ laptop: Account) async throws -> (primary: Steps, mine: Steps, codeN: String) {
             let primary = Steps(try await primaryAccount.openLinkStep())
             let mine = Steps(try await laptop.startLinking())
             await laptop.waitForOutbox()

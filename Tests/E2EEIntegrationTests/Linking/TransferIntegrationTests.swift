@@ -26,25 +26,7 @@ extension IntegrationTests {
                     // The primary's first three transfer posts (manifest 1 and two chunks) are lost.
                     await faults.dropPosts(contentType: LinkEnvelope.contentType, count: 3)
                 }
-                var restartedLaptop = false, restartedPrimary = false
-                for round in 0..<60 {
-                    await scene.bob.waitForOutbox()
-                    try await laptop.sync()
-                    await laptop.waitForOutbox()
-                    try await scene.bob.sync()
-                    try await Self.expectWindowKept(scene.bob)
-                    let received = try #require(try await laptop.transfers().first)
-                    if received.state == .done, try await scene.bob.transfers().first?.state == .done { break }
-                    if case .failed(let reason) = received.state { throw TransferLink.Failure("the transfer failed: \(reason)") }
-                    if !restartedLaptop, received.recordsDone > 0 {
-                        laptop = try await Self.restart(laptop, harness: harness)
-                        restartedLaptop = true
-                    } else if restartedLaptop, !restartedPrimary, round > 3 {
-                        try await Self.restartPrimary(&scene, harness: harness)
-                        restartedPrimary = true
-                    }
-                    try await Task.sleep(for: .milliseconds(300))
-                }
+                let restartedLaptop = try await Self.runWithRestarts(&scene, &laptop, harness: harness)
                 #expect(restartedLaptop)
                 let received = try #require(try await laptop.transfers().first)
                 let sent = try #require(try await scene.bob.transfers().first)
@@ -112,6 +94,32 @@ extension IntegrationTests {
         }
 
         /// The primary's stored state never lets it run more than 16 messages past the highest acknowledgement.
+        /// Carries the transfer between the two until both ends are done (at most 60 rounds),
+        /// restarting the laptop once it holds a record and the primary a few rounds later, and
+        /// checking the window every round; returns whether the laptop was restarted.
+        static func runWithRestarts(_ scene: inout OwnUserKeyScene, _ laptop: inout Account, harness: MessagingHarness) async throws -> Bool {
+            var restartedLaptop = false, restartedPrimary = false
+            for round in 0..<60 {
+                await scene.bob.waitForOutbox()
+                try await laptop.sync()
+                await laptop.waitForOutbox()
+                try await scene.bob.sync()
+                try await expectWindowKept(scene.bob)
+                let received = try #require(try await laptop.transfers().first)
+                if received.state == .done, try await scene.bob.transfers().first?.state == .done { break }
+                if case .failed(let reason) = received.state { throw TransferLink.Failure("the transfer failed: \(reason)") }
+                if !restartedLaptop, received.recordsDone > 0 {
+                    laptop = try await restart(laptop, harness: harness)
+                    restartedLaptop = true
+                } else if restartedLaptop, !restartedPrimary, round > 3 {
+                    try await restartPrimary(&scene, harness: harness)
+                    restartedPrimary = true
+                }
+                try await Task.sleep(for: .milliseconds(300))
+            }
+            return restartedLaptop
+        }
+
         static func expectWindowKept(_ primary: Account) async throws {
             for state in try await primary.store.outgoingTransfers() {
                 #expect(state.sentUpTo <= state.highestAck + 16, "sent up to \(state.sentUpTo), highest ack \(state.highestAck)")
