@@ -127,9 +127,16 @@ minted=$(cd Scripts/interop && "../../$python" mint_certificate.py --identity-bl
 key=$(echo "$minted" | field user_key)
 say "Bob's device carries a certificate under $key, current for 30 days"
 
-# Every variable the sources read, set to 100 days (the clock offset's unit is seconds).
+# Every variable the sources read, set: numbers to 100 days (the clock offset's unit is
+# seconds); the crash point to a point `user-key show` never passes (a removal's), since a debug
+# build refuses a name that is no crash point.
 hooks=()
-for name in $variables; do hooks+=("$name=8640000"); done
+for name in $variables; do
+    case "$name" in
+        E2EE_TEST_CRASH_AT) hooks+=("$name=primaryFileSaved") ;;
+        *) hooks+=("$name=8640000") ;;
+    esac
+done
 
 register "$release" alice > /dev/null
 alice=$(env "${hooks[@]}" "$release" user-key show "$bob_user" --store "$work/alice.store" --json)
