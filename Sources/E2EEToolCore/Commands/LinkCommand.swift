@@ -83,6 +83,24 @@ enum LinkConversation {
         let code: String
     }
 
+    /// Runs `follow` while `account` stays connected (so link messages arrive as they are
+    /// posted); whichever ends first ends both. What this end queued last (a cancel, the last
+    /// acknowledgement) goes out before it returns.
+    static func whileConnected(_ account: Account, serverURL: String, options: GlobalOptions, timeout: Double, console: Console,
+                               _ follow: @escaping @Sendable () async -> Outcome) async throws -> Outcome {
+        let outcome = try await withThrowingTaskGroup(of: Outcome.self) { group in
+            group.addTask {
+                .session(try await ConnectedSession(account: account, serverURL: serverURL, console: console,
+                                                    verbose: options.verbose, timeout: timeout).run(IgnoredEvents()))
+            }
+            group.addTask { await follow() }
+            defer { group.cancelAll() }
+            return try await group.next() ?? .session(.eventsEnded)
+        }
+        await account.waitForOutbox()
+        return outcome
+    }
+
     static func run(options: GlobalOptions, timeout: Double, role: Role) async throws {
         let context = ToolContext(options: options)
         let opened = try await context.openAccount()
@@ -93,18 +111,9 @@ enum LinkConversation {
             case .primary(let history): try await account.openLinkStep(history: history)
             case .newDevice: try await account.startLinking()
             }
-            let outcome = try await withThrowingTaskGroup(of: Outcome.self) { group in
-                group.addTask {
-                    .session(try await ConnectedSession(account: account, serverURL: opened.serverURL, console: console,
-                                                        verbose: options.verbose, timeout: timeout).run(IgnoredEvents()))
-                }
-                group.addTask { await follow(attempt, events: events, role: role, console: console) }
-                defer { group.cancelAll() }
-                return try await group.next() ?? .session(.eventsEnded)
+            return try await whileConnected(account, serverURL: opened.serverURL, options: options, timeout: timeout, console: console) {
+                await follow(attempt, events: events, role: role, console: console)
             }
-            // What this end queued last (a cancel, the last acknowledgement) goes out before it exits.
-            await account.waitForOutbox()
-            return outcome
         }
         switch outcome {
         case .linked:

@@ -55,17 +55,8 @@ struct TransferCommand: AsyncParsableCommand {
                 let events = account.events()
                 let id = try await account.retryTransfer(to: device)
                 console.progress("transfer \(id): new grant sent to \(device.rawValue); waiting for it to confirm…")
-                let outcome = try await withThrowingTaskGroup(of: LinkConversation.Outcome.self) { group in
-                    group.addTask {
-                        .session(try await ConnectedSession(account: account, serverURL: opened.serverURL, console: console,
-                                                            verbose: options.verbose, timeout: timeout).run(IgnoredEvents()))
-                    }
-                    group.addTask { await Self.follow(events, console: console) }
-                    defer { group.cancelAll() }
-                    return try await group.next() ?? .session(.eventsEnded)
-                }
-                await account.waitForOutbox()
-                return outcome
+                return try await LinkConversation.whileConnected(account, serverURL: opened.serverURL, options: options, timeout: timeout,
+                                                                 console: console) { await Self.follow(events, console: console) }
             }
             switch outcome {
             case .linked:
