@@ -68,11 +68,8 @@ extension IntegrationTests {
                 let log = EventLog(laptop)
                 // The ceremony up to the laptop's code; the laptop's link posts are held from the
                 // moment it takes the grant, so its ack(0) does not reach the phone yet.
-                let (primary, mine, codeN) = try await LinkCeremonyAttackTests.untilCodes(scene.bob, laptop)
-                await primary.attempt.enter(code: codeN)
-                guard case .showCode(let codeP) = try await primary.next(until: nil) else { throw Failure("no code on the phone") }
-                _ = try await primary.next(until: .granted(laptop.deviceID))
-                await scene.bob.waitForOutbox()
+                let (primary, mine, codeN) = try await LinkCeremonyIntegrationTests.untilCodes(scene.bob, laptop)
+                let codeP = try await LinkCeremonyIntegrationTests.granted(primary, of: scene.bob, typing: codeN, for: laptop)
                 await harness.server.faults.holdPosts(contentType: LinkEnvelope.contentType, fromDevice: laptop.deviceID.rawValue)
                 await mine.attempt.enter(code: codeP)
                 try await laptop.sync()
@@ -119,9 +116,9 @@ extension IntegrationTests {
                 var laptop = try await harness.login("bob", configuration: MessagingHarness.recipientConfiguration)
                 let faults = harness.server.faults
                 await faults.duplicateEvents(true)
-                try await TransferLink.link(laptop, to: scene.bob) {
+                try await LinkCeremonyIntegrationTests.link(laptop, to: scene.bob, beforeTransfer: {
                     await faults.dropPosts(contentType: LinkEnvelope.contentType, count: 3)
-                }
+                })
                 // Alice edits, deletes and writes while the transfer runs.
                 _ = try await scene.alice.edit(try #require(ids["edit me"]), text: "edited")
                 _ = try await scene.alice.delete(try #require(ids["delete me"]))

@@ -89,13 +89,10 @@ extension IntegrationTests {
                 var configuration = MessagingHarness.recipientConfiguration
                 configuration.debugClockShift = laptopClock.reading
                 let laptop = try await harness.login("bob", configuration: configuration)
-                let (primary, mine, codeN) = try await Self.untilCodes(scene.bob, laptop)
+                let (primary, mine, codeN) = try await LinkCeremonyIntegrationTests.untilCodes(scene.bob, laptop)
                 // From now on the server holds the primary's link posts.
                 await harness.server.faults.holdPosts(contentType: LinkEnvelope.contentType, fromDevice: scene.bob.deviceID.rawValue)
-                await primary.attempt.enter(code: codeN)
-                guard case .showCode(let codeP) = try await primary.next(until: nil) else { throw Failure("no code on the primary") }
-                _ = try await primary.next(until: .granted(laptop.deviceID))
-                await scene.bob.waitForOutbox()
+                let codeP = try await LinkCeremonyIntegrationTests.granted(primary, of: scene.bob, typing: codeN, for: laptop)
                 await mine.attempt.enter(code: codeP)
                 try await laptop.sync()
 
@@ -129,11 +126,8 @@ extension IntegrationTests {
                                                    configuration: configuration)
                 let log = EventLog(scene.bob)
                 let laptop = try await harness.login("bob", configuration: MessagingHarness.recipientConfiguration)
-                let (primary, mine, codeN) = try await Self.untilCodes(scene.bob, laptop)
-                await primary.attempt.enter(code: codeN)
-                guard case .showCode(let codeP) = try await primary.next(until: nil) else { throw Failure("no code on the primary") }
-                _ = try await primary.next(until: .granted(laptop.deviceID))
-                await scene.bob.waitForOutbox()
+                let (primary, mine, codeN) = try await LinkCeremonyIntegrationTests.untilCodes(scene.bob, laptop)
+                let codeP = try await LinkCeremonyIntegrationTests.granted(primary, of: scene.bob, typing: codeN, for: laptop)
                 // The server holds the laptop's link posts: its ack(0) never reaches the primary in time.
                 await harness.server.faults.holdPosts(contentType: LinkEnvelope.contentType, fromDevice: laptop.deviceID.rawValue)
                 await mine.attempt.enter(code: codeP)
@@ -165,22 +159,6 @@ extension IntegrationTests {
             }
         }
 
-        /// Opens the primary's step and the new device's attempt and carries them to the new
-        /// device's code (the user has it to type into the primary, which asks for it).
-        static func untilCodes(_ primaryAccount: Account, _ laptop: Account) async throws -> (primary: Steps, mine: Steps, codeN: String) {
-            let primary = Steps(try await primaryAccount.openLinkStep())
-            let mine = Steps(try await laptop.startLinking())
-            await laptop.waitForOutbox()
-            try await primaryAccount.sync()
-            await primaryAccount.waitForOutbox()
-            try await laptop.sync()
-            guard case .showCode(let codeN) = try await mine.next(until: nil) else { throw Failure("no code on the new device") }
-            await laptop.waitForOutbox()
-            try await primaryAccount.sync()
-            _ = try await primary.next(until: .enterCode)
-            return (primary, mine, codeN)
-        }
-
         @Test("K18: mid-ceremony, a grant from another own device that was never asked is refused; the real link then goes through")
         func grantFromAnUnaskedDevice() async throws {
             try await MessagingHarness.with { harness in
@@ -188,13 +166,7 @@ extension IntegrationTests {
                 defer { scene.cleanUp() }
                 let intruder = try await harness.login("bob", configuration: MessagingHarness.recipientConfiguration)
                 let laptop = try await harness.login("bob", configuration: MessagingHarness.recipientConfiguration)
-                let primary = Steps(try await scene.bob.openLinkStep())
-                let mine = Steps(try await laptop.startLinking())
-                await laptop.waitForOutbox()
-                try await scene.bob.sync()
-                await scene.bob.waitForOutbox()
-                try await laptop.sync()
-                guard case .showCode(let codeN) = try await mine.next(until: nil) else { throw Failure("no code on the laptop") }
+                let (primary, mine, codeN) = try await LinkCeremonyIntegrationTests.untilCodes(scene.bob, laptop)
 
                 // The intruder sends the laptop a grant carrying a certificate for it under a key of
                 // the intruder's, over their own ratchet, in Bob's devices channel.
@@ -208,13 +180,7 @@ extension IntegrationTests {
                 #expect(try await laptop.ownUserKey().role != .linked, "the laptop took a grant from a device it never asked")
 
                 // The real ceremony goes on and the laptop takes Bob's key from his primary.
-                await laptop.waitForOutbox()
-                try await scene.bob.sync()
-                _ = try await primary.next(until: .enterCode)
-                await primary.attempt.enter(code: codeN)
-                guard case .showCode(let codeP) = try await primary.next(until: nil) else { throw Failure("no code on the primary") }
-                _ = try await primary.next(until: .granted(laptop.deviceID))
-                await scene.bob.waitForOutbox()
+                let codeP = try await LinkCeremonyIntegrationTests.granted(primary, of: scene.bob, typing: codeN, for: laptop)
                 await mine.attempt.enter(code: codeP)
                 try await laptop.sync()
                 _ = try await mine.next(until: .linked)

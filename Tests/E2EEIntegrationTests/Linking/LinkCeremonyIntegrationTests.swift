@@ -104,21 +104,8 @@ extension IntegrationTests {
         /// reads it (where a test mounts a fault on the transfer's first messages).
         static func link(_ laptop: Account, to primary: Account, history: HistoryScope = .default,
                          beforeTransfer: () async throws -> Void = {}) async throws {
-            let primarySteps = Steps(try await primary.openLinkStep(history: history))
-            let newSteps = Steps(try await laptop.startLinking())
-            await laptop.waitForOutbox()
-            try await primary.sync()
-            _ = try await primarySteps.next(until: .requestReceived(laptop.deviceID))
-            await primary.waitForOutbox()
-            try await laptop.sync()
-            guard case .showCode(let codeN) = try await newSteps.next(until: nil) else { throw Failure("no code on the new device") }
-            await laptop.waitForOutbox()
-            try await primary.sync()
-            _ = try await primarySteps.next(until: .enterCode)
-            await primarySteps.attempt.enter(code: codeN)
-            guard case .showCode(let codeP) = try await primarySteps.next(until: nil) else { throw Failure("no code on the primary") }
-            _ = try await primarySteps.next(until: .granted(laptop.deviceID))
-            await primary.waitForOutbox()
+            let (primarySteps, newSteps, codeN) = try await untilCodes(primary, laptop, history: history)
+            let codeP = try await granted(primarySteps, of: primary, typing: codeN, for: laptop)
             await newSteps.attempt.enter(code: codeP)
             try await laptop.sync()
             _ = try await newSteps.next(until: .linked)
@@ -126,6 +113,33 @@ extension IntegrationTests {
             try await beforeTransfer()
             try await primary.sync()
             _ = try await primarySteps.next(until: .linked)
+        }
+
+        /// Opens the primary's step and the new device's attempt and carries them to the new
+        /// device's code (the user has it to type into the primary, which asks for it).
+        static func untilCodes(_ primary: Account, _ laptop: Account, history: HistoryScope = .default) async throws
+            -> (primary: Steps, newDevice: Steps, codeN: String) {
+            let primarySteps = Steps(try await primary.openLinkStep(history: history))
+            let newSteps = Steps(try await laptop.startLinking())
+            await laptop.waitForOutbox()
+            try await primary.sync()
+            await primary.waitForOutbox()
+            try await laptop.sync()
+            guard case .showCode(let codeN) = try await newSteps.next(until: nil) else { throw Failure("no code on the new device") }
+            await laptop.waitForOutbox()
+            try await primary.sync()
+            _ = try await primarySteps.next(until: .enterCode)
+            return (primarySteps, newSteps, codeN)
+        }
+
+        /// The user types `codeN` into the primary: returns the primary's code once the grant to
+        /// `laptop` is posted.
+        static func granted(_ steps: Steps, of primary: Account, typing codeN: String, for laptop: Account) async throws -> String {
+            await steps.attempt.enter(code: codeN)
+            guard case .showCode(let codeP) = try await steps.next(until: nil) else { throw Failure("no code on the primary") }
+            _ = try await steps.next(until: .granted(laptop.deviceID))
+            await primary.waitForOutbox()
+            return codeP
         }
 
         /// Carries the two devices' link messages back and forth (each posts what it queued, the

@@ -22,7 +22,7 @@ extension IntegrationTests {
                 try await Self.restartPrimary(&scene, harness: harness)
                 var laptop = try await harness.login("bob", configuration: MessagingHarness.recipientConfiguration)
                 let faults = harness.server.faults
-                try await TransferLink.link(laptop, to: scene.bob) {
+                try await LinkCeremonyIntegrationTests.link(laptop, to: scene.bob) {
                     // The primary's first three transfer posts (manifest 1 and two chunks) are lost.
                     await faults.dropPosts(contentType: LinkEnvelope.contentType, count: 3)
                 }
@@ -63,7 +63,7 @@ extension IntegrationTests {
                 #expect(try await scene.bob.channelRequests().contains { $0.channel.id == group.id }, "setting up: a request on the primary")
                 try await Self.restartPrimary(&scene, harness: harness)
                 let laptop = try await harness.login("bob", configuration: MessagingHarness.recipientConfiguration)
-                try await TransferLink.link(laptop, to: scene.bob) {}
+                try await LinkCeremonyIntegrationTests.link(laptop, to: scene.bob)
                 // Manifest 1 goes with the window on ack(0); once the snapshot is taken the primary declines.
                 var started: TransferProgress?
                 for _ in 0..<50 where started == nil {
@@ -107,7 +107,7 @@ extension IntegrationTests {
                 try await expectWindowKept(scene.bob)
                 let received = try #require(try await laptop.transfers().first)
                 if received.state == .done, try await scene.bob.transfers().first?.state == .done { break }
-                if case .failed(let reason) = received.state { throw TransferLink.Failure("the transfer failed: \(reason)") }
+                if case .failed(let reason) = received.state { throw Failure("the transfer failed: \(reason)") }
                 if !restartedLaptop, received.recordsDone > 0 {
                     laptop = try await restart(laptop, harness: harness)
                     restartedLaptop = true
@@ -155,14 +155,8 @@ extension IntegrationTests.TransferIntegrationTests {
             let laptop = try await harness.login("bob", configuration: MessagingHarness.recipientConfiguration)
             let faults = harness.server.faults
             // The primary's first window is lost, so the transfer is still running when it is cancelled.
-            try await TransferLink.link(laptop, to: scene.bob) { await faults.dropPosts(contentType: LinkEnvelope.contentType, count: 16) }
-            var started: TransferProgress?
-            for _ in 0..<50 where started == nil {
-                await scene.bob.waitForOutbox()
-                started = try await scene.bob.transfers().first
-                if started == nil { try await Task.sleep(for: .milliseconds(100)) }
-            }
-            let first = try #require(started)
+            try await IntegrationTests.LinkCeremonyIntegrationTests.link(laptop, to: scene.bob, beforeTransfer: { await faults.dropPosts(contentType: LinkEnvelope.contentType, count: 16) })
+            let first = try await Self.startedTransfer(on: scene.bob)
             #expect(first.state == .running, "setting up: \(first)")
             await scene.bob.waitForOutbox()
             await faults.dropPosts(contentType: LinkEnvelope.contentType, count: 0)
@@ -184,6 +178,17 @@ extension IntegrationTests.TransferIntegrationTests {
         }
     }
 
+    /// The primary's first transfer, once it has started (within about five seconds).
+    static func startedTransfer(on primary: Account) async throws -> TransferProgress {
+        var started: TransferProgress?
+        for _ in 0..<50 where started == nil {
+            await primary.waitForOutbox()
+            started = try await primary.transfers().first
+            if started == nil { try await Task.sleep(for: .milliseconds(100)) }
+        }
+        return try #require(started)
+    }
+
     /// Carries both devices' posts back and forth until `done` holds (at most 40 rounds).
     static func pump(_ primary: Account, _ laptop: Account, _ what: String = "", until done: () async throws -> Bool) async throws {
         for _ in 0..<40 {
@@ -194,7 +199,7 @@ extension IntegrationTests.TransferIntegrationTests {
             if try await done() { return }
             try await Task.sleep(for: .milliseconds(200))
         }
-        throw TransferLink.Failure("the condition never held: \(what) now \(try await laptop.transfers()) primary \(try await primary.transfers())")
+        throw Failure("the condition never held: \(what) now \(try await laptop.transfers()) primary \(try await primary.transfers())")
     }
 }
 
@@ -212,14 +217,8 @@ extension IntegrationTests.TransferIntegrationTests {
             try await Self.restartPrimary(&scene, harness: harness)
             let laptop = try await harness.login("bob", configuration: MessagingHarness.recipientConfiguration)
             let faults = harness.server.faults
-            try await TransferLink.link(laptop, to: scene.bob) { await faults.dropPosts(contentType: LinkEnvelope.contentType, count: 16) }
-            var started: TransferProgress?
-            for _ in 0..<50 where started == nil {
-                await scene.bob.waitForOutbox()
-                started = try await scene.bob.transfers().first
-                if started == nil { try await Task.sleep(for: .milliseconds(100)) }
-            }
-            let first = try #require(started)
+            try await IntegrationTests.LinkCeremonyIntegrationTests.link(laptop, to: scene.bob, beforeTransfer: { await faults.dropPosts(contentType: LinkEnvelope.contentType, count: 16) })
+            let first = try await Self.startedTransfer(on: scene.bob)
             await scene.bob.waitForOutbox()
             await faults.dropPosts(contentType: LinkEnvelope.contentType, count: 0)
             await #expect(throws: MessagingError.self, "nothing failed yet: no skip") { try await laptop.skipTransfer() }
