@@ -44,19 +44,23 @@ extension UserKeyDirectory {
             guard case .certificate(_, _, let notAfter) = device.reading, state.clock.isCurrent(notAfter: notAfter) else { return nil }
             return device.deviceID
         })
-        guard !certified.isEmpty else { return .unkeyed }
+        // Decided on a read: once told, a device without a key reads this listing at every send.
+        guard !certified.isEmpty,
+              try await store.read({ [store] db in try store.ownLinkNoticeDue(certified: certified, userID: user, db) }) != nil
+        else { return .unkeyed }
         let notice = try await store.write { [store] db -> LinkEvent? in
-            guard try store.ownUserKeyStore.load(db) == nil else { return nil }
-            let known = try store.recipientStore.loadKnownDevices(userIDs: [user], db)[user] ?? []
-            let trusted = known.subtracting(try store.recipientStore.loadUnconfirmedDevices(userID: user, db))
-            if !certified.isDisjoint(with: trusted) {
+            // Decided again in the write: another reading may have acted meanwhile.
+            switch try store.ownLinkNoticeDue(certified: certified, userID: user, db) {
+            case .linkingRequired?:
                 try store.ownUserKeyStore.store(OwnUserKeyRecord(role: .unlinked, userKey: nil, primaryDeviceID: nil, certificate: nil, fileID: nil,
                                                                  epoch: 0, logCount: 0, trustCounter: 0, createdAt: now), db)
                 return .linkingRequired
+            case .linkSuggested?:
+                try store.ownUserKeyStore.markLinkSuggested(at: now, db)
+                return .linkSuggested
+            default:
+                return nil
             }
-            guard try store.ownUserKeyStore.linkSuggestedAt(db) == nil else { return nil }
-            try store.ownUserKeyStore.markLinkSuggested(at: now, db)
-            return .linkSuggested
         }
         if let notice { events.publish(.linking(notice)) }
         return .unkeyed
