@@ -64,7 +64,7 @@ extension Account {
     }
 
     /// This device as a certificate for it must name it.
-    private func adoptionSubject() throws -> CertificateAdoption.Subject {
+    func adoptionSubject() throws -> CertificateAdoption.Subject {
         CertificateAdoption.Subject(userID: try WireUUID(text: userID.rawValue), deviceID: try WireUUID(text: deviceID.rawValue),
                                     identity: device.identity.publicIdentity)
     }

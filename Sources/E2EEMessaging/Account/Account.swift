@@ -110,6 +110,8 @@ public actor Account {
         // a damaged file) leaves it to the next catch-up, which records it. The outbox resumed
         // first: recerts queue behind what a kill left.
         try? await opened.renewOwnCertificateIfDue()
+        // A linked device whose store is behind its listing takes the listed certificate (§10.13).
+        await opened.adoptListedCertificate()
         // Link transfers resume where their last commit left them (§11.4).
         await opened.resumeTransfers()
         return opened
