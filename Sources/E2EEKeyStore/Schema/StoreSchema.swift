@@ -39,9 +39,11 @@ import GRDB
 /// - `v25`: the dedupe indexes clustered by channel and by sender (``StoreSchema/clusterDedupeIndexes(_:)``).
 /// - `v26`: when a device without a user key was told once to link, and the highest own epoch
 ///   seen (``StoreSchema/recordLinkSuggestion(_:)``).
+/// - `v30`: the recert envelope a primary last posted to each kept device
+///   (``StoreSchema/recordPostedRecerts(_:)``).
 enum StoreSchema {
     /// Migration identifiers, oldest first.
-    static let versions = ["v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10", "v11", "v12", "v13", "v14", "v15", "v16", "v17", "v18", "v19", "v20", "v21", "v23", "v24", "v25", "v26"]
+    static let versions = ["v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10", "v11", "v12", "v13", "v14", "v15", "v16", "v17", "v18", "v19", "v20", "v21", "v23", "v24", "v25", "v26", "v30"]
 
     /// The migrator holding every migration.
     static var migrator: DatabaseMigrator {
@@ -71,6 +73,7 @@ enum StoreSchema {
         migrator.registerMigration("v24") { db in try recordHistoryTransfer(db) }
         migrator.registerMigration("v25") { db in try clusterDedupeIndexes(db) }
         migrator.registerMigration("v26") { db in try recordLinkSuggestion(db) }
+        migrator.registerMigration("v30") { db in try recordPostedRecerts(db) }
         return migrator
     }
 

@@ -52,9 +52,6 @@ public actor Account {
     var strangerComparisons: [ChannelID: ContinuousClock.Instant] = [:]
     /// Whether the connected primary's daily renewal (``startRenewalTimer()``) runs already.
     var renewalTimerStarted = false
-    /// On the primary, the recert last posted to each kept device (docs/spec/protocol.md
-    /// §10.13), by device id: what is posted again, at most daily, while it is not listed.
-    var sentRecerts: [String: SentRecert] = [:]
     /// When ``noticeOwnNewDevices()`` last read our own listing.
     var ownDevicesNoticedAt: ContinuousClock.Instant?
     /// Users read by ``user(id:)``, kept for the account's life.
