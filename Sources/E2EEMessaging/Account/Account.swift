@@ -55,6 +55,9 @@ public actor Account {
     /// On the primary, the recert last posted to each kept device (docs/spec/protocol.md
     /// §10.13), by device id: what is posted again, at most daily, while it is not listed.
     var sentRecerts: [String: SentRecert] = [:]
+    /// On a primary whose store is behind its file's trust counter, the transfers held before
+    /// their manifest 1 until ``confirmTrustState()`` (docs/spec/protocol.md §11.3).
+    var heldTransferStarts: [HeldTransferStart] = []
     /// When ``noticeOwnNewDevices()`` last read our own listing.
     var ownDevicesNoticedAt: ContinuousClock.Instant?
     /// Users read by ``user(id:)``, kept for the account's life.
