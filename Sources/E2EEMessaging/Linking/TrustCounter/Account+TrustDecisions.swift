@@ -20,8 +20,10 @@ extension Account {
     /// - Throws: what `decision` throws; ``MessagingError/primaryFileUnprotected`` or
     ///   ``PrimaryFileError`` when the primary's file cannot be raised (the decision is not made).
     func trustDecision<T: Sendable>(_ decision: () async throws -> T) async throws -> T {
+        // Not under the issuing lock, which a renewal holds across its network calls: the file's
+        // own gate keeps every save from lowering the counter (``PrimaryIssuer/save(_:to:key:)``).
         let issuer = primaryIssuer
-        let raised = try await locks.withLock(Self.issuingLock) { try await issuer.raiseFileTrustCounter() }
+        let raised = try await issuer.raiseFileTrustCounter()
         guard raised else { return try await decision() }
         let result: Result<T, any Error>
         do { result = .success(try await decision()) } catch { result = .failure(error) }

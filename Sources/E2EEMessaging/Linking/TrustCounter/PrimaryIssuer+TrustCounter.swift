@@ -8,7 +8,8 @@ import Synchronization
 /// shows, which equalises the two.
 extension PrimaryIssuer {
     /// Serialises every save of a primary file in this process (a trust decision's raise runs
-    /// beside the ceremony's unlocked writes), so no save lowers the counter another raised.
+    /// outside the issuing lock, beside the renewal's and the ceremony's writes), so no save
+    /// lowers the counter another raised.
     static let fileGate = Mutex(())
 
     /// The two counters of a primary: the store's mirror and the file's.
