@@ -64,6 +64,40 @@ extension IntegrationTests {
             }
         }
 
+        @Test("K35's rule on the other side: a rollback the new device finds (a post of its own it never sent) fails the transfer on both")
+        func rollbackOnNewDevice() async throws {
+            try await MessagingHarness.with { harness in
+                var scene = try await OwnUserKeyScene.make(harness)
+                defer { scene.cleanUp() }
+                try await TransferIntegrationTests.restartPrimary(&scene, harness: harness)
+                let laptop = try await harness.login("bob", configuration: MessagingHarness.recipientConfiguration)
+                let faults = harness.server.faults
+                // The primary's first window is lost, so the transfer still runs when the laptop reads the channel.
+                try await LinkCeremonyIntegrationTests.link(laptop, to: scene.bob) {
+                    await faults.dropPosts(contentType: LinkEnvelope.contentType, count: 16)
+                }
+                let started = try await TransferIntegrationTests.startedTransfer(on: scene.bob)
+                await scene.bob.waitForOutbox()
+                await faults.dropPosts(contentType: LinkEnvelope.contentType, count: 0)
+                let transfer = try #require(try await laptop.store.incomingTransfers().first { $0.transferID == started.id })
+                // A post in the transfer channel under the laptop's own ids, which its store never sent.
+                try await harness.server.faults.postAs(userID: laptop.userID.rawValue, deviceID: laptop.deviceID.rawValue,
+                                                       channelID: transfer.channelID, contentType: LinkEnvelope.contentType, content: "AAAA",
+                                                       visibleTo: laptop.deviceID.rawValue)
+                let events = EventLog(laptop)
+                try await laptop.sync()
+                #expect(await events.all().contains { if case .rollbackDetected = $0 { true } else { false } }, "the laptop finds a rollback")
+                try await TransferIntegrationTests.pump(scene.bob, laptop, "the failure on both sides") {
+                    let sent = try await scene.bob.transfers().first { $0.id == started.id }
+                    let received = try await laptop.transfers().first { $0.id == started.id }
+                    return Self.failed(sent) && Self.failed(received)
+                }
+                await laptop.shutdown()
+                await scene.bob.shutdown()
+                await scene.alice.shutdown()
+            }
+        }
+
         static func failed(_ progress: TransferProgress?) -> Bool {
             if case .failed = progress?.state { true } else { false }
         }
