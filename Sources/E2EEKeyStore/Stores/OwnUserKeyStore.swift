@@ -29,9 +29,16 @@ package struct OwnUserKeyStore: Sendable {
             createdAt: try row.decode("created_at", table: t))
     }
 
-    /// Stores the record, replacing any.
+    /// Stores the record, replacing any. The trust counter of the same primary file is never
+    /// lowered: a record read before a trust decision raised it (``raiseTrustCounter(_:)``)
+    /// keeps the raised value (docs/spec/protocol.md §11.3).
     /// - Throws: GRDB's `DatabaseError` (a record breaking the table's checks).
     public func store(_ record: OwnUserKeyRecord, _ db: Database) throws {
+        var record = record
+        if let fileID = record.fileID, let row = try Row.fetchOne(db, sql: "SELECT file_id, trust_counter FROM own_user_key WHERE id = 1"),
+           let stored: Data = row["file_id"], stored == Data(fileID), let counter: Int64 = row["trust_counter"] {
+            record.trustCounter = max(record.trustCounter, UInt64(clamping: counter))
+        }
         try db.run("""
             INSERT OR REPLACE INTO own_user_key (id, role, user_key, primary_device_id, certificate, file_id, epoch, log_count,
                 trust_counter, issuing_stopped, created_at) VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
@@ -86,6 +93,20 @@ package struct OwnUserKeyStore: Sendable {
     /// - Throws: GRDB's `DatabaseError`.
     public func markLinkSuggested(at time: Int64, _ db: Database) throws {
         try db.run("UPDATE store_metadata SET link_suggested_at = ? WHERE id = 1", [time])
+    }
+
+    /// Raises the mirror's trust counter by one on a primary (a trust decision was made, its
+    /// file raised first, docs/spec/protocol.md §11.3); nothing on any other device.
+    /// - Throws: GRDB's `DatabaseError`.
+    public func raiseTrustCounter(_ db: Database) throws {
+        try db.run("UPDATE own_user_key SET trust_counter = trust_counter + 1 WHERE id = 1 AND role = 'primary'")
+    }
+
+    /// Raises the mirror's trust counter to `counter` (the user confirmed the trust state this
+    /// store shows, which equalises it with the file's); never lowers it.
+    /// - Throws: GRDB's `DatabaseError`.
+    public func raiseTrustCounter(to counter: UInt64, _ db: Database) throws {
+        try db.run("UPDATE own_user_key SET trust_counter = max(trust_counter, ?) WHERE id = 1", [Int64(clamping: counter)])
     }
 
     private func bytes(_ row: Row, _ column: String) throws -> [UInt8]? {

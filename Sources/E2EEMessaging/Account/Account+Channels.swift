@@ -47,14 +47,16 @@ extension Account {
     /// (`channel.new`) to the members it adds, not to its creator (docs/spec/sync.md §11.5).
     /// - Throws: ``ServerError``, key store errors.
     public func createGroup(name: String, members: [UserID] = []) async throws -> ChatChannel {
-        let channel = try await channelDirectory.remember(try await api.createChannel(name: name), created: .group)
-        await supervisor?.subscribe(channelID: channel.id)
-        for member in members {
-            try await approveMembers([member.rawValue], in: channel.id)
-            try await api.addMember(channelID: channel.id, userID: member)
+        return try await trustDecision {
+            let channel = try await channelDirectory.remember(try await api.createChannel(name: name), created: .group)
+            await supervisor?.subscribe(channelID: channel.id)
+            for member in members {
+                try await approveMembers([member.rawValue], in: channel.id)
+                try await api.addMember(channelID: channel.id, userID: member)
+            }
+            broadcaster.publish(.channelsChanged)
+            return channel
         }
-        broadcaster.publish(.channelsChanged)
-        return channel
     }
 
     /// The DM with `userID` (created if it does not exist). Opening it is this device's own
@@ -66,15 +68,17 @@ extension Account {
     /// - Throws: ``MessagingError/channelKindContradicted(channelID:)`` when the server answers
     ///   with a channel this device pinned as a group, ``ServerError``, key store errors.
     public func openDirectMessage(with userID: UserID) async throws -> ChatChannel {
-        if let known = try await knownDirectMessage(with: userID) { return try await reopenDirectMessage(known, with: userID) }
-        let channel = try await channelDirectory.remember(try await api.openDirectMessage(userID: userID), created: .directMessage)
-        guard channel.isDM else { throw MessagingError.channelKindContradicted(channelID: channel.id) }
-        await supervisor?.subscribe(channelID: channel.id)  // as createGroup: no `channel.new` comes to its opener
-        let fixedNow = try await recipientGate.fixParticipants(channelID: channel.id, otherUser: userID)
-        broadcaster.publish(.channelsChanged)
-        // Opening a DM that was a request here accepts it: its waiting messages go on.
-        if fixedNow { _ = try await pipeline.redrivePending() }
-        return channel
+        return try await trustDecision {
+            if let known = try await knownDirectMessage(with: userID) { return try await reopenDirectMessage(known, with: userID) }
+            let channel = try await channelDirectory.remember(try await api.openDirectMessage(userID: userID), created: .directMessage)
+            guard channel.isDM else { throw MessagingError.channelKindContradicted(channelID: channel.id) }
+            await supervisor?.subscribe(channelID: channel.id)  // as createGroup: no `channel.new` comes to its opener
+            let fixedNow = try await recipientGate.fixParticipants(channelID: channel.id, otherUser: userID)
+            broadcaster.publish(.channelsChanged)
+            // Opening a DM that was a request here accepts it: its waiting messages go on.
+            if fixedNow { _ = try await pipeline.redrivePending() }
+            return channel
+        }
     }
 
     /// Adds `userID` to a group; adding through the core is this device's approval of the
@@ -82,19 +86,23 @@ extension Account {
     /// earlier one (T11).
     /// - Throws: ``ServerError``, key store errors.
     public func addMember(_ userID: UserID, to channelID: ChannelID) async throws {
-        try await approveMembers([userID.rawValue], in: channelID)
-        try await api.addMember(channelID: channelID, userID: userID)
-        await supervisor?.subscribe(channelID: channelID)  // a group another of our devices created may not be subscribed yet
-        try await channelDirectory.markMembersStale(channelID: channelID)
-        await announce(.added, [userID.rawValue], in: channelID)
+        try await trustDecision {
+            try await approveMembers([userID.rawValue], in: channelID)
+            try await api.addMember(channelID: channelID, userID: userID)
+            await supervisor?.subscribe(channelID: channelID)  // a group another of our devices created may not be subscribed yet
+            try await channelDirectory.markMembersStale(channelID: channelID)
+            await announce(.added, [userID.rawValue], in: channelID)
+        }
     }
 
     /// Leaves a channel and forgets it.
     /// - Throws: ``ServerError``, key store errors.
     public func leave(_ channelID: ChannelID) async throws {
-        try await api.leaveChannel(id: channelID)
-        try await channelDirectory.forget(channelID: channelID)
-        try await store.recordDeparture(channelID: channelID.rawValue)
-        broadcaster.publish(.channelsChanged)
+        try await trustDecision {
+            try await api.leaveChannel(id: channelID)
+            try await channelDirectory.forget(channelID: channelID)
+            try await store.recordDeparture(channelID: channelID.rawValue)
+            broadcaster.publish(.channelsChanged)
+        }
     }
 }

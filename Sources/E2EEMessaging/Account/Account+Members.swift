@@ -31,10 +31,12 @@ extension Account {
     /// (docs/spec/protocol.md §5.15): our other devices apply it, other members are prompted.
     /// - Throws: ``MessagingError/unknownChannel(_:)``, key store errors.
     public func approveMember(_ userID: UserID, in channelID: ChannelID) async throws {
-        let channel = try await channelDirectory.channel(id: channelID)
-        try await approveMembers([userID.rawValue], in: channel.id)
-        broadcaster.recipientStandings.signal()
-        await announce(.approved, [userID.rawValue], in: channel.id)
+        try await trustDecision {
+            let channel = try await channelDirectory.channel(id: channelID)
+            try await approveMembers([userID.rawValue], in: channel.id)
+            broadcaster.recipientStandings.signal()
+            await announce(.approved, [userID.rawValue], in: channel.id)
+        }
     }
 
     /// Declines a member of a group: none of its devices gets keys until it is approved (a
@@ -42,20 +44,22 @@ extension Account {
     /// - Throws: ``MessagingError/unknownMember(userID:)`` when no standing for it exists there,
     ///   key store errors.
     public func declineMember(_ userID: UserID, in channelID: ChannelID) async throws {
-        let user = userID
-        let channel = channelID
-        let time = configuration.now()
-        try await store.write { [store] db in
-            guard try store.channelTrustStore.loadMembers(channelID: channel.rawValue, db)[user.rawValue] != nil else {
-                throw MessagingError.unknownMember(userID: user)
+        try await trustDecision {
+            let user = userID
+            let channel = channelID
+            let time = configuration.now()
+            try await store.write { [store] db in
+                guard try store.channelTrustStore.loadMembers(channelID: channel.rawValue, db)[user.rawValue] != nil else {
+                    throw MessagingError.unknownMember(userID: user)
+                }
+                // Its devices stop being recipients at the next send's comparison, which reports them
+                // removed (and a group's sender key is renewed).
+                try store.channelTrustStore.storeMembers([MemberStanding(channelID: channel.rawValue, userID: user.rawValue, state: .declined)], at: time,
+                                                         decidedAt: time.milliseconds, db)
             }
-            // Its devices stop being recipients at the next send's comparison, which reports them
-            // removed (and a group's sender key is renewed).
-            try store.channelTrustStore.storeMembers([MemberStanding(channelID: channel.rawValue, userID: user.rawValue, state: .declined)], at: time,
-                                                     decidedAt: time.milliseconds, db)
+            broadcaster.recipientStandings.signal()
+            await announce(.declined, [user.rawValue], in: channel)
         }
-        broadcaster.recipientStandings.signal()
-        await announce(.declined, [user.rawValue], in: channel)
     }
 
     /// Records `users` as approved members of `channelID` (this device's own decision, stamped

@@ -22,9 +22,11 @@ extension Account {
     /// - Throws: key store errors.
     @discardableResult
     public func confirmOwnDevices(_ deviceIDs: [DeviceID]) async throws -> [DeviceID] {
-        let ids = deviceIDs.map(\.rawValue)
-        let confirmed = try await store.write { [store] db in try store.recipientStore.confirmKnownDevices(ids, db) }
-        if !confirmed.isEmpty { broadcaster.recipientStandings.signal() }
-        return confirmed.map { DeviceID(stored: $0) }
+        return try await trustDecision {
+            let ids = deviceIDs.map(\.rawValue)
+            let confirmed = try await store.write { [store] db in try store.recipientStore.confirmKnownDevices(ids, db) }
+            if !confirmed.isEmpty { broadcaster.recipientStandings.signal() }
+            return confirmed.map { DeviceID(stored: $0) }
+        }
     }
 }

@@ -46,12 +46,14 @@ extension Account {
         case .linked: .linked
         case .unlinked: .unlinked
         }
-        return OwnUserKeyStatus(
+        var status = OwnUserKeyStatus(
             role: role, key: record.userKey.flatMap(UserKey.init(publicKey:)), epoch: certificate?.epoch,
             notAfter: certificate.map { Date(timeIntervalSince1970: TimeInterval($0.notAfter)) },
             primary: record.primaryDeviceID.map { DeviceID(stored: $0) },
             legacyDevices: legacy.map { .init(deviceID: DeviceID(stored: $0.deviceID), lapsesAt: Date(timeIntervalSince1970: TimeInterval($0.lapsesAt))) },
             issuingStopped: record.issuingStopped.map(IssuingStopReason.init))
+        if record.role == .primary { status.trustStateUnconfirmed = await primaryIssuer.trustCounters()?.storeBehind ?? false }
+        return status
     }
 
     /// Runs the primary's renewal now (docs/spec/protocol.md §10.13; it also runs at start-up,

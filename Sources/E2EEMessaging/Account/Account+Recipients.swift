@@ -44,16 +44,18 @@ extension Account {
     ///   it, key store errors.
     @discardableResult
     public func approveDevice(_ deviceID: DeviceID) async throws -> [ChannelID] {
-        let device = deviceID
-        let time = configuration.now()
-        let approved = try await store.write { [store] db in
-            guard try !store.contactKeyStore.isDeviceOfKeyedUser(device.rawValue, db) else { throw MessagingError.deviceIsCertified(deviceID: device) }
-            return try store.recipientStore.approveDevice(device.rawValue, at: time, decidedAt: time.milliseconds, db)
+        return try await trustDecision {
+            let device = deviceID
+            let time = configuration.now()
+            let approved = try await store.write { [store] db in
+                guard try !store.contactKeyStore.isDeviceOfKeyedUser(device.rawValue, db) else { throw MessagingError.deviceIsCertified(deviceID: device) }
+                return try store.recipientStore.approveDevice(device.rawValue, at: time, decidedAt: time.milliseconds, db)
+            }
+            guard !approved.isEmpty else { throw MessagingError.unknownRecipient(deviceID: device) }
+            broadcaster.recipientStandings.signal()
+            await announce(.approved, [device.rawValue], inEach: approved.map(\.channelID))
+            return approved.map { ChannelID(stored: $0.channelID) }
         }
-        guard !approved.isEmpty else { throw MessagingError.unknownRecipient(deviceID: device) }
-        broadcaster.recipientStandings.signal()
-        await announce(.approved, [device.rawValue], inEach: approved.map(\.channelID))
-        return approved.map { ChannelID(stored: $0.channelID) }
     }
 
     /// Declines a device in every channel that holds it or sends to it: it gets no keys until
@@ -62,13 +64,15 @@ extension Account {
     /// - Throws: ``MessagingError/unknownRecipient(deviceID:)``, key store errors.
     @discardableResult
     public func declineDevice(_ deviceID: DeviceID) async throws -> [ChannelID] {
-        let device = deviceID
-        let time = configuration.now()
-        let declined = try await store.write { [store] db in try store.recipientStore.declineDevice(device.rawValue, at: time, decidedAt: time.milliseconds, db).map(\.channelID) }
-        guard !declined.isEmpty else { throw MessagingError.unknownRecipient(deviceID: device) }
-        broadcaster.recipientStandings.signal()
-        await announce(.declined, [device.rawValue], inEach: declined)
-        return declined.map { ChannelID(stored: $0) }
+        return try await trustDecision {
+            let device = deviceID
+            let time = configuration.now()
+            let declined = try await store.write { [store] db in try store.recipientStore.declineDevice(device.rawValue, at: time, decidedAt: time.milliseconds, db).map(\.channelID) }
+            guard !declined.isEmpty else { throw MessagingError.unknownRecipient(deviceID: device) }
+            broadcaster.recipientStandings.signal()
+            await announce(.declined, [device.rawValue], inEach: declined)
+            return declined.map { ChannelID(stored: $0) }
+        }
     }
 
     /// Sets the recipient policy of a channel, or of the account when `channelID` is nil;

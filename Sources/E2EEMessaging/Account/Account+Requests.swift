@@ -106,67 +106,71 @@ extension Account {
     }
 
     private func acceptShown(_ request: ChannelRequest) async throws -> [UserID] {
-        let channel = request.channel
-        let own = userID
-        let accepted: [String]
-        if channel.isDM {
-            let state = try await store.read { [store] db in
-                (try store.recipientStore.loadParticipants(channelID: channel.id.rawValue, db).subtracting([own.rawValue]).first,
-                 try store.channelTrustStore.loadCandidates(channelID: channel.id.rawValue, ownUserID: own.rawValue, limit: .max, db).map(\.userID))
-            }
-            if let fixed = state.0 {
-                accepted = [fixed]
+        return try await trustDecision {
+            let channel = request.channel
+            let own = userID
+            let accepted: [String]
+            if channel.isDM {
+                let state = try await store.read { [store] db in
+                    (try store.recipientStore.loadParticipants(channelID: channel.id.rawValue, db).subtracting([own.rawValue]).first,
+                     try store.channelTrustStore.loadCandidates(channelID: channel.id.rawValue, ownUserID: own.rawValue, limit: .max, db).map(\.userID))
+                }
+                if let fixed = state.0 {
+                    accepted = [fixed]
+                } else {
+                    guard let shown = request.candidate else { throw MessagingError.noCandidate(channelID: channel.id) }
+                    guard state.1.contains(shown.rawValue) else { throw MessagingError.candidateChanged(channelID: channel.id, shown: shown) }
+                    try await recipientGate.fixParticipants(channelID: channel.id, otherUser: shown)
+                    accepted = [shown.rawValue]
+                }
             } else {
-                guard let shown = request.candidate else { throw MessagingError.noCandidate(channelID: channel.id) }
-                guard state.1.contains(shown.rawValue) else { throw MessagingError.candidateChanged(channelID: channel.id, shown: shown) }
-                try await recipientGate.fixParticipants(channelID: channel.id, otherUser: shown)
-                accepted = [shown.rawValue]
+                let pin = try await store.read { [store] db in try store.channelTrustStore.loadPin(channelID: channel.id.rawValue, db) }
+                if let pin, pin.standing == .created || pin.standing == .accepted {
+                    // Accepted already: accepting again approves nobody new (a member listed since is held).
+                    return try await store.read { [store] db in
+                        try store.channelTrustStore.loadMembers(channelID: channel.id.rawValue, db).values.filter { $0.state == .approved }.map(\.userID)
+                    }.sorted().map { UserID(stored: $0) }
+                }
+                accepted = Array(Set(request.members.map(\.rawValue))).filter { $0 != own.rawValue }.sorted()
+                try await approveMembers(accepted, in: channel.id)
             }
-        } else {
-            let pin = try await store.read { [store] db in try store.channelTrustStore.loadPin(channelID: channel.id.rawValue, db) }
-            if let pin, pin.standing == .created || pin.standing == .accepted {
-                // Accepted already: accepting again approves nobody new (a member listed since is held).
-                return try await store.read { [store] db in
-                    try store.channelTrustStore.loadMembers(channelID: channel.id.rawValue, db).values.filter { $0.state == .approved }.map(\.userID)
-                }.sorted().map { UserID(stored: $0) }
+            try await store.write { [store] db in
+                try store.channelTrustStore.storeStanding(.accepted, channelID: channel.id.rawValue, db)
+                try store.channelTrustStore.removeRequestView(channelID: channel.id.rawValue, db)
             }
-            accepted = Array(Set(request.members.map(\.rawValue))).filter { $0 != own.rawValue }.sorted()
-            try await approveMembers(accepted, in: channel.id)
+            broadcaster.publish(.channelsChanged)
+            // The DM's waiting messages are decrypted now (the participant's) or refused (anyone else's).
+            _ = try await pipeline.redrivePending()
+            // A group's acceptance is announced for our other devices, which accept it with the same
+            // members (other members' apps have nothing to do with it).
+            if !channel.isDM, try await hasOtherOwnDevices() { await announce(.accepted, accepted, in: channel.id) }
+            return accepted.map { UserID(stored: $0) }
         }
-        try await store.write { [store] db in
-            try store.channelTrustStore.storeStanding(.accepted, channelID: channel.id.rawValue, db)
-            try store.channelTrustStore.removeRequestView(channelID: channel.id.rawValue, db)
-        }
-        broadcaster.publish(.channelsChanged)
-        // The DM's waiting messages are decrypted now (the participant's) or refused (anyone else's).
-        _ = try await pipeline.redrivePending()
-        // A group's acceptance is announced for our other devices, which accept it with the same
-        // members (other members' apps have nothing to do with it).
-        if !channel.isDM, try await hasOtherOwnDevices() { await announce(.accepted, accepted, in: channel.id) }
-        return accepted.map { UserID(stored: $0) }
     }
 
     /// Declines a request: nothing is ever sent in it (until ``acceptChannel(_:)``).
     /// For a DM with a candidate, the candidate is declined instead and the next one is offered.
     /// - Throws: ``MessagingError/unknownChannel(_:)``, key store errors.
     public func declineChannel(_ channelID: ChannelID) async throws {
-        let channel = try await channelDirectory.channel(id: channelID)
-        let own = userID
-        let time = configuration.now()
-        try await store.write { [store] db in
-            let trust = store.channelTrustStore
-            // The candidate declined is the one the app showed, when it was shown one.
-            let shown = try trust.loadRequestView(channelID: channel.id.rawValue, db)?.candidate
-            if channel.isDM, try store.recipientStore.loadParticipants(channelID: channel.id.rawValue, db).isEmpty,
-               let candidate = try shown ?? trust.loadCandidate(channelID: channel.id.rawValue, ownUserID: own.rawValue, db) {
-                try trust.storeMembers([MemberStanding(channelID: channel.id.rawValue, userID: candidate, state: .declined)], at: time,
-                                       decidedAt: time.milliseconds, db)
-            } else {
-                try trust.storeStanding(.declined, channelID: channel.id.rawValue, db)
+        try await trustDecision {
+            let channel = try await channelDirectory.channel(id: channelID)
+            let own = userID
+            let time = configuration.now()
+            try await store.write { [store] db in
+                let trust = store.channelTrustStore
+                // The candidate declined is the one the app showed, when it was shown one.
+                let shown = try trust.loadRequestView(channelID: channel.id.rawValue, db)?.candidate
+                if channel.isDM, try store.recipientStore.loadParticipants(channelID: channel.id.rawValue, db).isEmpty,
+                   let candidate = try shown ?? trust.loadCandidate(channelID: channel.id.rawValue, ownUserID: own.rawValue, db) {
+                    try trust.storeMembers([MemberStanding(channelID: channel.id.rawValue, userID: candidate, state: .declined)], at: time,
+                                           decidedAt: time.milliseconds, db)
+                } else {
+                    try trust.storeStanding(.declined, channelID: channel.id.rawValue, db)
+                }
+                try trust.removeRequestView(channelID: channel.id.rawValue, db)
             }
-            try trust.removeRequestView(channelID: channel.id.rawValue, db)
+            broadcaster.publish(.channelsChanged)
         }
-        broadcaster.publish(.channelsChanged)
     }
 
     /// A DM's other participant, as fixed on this device (`nil` while it is a request): the

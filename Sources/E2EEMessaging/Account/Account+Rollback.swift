@@ -23,6 +23,9 @@ extension Account {
         guard let evidence = try await RollbackDetector(store: store, device: device).evidence(in: messages, channelID: channelID) else { return }
         try await store.markRolledBack(at: configuration.now())
         broadcaster.publish(.rollbackDetected(channelID: channelID, messageID: evidence.id))
+        // A link transfer does not survive it (§11.4): it fails on both sides, in the background
+        // (its cancel is a send, which waits for this catch-up and the renewal).
+        backgroundWork.run { [weak self] in await self?.failTransfersAfterRollback() }
     }
 
     /// When the store is marked rolled back: every pairwise session removed (new ones with X3DH

@@ -10,7 +10,9 @@ extension Account {
     func startTrustTransfer(to device: DeviceID, transferID: WireUUID, channelID: ChannelID, history: HistoryScope = .default) {
         let messages = linkMessages()
         backgroundWork.run { [weak self] in
-            guard let self, let machine = await self.beginSending(to: device, transferID: transferID, channelID: channelID, history: history) else { return }
+            // A store behind its file's trust counter sends no manifest until the user confirms (§11.3).
+            guard let self, await self.mayStartTransfer(HeldTransferStart(device: device, transferID: transferID, channelID: channelID, history: history)),
+                  let machine = await self.beginSending(to: device, transferID: transferID, channelID: channelID, history: history) else { return }
             await self.runSending(machine, messages: messages)
         }
     }

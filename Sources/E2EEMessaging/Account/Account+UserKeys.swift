@@ -43,19 +43,21 @@ extension Account {
     /// device held until approved. Best after comparing safety numbers.
     /// - Throws: ``MessagingError/unknownUserKey(userID:)`` when no change waits, key store errors.
     public func acceptUserKeyChange(of userID: UserID) async throws {
-        let user = userID.rawValue
-        try await store.write { [store] db in
-            let contacts = store.contactKeyStore
-            guard let standing = try contacts.loadStanding(userID: user, db), let change = standing.pendingChange else {
-                throw MessagingError.unknownUserKey(userID: userID)
+        try await trustDecision {
+            let user = userID.rawValue
+            try await store.write { [store] db in
+                let contacts = store.contactKeyStore
+                guard let standing = try contacts.loadStanding(userID: user, db), let change = standing.pendingChange else {
+                    throw MessagingError.unknownUserKey(userID: userID)
+                }
+                if let key = change.to {
+                    try store.contactKeyStore.pinKey(key, userID: user, db)
+                } else {
+                    try store.contactKeyStore.returnToNoKey(userID: user, db)
+                }
             }
-            if let key = change.to {
-                try store.contactKeyStore.pinKey(key, userID: user, db)
-            } else {
-                try store.contactKeyStore.returnToNoKey(userID: user, db)
-            }
+            await rejudge(userID)
         }
-        await rejudge(userID)
     }
 
     /// Pins `key` for `userID` after the user compared safety numbers: any key listed for the
@@ -64,14 +66,16 @@ extension Account {
     /// - Throws: ``MessagingError/unknownUserKey(userID:)`` when the key was never listed for the
     ///   user, key store errors.
     public func pinUserKey(_ key: UserKey, of userID: UserID) async throws {
-        let user = userID.rawValue
-        try await store.write { [store] db in
-            guard try store.contactKeyStore.loadKeys(userID: user, db).contains(where: { $0.key == key.publicKey }) else {
-                throw MessagingError.unknownUserKey(userID: userID)
+        try await trustDecision {
+            let user = userID.rawValue
+            try await store.write { [store] db in
+                guard try store.contactKeyStore.loadKeys(userID: user, db).contains(where: { $0.key == key.publicKey }) else {
+                    throw MessagingError.unknownUserKey(userID: userID)
+                }
+                try store.contactKeyStore.pinKey(key.publicKey, userID: user, db)
             }
-            try store.contactKeyStore.pinKey(key.publicKey, userID: user, db)
+            await rejudge(userID)
         }
-        await rejudge(userID)
     }
 
     /// Returns `userID` to *no key* after the user compared safety numbers: text 1.2 applies
@@ -79,22 +83,26 @@ extension Account {
     /// - Throws: ``MessagingError/unknownUserKey(userID:)`` for a user this device never met,
     ///   key store errors.
     public func forgetUserKey(of userID: UserID) async throws {
-        let user = userID.rawValue
-        try await store.write { [store] db in
-            // A user never met has no key to forget; storing *none* would skip their first contact.
-            guard try store.contactKeyStore.loadStanding(userID: user, db) != nil else { throw MessagingError.unknownUserKey(userID: userID) }
-            try store.contactKeyStore.returnToNoKey(userID: user, db)
+        try await trustDecision {
+            let user = userID.rawValue
+            try await store.write { [store] db in
+                // A user never met has no key to forget; storing *none* would skip their first contact.
+                guard try store.contactKeyStore.loadStanding(userID: user, db) != nil else { throw MessagingError.unknownUserKey(userID: userID) }
+                try store.contactKeyStore.returnToNoKey(userID: user, db)
+            }
+            await rejudge(userID)
         }
-        await rejudge(userID)
     }
 
     /// Marks `userID`'s pinned key verified (after comparing safety numbers); a later change
     /// says the old key was verified.
     /// - Throws: ``MessagingError/unknownUserKey(userID:)`` when no key is pinned, key store errors.
     public func markUserKeyVerified(of userID: UserID) async throws {
-        let user = userID.rawValue
-        try await store.write { [store] db in
-            guard try store.contactKeyStore.markPinnedKeyVerified(userID: user, db) else { throw MessagingError.unknownUserKey(userID: userID) }
+        try await trustDecision {
+            let user = userID.rawValue
+            try await store.write { [store] db in
+                guard try store.contactKeyStore.markPinnedKeyVerified(userID: user, db) else { throw MessagingError.unknownUserKey(userID: userID) }
+            }
         }
     }
 

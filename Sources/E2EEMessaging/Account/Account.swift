@@ -52,6 +52,9 @@ public actor Account {
     var strangerComparisons: [ChannelID: ContinuousClock.Instant] = [:]
     /// Whether the connected primary's daily renewal (``startRenewalTimer()``) runs already.
     var renewalTimerStarted = false
+    /// On a primary whose store is behind its file's trust counter, the transfers held before
+    /// their manifest 1 until ``confirmTrustState()`` (docs/spec/protocol.md §11.3).
+    var heldTransferStarts: [HeldTransferStart] = []
     /// When ``noticeOwnNewDevices()`` last read our own listing.
     var ownDevicesNoticedAt: ContinuousClock.Instant?
     /// Users read by ``user(id:)``, kept for the account's life.

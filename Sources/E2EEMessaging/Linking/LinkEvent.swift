@@ -12,6 +12,12 @@ public enum LinkEvent: Sendable, Equatable {
     /// Issuing stopped for good on this primary (reported once, when it stops; ``Account/ownUserKey()``
     /// keeps saying it).
     case issuingStopped(IssuingStopReason)
+    /// On the primary: our own listing shows on `deviceID` a current certificate under our key
+    /// that this primary's file never logged. Either another holder of the key certified it,
+    /// or this primary's file and store were restored from an older copy and the certificate
+    /// is one this primary issued afterwards (to a device it kept, docs/spec/protocol.md §10.12,
+    /// K30). Issuing stops (``IssuingStopReason/anotherHolder``), reported right after.
+    case certificateNotLogged(DeviceID)
     /// On the primary: our own listing shows a device this primary keeps carrying a
     /// certificate under another user key (a stolen device certified by its thief, or a reset
     /// made elsewhere). Issuing goes on; remove the device (``Account/removeDevice(_:)``) unless
@@ -43,6 +49,11 @@ public enum LinkEvent: Sendable, Equatable {
     /// The primary sent the trust part of a transfer to `deviceID`, which acknowledged all of
     /// it; the transfer channel is deleted.
     case trustSent(to: DeviceID)
+    /// On the primary: the transfer to `deviceID` is held before its first manifest because
+    /// this store is behind the primary file's trust counter (restored from an older copy, the
+    /// file intact): decisions made since may be missing here. Show the trust state, then
+    /// ``Account/confirmTrustState()`` starts the transfer (docs/spec/protocol.md §11.3).
+    case trustStateUnconfirmed(DeviceID)
     /// Where a link transfer stands (docs/spec/protocol.md §11.6), on either end: after each
     /// commit on the new device, as the primary's window moves, and when it ends.
     case transfer(TransferProgress)

@@ -37,4 +37,8 @@ public struct OwnUserKeyStatus: Sendable, Equatable {
     public var legacyDevices: [LegacyDevice]
     /// Why issuing stopped on this primary, if it did.
     public var issuingStopped: IssuingStopReason?
+    /// On a primary: its store is behind its primary file's trust counter (restored from an
+    /// older copy), so no transfer sends its manifest until the user confirms the trust state
+    /// shown (``Account/confirmTrustState()``, docs/spec/protocol.md §11.3).
+    public var trustStateUnconfirmed: Bool = false
 }

@@ -1,5 +1,6 @@
 import E2EECrypto
 import Foundation
+import Synchronization
 @_spi(StoreInternals) import E2EEKeyStore
 
 /// The primary's side of text 1.3 for a single device (docs/spec/protocol.md §10.12–§10.13):
@@ -92,7 +93,10 @@ struct PrimaryIssuer: Sendable {
             return try await stop(.restoredFile, record: &record, clock: clock)
         }
         let listing = await ownListing(userKey: record.userKey, clock: clock)
-        if let foreign = listing?.foreign, foreign.contains(where: { !contents.logs(certificate: $0) }) {
+        if let unlogged = listing?.foreign.filter({ !contents.logs(certificate: $0.certificate) }), !unlogged.isEmpty {
+            // Each device carrying one is named (K30: a restored file and store meet the newer
+            // certificate they issued to a kept device, or a copy of the key certified it).
+            for device in Set(unlogged.map(\.deviceID)).sorted() { events.publish(.linking(.certificateNotLogged(DeviceID(device)))) }
             return try await stop(.anotherHolder, record: &record, clock: clock)
         }
         let ownDevice = device.deviceID.rawValue
@@ -114,7 +118,8 @@ struct PrimaryIssuer: Sendable {
             record.certificate = certificate.bytes
             record.epoch = contents.epoch
             record.logCount = contents.logCount
-            record.trustCounter = contents.trustCounter
+            // The trust counter is not carried over: only a trust decision raises the mirror's
+            // (§11.3), so a store rolled back behind the file stays behind.
             let mirror = record
             try await store.write { [store] db in try store.ownUserKeyStore.store(mirror, db) }
             try await publish(certificate)
@@ -136,9 +141,18 @@ struct PrimaryIssuer: Sendable {
         return certificate
     }
 
+    /// Saves `contents`, never lowering the trust counter a trust decision raised in the file
+    /// meanwhile (``raiseFileTrustCounter()``, which writes outside the issuing lock): the file
+    /// on disk is read again and the save made under one process-wide gate.
     func save(_ contents: PrimaryFileContents, to file: PrimaryFile, key: SecretBytes) throws {
         do {
-            try file.save(contents, key: key, random: random)
+            try Self.fileGate.withLock { _ in
+                var contents = contents
+                if let onDisk = try? file.load(key: key), onDisk.fileID == contents.fileID {
+                    contents.trustCounter = max(contents.trustCounter, onDisk.trustCounter)
+                }
+                try file.save(contents, key: key, random: random)
+            }
         } catch PrimaryFileError.unprotected {
             throw MessagingError.primaryFileUnprotected
         }
@@ -192,12 +206,12 @@ struct PrimaryIssuer: Sendable {
     }
 
     /// What our own listing shows: this device's certificate bytes, and the current
-    /// certificates under our key on any device (to be found in the log). `nil` when the
-    /// listing cannot be read.
-    private func ownListing(userKey: [UInt8]?, clock: UserKeyClock) async -> (own: [UInt8]?, foreign: [[UInt8]])? {
+    /// certificates under our key on any device, with that device (to be found in the log).
+    /// `nil` when the listing cannot be read.
+    private func ownListing(userKey: [UInt8]?, clock: UserKeyClock) async -> (own: [UInt8]?, foreign: [(deviceID: String, certificate: [UInt8])])? {
         guard let bundles = try? await api.bundles(userID: device.userID), let user = try? WireUUID(text: device.userID.rawValue) else { return nil }
         var own: [UInt8]?
-        var underOurKey: [[UInt8]] = []
+        var underOurKey: [(deviceID: String, certificate: [UInt8])] = []
         for json in bundles {
             guard let bundle = try? PrekeyBundle(deviceID: json.deviceID.rawValue, identityKey: json.identityKey, signedPreKey: json.signedPreKey,
                                                  signedPreKeySignature: json.signedPreKeySignature, oneTimePreKey: json.oneTimePreKey) else { continue }
@@ -205,7 +219,7 @@ struct PrimaryIssuer: Sendable {
             if json.deviceID == device.deviceID, bundle.identity == device.identity.publicIdentity { own = certificate.bytes }
             guard let verified = bundle.verifiedCertificate(forUser: user), verified.userKey.rawRepresentation == userKey,
                   clock.isCurrent(notAfter: verified.notAfter) else { continue }
-            underOurKey.append(verified.bytes)
+            underOurKey.append((json.deviceID.rawValue, verified.bytes))
         }
         return (own, underOurKey)
     }

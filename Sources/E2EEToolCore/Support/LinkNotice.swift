@@ -5,8 +5,8 @@ import Foundation
 /// prints it: a line, or with `--json` one object (`{"event":"issuing_stopped","reason":"restoredFile"}`).
 struct LinkNotice: Encodable, Equatable {
     /// `certificate_renewed`, `certificate_expiring`, `issuing_stopped`, `renewal_held_by_clock`,
-    /// `trust_transferred`, `transfer_failed`, `trust_sent`, `transfer`, `linking_required`, `link_suggested`, `late_confirmation` or
-    /// `kept_device_under_another_key`.
+    /// `trust_transferred`, `transfer_failed`, `trust_sent`, `transfer`, `linking_required`, `link_suggested`, `late_confirmation`,
+    /// `kept_device_under_another_key`, `certificate_not_logged` or `trust_state_unconfirmed`.
     let event: String
     /// ISO 8601, for the certificate events.
     let notAfter: String?
@@ -31,6 +31,8 @@ struct LinkNotice: Encodable, Equatable {
         case .linkSuggested: (self.event, notAfter, reason) = ("link_suggested", nil, nil)
         case .lateConfirmation(let device): (self.event, notAfter, reason) = ("late_confirmation", nil, device.rawValue)
         case .keptDeviceUnderAnotherKey(let device): (self.event, notAfter, reason) = ("kept_device_under_another_key", nil, device.rawValue)
+        case .certificateNotLogged(let device): (self.event, notAfter, reason) = ("certificate_not_logged", nil, device.rawValue)
+        case .trustStateUnconfirmed(let device): (self.event, notAfter, reason) = ("trust_state_unconfirmed", nil, device.rawValue)
         case .transfer(let progress):
             (self.event, notAfter, reason) = ("transfer", nil, TransferLine(progress).text)
         }
@@ -48,6 +50,10 @@ struct LinkNotice: Encodable, Equatable {
         case "linking_required": "* this account has a user key now: link this device to the primary (link start) before it sends"
         case "link_suggested": "* another device of this account carries a user key: if it is yours, link this device to it (link start)"
         case "transfer_failed": "* WARNING: the transfer from the primary failed (\(reason ?? "?")): link again from the primary"
+        case "certificate_not_logged":
+            "* WARNING: our device \(reason ?? "?") lists a certificate under our key that this primary never logged (its file restored, or another holder)"
+        case "trust_state_unconfirmed":
+            "* the transfer to \(reason ?? "?") waits: this store is older than the primary file; check the trust state shown, then confirm it"
         case "kept_device_under_another_key":
             "* WARNING: our device \(reason ?? "?") carries a certificate under another user key: remove it (devices remove) unless you reset the key elsewhere"
         default: "* WARNING: a certificate renewal is due but the clock went back or is suspect (check it, then clock confirm)"

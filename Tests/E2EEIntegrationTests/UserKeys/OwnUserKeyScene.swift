@@ -33,6 +33,8 @@ struct OwnUserKeyScene {
     let harness: MessagingHarness
     let directory: URL
     let keychain: MemoryKeychain
+    /// The key of Bob's store file (to open it again after its files were replaced).
+    var storeKey = StoreKey.random()
     var bob: Account
     let alice: Account
     let dm: ChatChannel
@@ -60,11 +62,13 @@ struct OwnUserKeyScene {
         var configuration = MessagingHarness.recipientConfiguration
         configuration.linking = .on
         configuration.primaryFileKeychain = keychain
-        let store = try KeyStore.open(at: directory.appendingPathComponent("bob.sqlite"), key: .random())
+        let storeKey = StoreKey.random()
+        let store = try KeyStore.open(at: directory.appendingPathComponent("bob.sqlite"), key: storeKey)
         let bob = try await harness.register("bob", store: store, configuration: configuration)
         let alice = try await harness.registerWithDefaults("alice")
         let dm = try await harness.acceptedDM(alice, bob)
-        let scene = OwnUserKeyScene(harness: harness, directory: directory, keychain: keychain, bob: bob, alice: alice, dm: dm)
+        var scene = OwnUserKeyScene(harness: harness, directory: directory, keychain: keychain, bob: bob, alice: alice, dm: dm)
+        scene.storeKey = storeKey
         let first = try await scene.aliceSends("hello")
         #expect(first.recipients == [bob.deviceID], "setting up: Alice's first message")
         return scene
@@ -89,6 +93,35 @@ struct OwnUserKeyScene {
         await bob.shutdown()
         bob = try await Account.open(server: try await harness.client(restoring: bob.store), store: bob.store,
                                      configuration: configuration(offset: offset, renewalInterval: renewalInterval))
+    }
+
+    /// Bob's process stops and his store file is closed; `replace` runs on the closed files
+    /// (a copy taken, or an older copy put back); then his account opens again on them.
+    mutating func reopenBob(replacing replace: (URL) throws -> Void = { _ in }) async throws {
+        await bob.shutdown()
+        try bob.store.close()
+        try replace(storeURL)
+        let store = try KeyStore.open(at: storeURL, key: storeKey)
+        bob = try await Account.open(server: try await harness.client(restoring: store), store: store, configuration: configuration())
+    }
+
+    /// Copies Bob's closed store files (database and side files) into `backup`, or puts such a
+    /// copy back in their place.
+    static func copyStore(at url: URL, to backup: URL) throws {
+        try? FileManager.default.removeItem(at: backup)
+        try FileManager.default.createDirectory(at: backup, withIntermediateDirectories: true)
+        for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: url.path + suffix) {
+            try FileManager.default.copyItem(atPath: url.path + suffix, toPath: backup.appendingPathComponent(url.lastPathComponent + suffix).path)
+        }
+    }
+
+    /// Puts the copy `copyStore(at:to:)` took back in place of the current store files.
+    static func restoreStore(at url: URL, from backup: URL) throws {
+        for suffix in ["", "-wal", "-shm"] {
+            try? FileManager.default.removeItem(atPath: url.path + suffix)
+            let saved = backup.appendingPathComponent(url.lastPathComponent + suffix).path
+            if FileManager.default.fileExists(atPath: saved) { try FileManager.default.copyItem(atPath: saved, toPath: url.path + suffix) }
+        }
     }
 
     /// The certificate the server lists for Bob's device now, verified for him.
