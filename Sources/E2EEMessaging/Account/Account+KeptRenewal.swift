@@ -2,14 +2,6 @@ import E2EECrypto
 @_spi(StoreInternals) import E2EEKeyStore
 import Foundation
 
-/// A recert the primary posted to one kept device: the certificate's digest, the envelope as
-/// posted (what a resend posts again) and when it was last posted (the system clock, seconds).
-struct SentRecert: Sendable {
-    let digest: [UInt8]
-    let content: String
-    var sentAt: Int64
-}
-
 extension Account {
     /// How often an unlisted recert's stored envelope is posted again (a day).
     static let recertResendInterval: Int64 = 86_400
@@ -35,20 +27,22 @@ extension Account {
         try? await renewKeptDevices()
     }
 
-    /// Posts `order` to its device: a recert just issued (or one never posted from this
-    /// process) is encrypted and its envelope stored; an unlisted one already posted goes again
-    /// as the same bytes, at most daily.
+    /// Posts `order` to its device: a recert just issued (or one whose envelope the store does
+    /// not hold) is encrypted and its envelope recorded in the store; an unlisted one already
+    /// posted goes again as the same bytes, at most daily — across restarts, so a restarted
+    /// primary moves no ratchet for a recert it already sent.
     /// - Throws: ``MessagingError/unknownRecipient(deviceID:)``, ``ServerError``, key store errors.
     func send(_ order: RecertOrder, in channel: ChannelID) async throws {
         let device = order.deviceID.text, digest = SHA256.hash(order.certificate.bytes), now = configuration.userKeyClock()
-        if order.reason == .unlisted, var sent = sentRecerts[device], ConstantTime.equals(sent.digest, digest) {
-            guard now - sent.sentAt >= Self.recertResendInterval else { return }
-            try await resendLinkEnvelope(sent.content, in: channel)
-            sent.sentAt = now
-            sentRecerts[device] = sent
+        if order.reason == .unlisted, var posted = try await store.postedRecert(to: device),
+           ConstantTime.equals(posted.certificateDigest, digest) {
+            guard now - posted.postedAt >= Self.recertResendInterval else { return }
+            try await resendLinkEnvelope(posted.envelope, in: channel)
+            posted.postedAt = now
+            try await store.recordPostedRecert(posted)
             return
         }
-        let posted = try await sendLinkMessage(order.plaintext, to: DeviceID(device), in: channel)
-        sentRecerts[device] = SentRecert(digest: digest, content: posted.content, sentAt: now)
+        let sent = try await sendLinkMessage(order.plaintext, to: DeviceID(device), in: channel)
+        try await store.recordPostedRecert(PostedRecert(deviceID: device, certificateDigest: digest, envelope: sent.content, postedAt: now))
     }
 }
