@@ -1,0 +1,42 @@
+import E2EECrypto
+import E2EEMessaging
+import E2EETransport
+import Foundation
+import Testing
+
+extension ToolTests {
+    /// `e2ee-tool user-key take-over` (docs/spec/protocol.md §10.15) with real tool processes:
+    /// the phone's login ends, Bob logs in again on the same installation, and the new login
+    /// takes over from the phone's store.
+    @Suite("user-key take-over")
+    struct TakeOverCommandTests {
+        @Test("K27: after the phone logs out, a new login takes over from its store: primary at epoch 2, the file beside the new store, the phone deleted; a store that is not the primary exits 15")
+        func takeOverAfterLogout() async throws {
+            try await ToolHarness.with { harness in
+                let (phoneStore, laptop) = try await LinkCommandTests.phoneAndLaptop(harness)
+                let phone = try #require(try await harness.tool("user-key", "status", "--store", phoneStore, "--json").json()["device_id"] as? String)
+                let logout = try await harness.tool("account", "logout", "--store", phoneStore)
+                #expect(logout.status == 0, "\(logout.summary)")
+                let newLogin = try await UserKeyCommandTests.login(harness, "bob", store: "bob-new")
+
+                // The unlinked laptop's store holds no primary file: not_primary.
+                let refused = try await harness.tool("user-key", "take-over", "--from-store", laptop.store, "--store", newLogin.store)
+                #expect(refused.status == 15, "\(refused.summary)")
+
+                let run = try await harness.tool("user-key", "take-over", "--from-store", phoneStore, "--store", newLogin.store, "--json")
+                #expect(run.status == 0, "\(run.summary)")
+                let json = try run.json()
+                #expect(json["outcome"] as? String == "took_over" && json["removed"] as? String == phone && json["epoch"] as? Int == 2, "\(run.summary)")
+                let status = try #require(json["status"] as? [String: Any])
+                #expect(status["role"] as? String == "primary" && status["primary"] as? String == newLogin.deviceID, "\(run.summary)")
+                #expect(!FileManager.default.fileExists(atPath: phoneStore + ".primary/primary-file"), "the old file is still there")
+                #expect(FileManager.default.fileExists(atPath: newLogin.store + ".primary/primary-file"))
+
+                let observer = try await harness.observer()
+                let listed = try await observer.bundles(userID: UserID(newLogin.userID)).map(\.deviceID.rawValue)
+                #expect(!listed.contains(phone), "the old phone is still listed: \(listed)")
+                #expect(try await DeviceRemovalCommandTests.listedEpoch(newLogin.deviceID, of: newLogin.userID, observer: observer) == 2)
+            }
+        }
+    }
+}
