@@ -38,5 +38,35 @@ extension ToolTests {
                 #expect(try await DeviceRemovalCommandTests.listedEpoch(newLogin.deviceID, of: newLogin.userID, observer: observer) == 2)
             }
         }
+
+        @Test("a take-over killed right after its save (E2EE_TEST_CRASH_AT=primaryFileSaved) published nothing; running it again finishes it")
+        func killedTakeOverFinishes() async throws {
+            try await ToolHarness.with { harness in
+                let (phoneStore, _) = try await LinkCommandTests.phoneAndLaptop(harness)
+                let phone = try #require(try await harness.tool("user-key", "status", "--store", phoneStore, "--json").json()["device_id"] as? String)
+                #expect(try await harness.tool("account", "logout", "--store", phoneStore).status == 0)
+                let newLogin = try await UserKeyCommandTests.login(harness, "bob", store: "bob-new")
+                let observer = try await harness.observer()
+
+                var environment = harness.environment()
+                environment["E2EE_TEST_CRASH_AT"] = "primaryFileSaved"
+                let killed = try LiveToolProcess(["user-key", "take-over", "--from-store", phoneStore, "--store", newLogin.store],
+                                                 environment: environment, in: harness.directory)
+                #expect(await killed.wait(limit: .seconds(45)) { $0.exit != nil }, "the take-over was not killed at its crash point")
+                let end = await killed.finish(limit: .seconds(5))
+                #expect(end.exit?.bySignal == true && end.exit?.status == 9, "\(end.summary)")
+                #expect(FileManager.default.fileExists(atPath: newLogin.store + ".primary/primary-file"), "killed before the save")
+                #expect(try await DeviceRemovalCommandTests.listedEpoch(newLogin.deviceID, of: newLogin.userID, observer: observer) == 0,
+                        "a certificate left before the kill")
+                #expect(try await DeviceRemovalCommandTests.listedEpoch(phone, of: newLogin.userID, observer: observer) == 1, "the phone was deleted")
+
+                let again = try await harness.tool("user-key", "take-over", "--from-store", phoneStore, "--store", newLogin.store, "--json")
+                #expect(again.status == 0, "\(again.summary)")
+                #expect(try again.json()["outcome"] as? String == "took_over" && again.json()["epoch"] as? Int == 2, "\(again.summary)")
+                #expect(!FileManager.default.fileExists(atPath: phoneStore + ".primary/primary-file"), "the old file is still there")
+                #expect(try await DeviceRemovalCommandTests.listedEpoch(newLogin.deviceID, of: newLogin.userID, observer: observer) == 2)
+                #expect(try await DeviceRemovalCommandTests.listedEpoch(phone, of: newLogin.userID, observer: observer) == nil, "the phone is still listed")
+            }
+        }
     }
 }

@@ -55,8 +55,8 @@ extension IntegrationTests {
                 #expect(outcome == .anotherKeyListed(keys: [newKey], carriers: [laptop.deviceID]), "\(outcome)")
 
                 // Nothing was issued under K1: the old file as it was, nothing listed for the new login.
-                let after = try scene.fileContents()
-                #expect(after.epoch == before.epoch && after.logCount == before.logCount, "K1 was renewed")
+                let after = try? scene.fileContents()
+                #expect(after?.epoch == before.epoch && after?.logCount == before.logCount, "the old file changed or went")
                 #expect(try await returned.ownUserKey().role == .unlinked)
                 #expect(try await KeptRenewalTests.listedCertificate(of: returned, harness: harness) == nil, "a K1 certificate was listed")
                 #expect(!FileManager.default.fileExists(atPath: PrimaryFile(storePath: returned.store.path ?? "").url.path))
