@@ -19,6 +19,9 @@ extension IntegrationTests {
             case loggedOut
             /// The linked laptop deletes P on the server.
             case deletedByLaptop
+            /// The server's clock moves 8 days ahead while P is away: its refresh token (7 days)
+            /// runs out, while the laptop and Alice, active half-way, keep theirs.
+            case refreshExpired
         }
 
         @Test("K27: P logged out: after a new login and takeOverPrimary, the laptop and Alice see P unlinked and N linked under the same key; the laptop takes the recert from N")
@@ -29,6 +32,11 @@ extension IntegrationTests {
         @Test("K27: the laptop deletes P: after a new login and takeOverPrimary, the laptop and Alice see N linked under the same key; the laptop takes the recert from N")
         func takeOverAfterDelete() async throws {
             try await MessagingHarness.with { harness in try await Self.takeOver(after: .deletedByLaptop, harness: harness) }
+        }
+
+        @Test("K27: the server clock 8 days ahead ends P's login (its refresh token ran out): after a new login and takeOverPrimary, the laptop and Alice see N linked under the same key")
+        func takeOverAfterRefreshExpired() async throws {
+            try await MessagingHarness.with(.testing(clock: .shifting())) { harness in try await Self.takeOver(after: .refreshExpired, harness: harness) }
         }
 
         @Test("K28: the old primary returns after Bob reset on the laptop: the take-over names the laptop and stops; K1 is not renewed and Alice's gate stays where it was")
@@ -116,11 +124,25 @@ extension IntegrationTests {
             case .deletedByLaptop:
                 await scene.bob.shutdown()
                 try await harness.reader(of: laptop).deleteDevice(id: phone)
+            case .refreshExpired:
+                await scene.bob.shutdown()
+                harness.server.clock.advance(by: .seconds(4 * 86_400))
+                try await laptop.sync()
+                try await scene.alice.sync()
+                harness.server.clock.advance(by: .seconds(4 * 86_400))
+                // Their own clients refresh first (a reader client refreshing the same token
+                // first would end theirs: refresh tokens rotate).
+                try await laptop.sync()
+                try await scene.alice.sync()
+                await #expect(throws: ServerError.self, "setting up: P's login did not end") {
+                    try await harness.client(restoring: scene.bob.store).bundles(userID: scene.bob.userID)
+                }
             }
 
             let newLogin = try await ResetTests.loginOnDisk("new-login", scene: scene, harness: harness)
             #expect(try await newLogin.ownUserKey().role == .unlinked, "setting up: a login beside a keyed account is unlinked")
             let aliceLog = EventLog(scene.alice)
+            let laptopLog = EventLog(laptop)
             let outcome = try await newLogin.takeOverPrimary(from: scene.bob.store)
             #expect(outcome == .tookOver(removed: phone, epoch: 2), "\(outcome)")
             await newLogin.waitForOutbox()
@@ -137,18 +159,20 @@ extension IntegrationTests {
             #expect(try await TimelineChecks.readableTexts(newLogin, scene.dm.id).contains("hello"), "the history was not carried")
 
             // The laptop takes the recert from the new login, which becomes its primary.
-            let adopted = await eventually(within: .seconds(10)) {
+            let adopted = await eventually(within: .seconds(30)) {
                 try? await laptop.sync()
                 return (try? await KeptRenewalTests.listedCertificate(of: laptop, harness: harness))?.epoch == 2
             }
-            #expect(adopted, "the laptop never adopted its recert")
+            let laptopStatus = try await laptop.ownUserKey()
+            let laptopEvents = await laptopLog.all()
+            #expect(adopted, "the laptop never adopted its recert: \(laptopStatus) \(laptopEvents)")
             #expect(try await laptop.ownUserKey().primary == newLogin.deviceID)
             let listed = try await harness.reader(of: laptop).bundles(userID: scene.bob.userID).map(\.deviceID)
             #expect(!listed.contains(phone), "the old phone is still listed")
 
             // Alice: the new login linked, the phone not, and no key change.
             let aliceSent = try await scene.aliceSends("after the take-over")
-            #expect(aliceSent.recipients == [laptop.deviceID, newLogin.deviceID], "\(String(describing: aliceSent.recipients))")
+            #expect(aliceSent.recipients == [laptop.deviceID, newLogin.deviceID], "\(String(describing: aliceSent.recipients)) \(String(describing: aliceSent.report.failureReason))")
             #expect(await aliceLog.identity().filter(\.isKeyPrompt).isEmpty, "Alice was prompted about Bob's key")
             #expect(try await scene.alice.userKey(of: scene.bob.userID).key == key)
             #expect(await aliceLog.identity().contains(.linkedDeviceAdded(userID: scene.bob.userID, deviceID: newLogin.deviceID)))
@@ -156,7 +180,7 @@ extension IntegrationTests {
             let laptopSent = try await KeyedContact.send("from the laptop", from: laptop, to: scene.dm.id, harness: harness)
             #expect(laptopSent.recipients == [scene.alice.deviceID, newLogin.deviceID], "\(String(describing: laptopSent.recipients))")
             // The new login reads both.
-            let read = await eventually(within: .seconds(10)) {
+            let read = await eventually(within: .seconds(30)) {
                 try? await newLogin.sync()
                 let texts = (try? await TimelineChecks.readableTexts(newLogin, scene.dm.id)) ?? []
                 return texts.contains("after the take-over") && texts.contains("from the laptop")
