@@ -39,6 +39,27 @@ extension ToolTests {
             }
         }
 
+        @Test("K28: after a reset on another login, the take-over stops with nothing changed and exits 17, naming the other key and no kept device")
+        func stopsForAnotherKey() async throws {
+            try await ToolHarness.with { harness in
+                let (phoneStore, laptop) = try await LinkCommandTests.phoneAndLaptop(harness)
+                let phone = try #require(try await harness.tool("user-key", "status", "--store", phoneStore, "--json").json()["device_id"] as? String)
+                let reset = try await harness.tool("user-key", "reset", "--remove", phone, "--store", laptop.store, "--json")
+                #expect(reset.status == 0, "\(reset.summary)")
+                let newKey = try #require(try reset.json()["key"] as? String)
+                let newLogin = try await UserKeyCommandTests.login(harness, "bob", store: "bob-new")
+
+                let run = try await harness.tool("user-key", "take-over", "--from-store", phoneStore, "--store", newLogin.store, "--json")
+                #expect(run.status == 17, "\(run.summary)")
+                let json = try run.json()
+                #expect(json["outcome"] as? String == "another_key_listed" && json["other_keys"] as? [String] == [newKey], "\(run.summary)")
+                #expect(json["carriers"] as? [String] == [], "the laptop was never kept by the phone: \(run.summary)")
+                #expect((json["status"] as? [String: Any])?["role"] as? String == "unlinked", "\(run.summary)")
+                #expect(FileManager.default.fileExists(atPath: phoneStore + ".primary/primary-file"), "the stop touched the old file")
+                #expect(!FileManager.default.fileExists(atPath: newLogin.store + ".primary/primary-file"), "the stop wrote a file")
+            }
+        }
+
         @Test("a take-over killed right after its save (E2EE_TEST_CRASH_AT=primaryFileSaved) published nothing; running it again finishes it")
         func killedTakeOverFinishes() async throws {
             try await ToolHarness.with { harness in
