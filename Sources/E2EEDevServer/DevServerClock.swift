@@ -5,17 +5,27 @@ import Foundation
 /// tickets and tokens without waiting.
 public final class DevServerClock: Sendable {
     private let state: LockedState<Int64?>
+    /// Microseconds a shifting clock adds to the system time (``shifting()``).
+    private let shift = LockedState<Int64>(0)
+    /// Whether ``advance(by:)`` moves a clock that follows the system time.
+    private let shifts: Bool
 
     /// A clock that follows the system time.
     public static func system() -> DevServerClock { DevServerClock(manualStart: nil) }
+
+    /// A clock that follows the system time, moved ahead by every ``advance(by:)``: time keeps
+    /// running (posts stay ordered) while a test jumps the server days ahead, to let tokens
+    /// expire.
+    public static func shifting() -> DevServerClock { DevServerClock(manualStart: nil, shifts: true) }
 
     /// A clock that starts at `start` and moves only through ``advance(by:)`` and ``set(_:)``.
     public static func manual(start: Date = Date(timeIntervalSince1970: 1_780_000_000)) -> DevServerClock {
         DevServerClock(manualStart: Int64((start.timeIntervalSince1970 * 1_000_000).rounded()))
     }
 
-    private init(manualStart: Int64?) {
+    private init(manualStart: Int64?, shifts: Bool = false) {
         state = LockedState(manualStart)
+        self.shifts = shifts
     }
 
     /// `true` when the clock only moves when told to.
@@ -23,17 +33,19 @@ public final class DevServerClock: Sendable {
 
     /// The current time in microseconds since the epoch.
     public var nowMicros: Int64 {
-        state.withLock { manual in
-            manual ?? Int64((Date().timeIntervalSince1970 * 1_000_000).rounded())
+        let shifted = shift.withLock { $0 }
+        return state.withLock { manual in
+            manual ?? Int64((Date().timeIntervalSince1970 * 1_000_000).rounded()) + shifted
         }
     }
 
-    /// Moves a manual clock forward by `duration` (a system clock ignores this).
+    /// Moves a manual or shifting clock forward by `duration` (a system clock ignores this).
     public func advance(by duration: Duration) {
         let micros = duration.microseconds
         state.withLock { manual in
             if let current = manual { manual = current + micros }
         }
+        if shifts { shift.withLock { $0 += micros } }
     }
 
     /// Sets a manual clock to `date` (a system clock ignores this).

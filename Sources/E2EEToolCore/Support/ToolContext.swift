@@ -63,15 +63,21 @@ struct ToolContext: Sendable {
     /// Opens the account in the existing store, talking to the server recorded in it.
     /// - Throws: ``ToolError``, ``MessagingError/noAccount`` and the layers' errors.
     func openAccount(configuration: AccountConfiguration = AccountConfiguration()) async throws -> OpenedAccount {
-        #if DEBUG
-        var configuration = configuration
-        configuration.debugClockOffset = .seconds(try testClockOffset())
-        configuration.debugCrash = try testCrashHook()
-        configuration.debugTransferRecordsPerChunk = try testChunkRecords()
-        #endif
-        let (store, url, passphrase) = try openExistingStoreWithPassphrase()
+        try await openAccount(configuration: configuration, in: try openExistingStoreWithPassphrase())
+    }
+
+    /// Opens the account in a store ``openExistingStoreWithPassphrase()`` opened (closed again
+    /// on failure).
+    /// - Throws: as ``openAccount(configuration:)``.
+    func openAccount(configuration: AccountConfiguration, in opened: (KeyStore, URL, SecretBytes)) async throws -> OpenedAccount {
+        let (store, url, passphrase) = opened
         var keyed = configuration
         do {
+            #if DEBUG
+            keyed.debugClockOffset = .seconds(try testClockOffset())
+            keyed.debugCrash = try testCrashHook()
+            keyed.debugTransferRecordsPerChunk = try testChunkRecords()
+            #endif
             if keyed.primaryFileKeychain == nil {
                 keyed.primaryFileKeychain = PassphrasePrimaryFileKeychain(passphrase: passphrase, parameters: try await store.passphraseParameters() ?? .moderate)
             }
