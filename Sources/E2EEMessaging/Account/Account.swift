@@ -184,7 +184,7 @@ public actor Account {
                                    clockWatch: ClockWatch(store: store, events: events, systemSeconds: configuration.userKeyClock,
                                                                           suspectLatch: suspectLatch))
         self.keys = KeyMaintenance(store: store, api: server, deviceID: device.deviceID, identity: device.identity, random: random,
-                                   now: configuration.now)
+                                   now: configuration.now, uploads: locks)
         let consumed = ConsumedPrekeysRelay()
         let pipeline = ReceivePipeline(store: store, device: device, listedIdentities: directory, events: events,
                                        clock: configuration.now, random: random, oneTimePrekeysConsumed: { _ in consumed.fire() },

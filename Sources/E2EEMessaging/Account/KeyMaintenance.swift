@@ -12,6 +12,12 @@ struct KeyMaintenance: Sendable {
     let identity: E2EECrypto.IdentityKeyPair
     let random: AnyRandomSource
     let now: @Sendable () -> StoreTime
+    /// Serialises uploads: each one reads the stored certificate and replaces the server's whole
+    /// record, so two at once (a replenishment after a prekey message beside a recert's
+    /// republish) could land the older certificate last.
+    let uploads: KeyedAsyncLock
+    /// The key ``uploads`` holds for every `POST /keys/upload`.
+    static let uploadLock = "keys.upload"
 
     /// Signed prekeys are replaced after this many seconds (7 days).
     static let signedPrekeyLifetime: Int64 = 7 * 24 * 3600
@@ -79,6 +85,10 @@ struct KeyMaintenance: Sendable {
     /// many one-time prekeys are on offer.
     @discardableResult
     func uploadFullBundle() async throws -> Int {
+        try await uploads.withLock(Self.uploadLock) { try await uploadFullBundleNow() }
+    }
+
+    private func uploadFullBundleNow() async throws -> Int {
         guard let spk = try await currentSignedPrekey() else { throw MessagingError.keysNotBootstrapped }
         let pending = try await store.read { [store] db in try store.oneTimePrekeyStore.loadOneTimePrekeys(state: .pendingUpload, db) }
         let published = try await store.read { [store] db in try store.oneTimePrekeyStore.loadOneTimePrekeys(state: .published, db) }
