@@ -68,6 +68,7 @@ struct ToolContext: Sendable {
         configuration.debugClockOffset = .seconds(try testClockOffset())
         configuration.debugCrash = try testCrashHook()
         configuration.debugTransferRecordsPerChunk = try testChunkRecords()
+        configuration.debugReceiveRowsPerCommit = try testReceiveRowsPerCommit()
         #endif
         let (store, url, passphrase) = try openExistingStoreWithPassphrase()
         var keyed = configuration
@@ -112,6 +113,15 @@ extension ToolContext {
     func testChunkRecords() throws -> Int? {
         guard let text = environment["E2EE_TEST_CHUNK_RECORDS"], !text.isEmpty else { return nil }
         guard let count = Int(text), count > 0 else { throw ToolError(.usage, "E2EE_TEST_CHUNK_RECORDS must be a positive whole number") }
+        return count
+    }
+
+    /// Debug builds only: `E2EE_TEST_RECEIVE_COMMIT_ROWS=<n>`, at most n received rows in one
+    /// transaction (the receive commit window's row bound). Release builds never read it.
+    /// - Throws: ``ToolError`` (usage) when it is set but not a positive whole number.
+    func testReceiveRowsPerCommit() throws -> Int? {
+        guard let text = environment["E2EE_TEST_RECEIVE_COMMIT_ROWS"], !text.isEmpty else { return nil }
+        guard let count = Int(text), count > 0 else { throw ToolError(.usage, "E2EE_TEST_RECEIVE_COMMIT_ROWS must be a positive whole number") }
         return count
     }
 
