@@ -21,8 +21,9 @@ import Synchronization
 /// Rows may also wait a little for others (issue 47, decision 2): the chunks waiting commit when
 /// the ``CommitWindow``'s bounds say so — enough rows, the oldest waited long enough, or someone
 /// waits for one of them (a lane's last chunk, ``Run/commitLast(_:)``, or a lane that must see its
-/// rows stored, ``Run/urge()``). So the chunks of a catch-up, and of catch-ups side by side, share
-/// fewer, larger transactions, while a lone frame still commits at once. Nothing is told a row is
+/// rows stored, ``Run/urge()``). So the chunks of a catch-up, and of catch-ups side by side, may
+/// share larger transactions than the writer's pace alone makes, while a lone frame still
+/// commits at once. Nothing is told a row is
 /// stored before the transaction holding it is: tickets are fulfilled after it.
 ///
 /// A failure is scoped to the runs it touches (a run: the lanes of one batch, re-drive or
