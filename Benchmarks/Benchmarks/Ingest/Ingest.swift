@@ -123,7 +123,9 @@ func registerIngestBenchmark() {
                 + "ratio \(String(format: "%.2f", ratio(floor.total, benchmarkWall))); "
                 + "stored floor \(seconds(floor.stored)) s (keys \(seconds(floor.keys)) s, indexed insert \(seconds(floor.indexedInsert)) s at "
                 + "\(IndexedInsertReference.largeTransaction) rows a transaction), stored ratio \(String(format: "%.2f", ratio(floor.stored, benchmarkWall))); phases summed over \(phases.batches) batches: "
-                + "plan \(seconds(phases.plan)) s, prepare \(seconds(phases.prepare)) s, lanes \(seconds(phases.lanes)) s (commits \(seconds(phases.commit)) s)")
+                + "plan \(seconds(phases.plan)) s, prepare \(seconds(phases.prepare)) s, lanes \(seconds(phases.lanes)) s (commits \(seconds(phases.commit)) s: \(phases.transactions) transactions, "
+                + "\(phases.transactions > 0 ? phases.committedWrites / phases.transactions : 0) writes each; window ≤ \(ReceivingDevice.commitWindow.maxRows) rows, "
+                + "≤ \(ReceivingDevice.commitWindow.maxWait))")
         // The same deliveries into the store a year of use has filled (issue 47), after the
         // sample's measurement: its figures are the sample line's, not package-benchmark's.
         if let cache = yearStore.value {

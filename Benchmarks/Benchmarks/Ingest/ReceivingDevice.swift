@@ -30,7 +30,10 @@ final class ReceivingDevice {
     /// Opens the account over `store` (in `directory`, which ``remove()`` deletes; the keys
     /// already installed) and joins `traffic`'s channels as the user did.
     static func make(store: KeyStore, in directory: URL, keys: ReceiverKeys, traffic: Traffic) async throws -> ReceivingDevice {
-        let account = try await Account.open(server: IngestServer(traffic: traffic, receiver: keys.device.userID), store: store)
+        var configuration = AccountConfiguration()
+        configuration.receiveCommitWindow = commitWindow
+        let account = try await Account.open(server: IngestServer(traffic: traffic, receiver: keys.device.userID), store: store,
+                                             configuration: configuration)
         _ = try await account.refreshChannels()
         for (index, channel) in traffic.channels.enumerated() {
             if channel.encryption == .x3dh, let other = traffic.members[index].first {
@@ -41,6 +44,16 @@ final class ReceivingDevice {
         }
         return ReceivingDevice(directory: directory, store: store, account: account)
     }
+
+    /// The receive commit window (issue 47, decision 2): `INGEST_COMMIT_WAIT_MS` (0: none) sets
+    /// its time bound, `INGEST_COMMIT_ROWS` its row bound; the product's bounds otherwise.
+    static let commitWindow: CommitWindow = {
+        let environment = ProcessInfo.processInfo.environment
+        var window = CommitWindow.standard
+        if let text = environment["INGEST_COMMIT_WAIT_MS"], let milliseconds = Int(text) { window.maxWait = .milliseconds(max(0, milliseconds)) }
+        if let text = environment["INGEST_COMMIT_ROWS"], let rows = Int(text) { window.maxRows = max(1, rows) }
+        return window
+    }()
 
     private init(directory: URL, store: KeyStore, account: Account) {
         self.directory = directory

@@ -186,9 +186,19 @@ public actor Account {
         self.keys = KeyMaintenance(store: store, api: server, deviceID: device.deviceID, identity: device.identity, random: random,
                                    now: configuration.now, uploads: locks)
         let consumed = ConsumedPrekeysRelay()
+        #if DEBUG
+        var windowWaits: (@Sendable () -> Void)? = nil
+        if let crash = configuration.debugCrash { windowWaits = { crash(.receiveWindowWaiting) } }
+        var commitWindow = configuration.receiveCommitWindow
+        if let rows = configuration.debugReceiveRowsPerCommit { commitWindow.maxRows = max(1, rows) }
+        #else
+        let windowWaits: (@Sendable () -> Void)? = nil
+        let commitWindow = configuration.receiveCommitWindow
+        #endif
         let pipeline = ReceivePipeline(store: store, device: device, listedIdentities: directory, events: events,
                                        clock: configuration.now, random: random, oneTimePrekeysConsumed: { _ in consumed.fire() },
-                                       locks: locks, userKeySeconds: configuration.userKeyClock)
+                                       locks: locks, userKeySeconds: configuration.userKeyClock,
+                                       commitWindow: commitWindow, commitWindowWaits: windowWaits)
         self.pipeline = pipeline
         self.syncEngine = SyncEngine(store: store, api: server, events: events, pipeline: pipeline, locks: locks,
                                      userID: device.userID, deviceID: device.deviceID, settings: SyncSettings(configuration))

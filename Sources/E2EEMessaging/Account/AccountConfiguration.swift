@@ -58,6 +58,9 @@ public struct AccountConfiguration: Sendable {
     /// How often a connected primary runs its renewal besides start-up and catch-ups (a day,
     /// docs/spec/protocol.md §10.13); tests shorten it.
     public var ownRenewalInterval: Duration = .seconds(86_400)
+    /// How many received rows may share a transaction and how long they may wait for others
+    /// (issue 47, decision 2). Not API: the ingest benchmark compares bounds.
+    @_spi(Benchmarks) public var receiveCommitWindow: CommitWindow = .standard
     #if DEBUG
     /// Debug builds only: moves the clock text 1.3's certificate rules read (expiry, key-change
     /// gates, the clock mark; docs/spec/protocol.md §10.19) by this much, for tests. Release
@@ -74,6 +77,10 @@ public struct AccountConfiguration: Sendable {
     /// sends (docs/spec/protocol.md §11.4), so a test account fills more than a window with a
     /// few records; `nil`: as many as fit. Release builds have no such field.
     public var debugTransferRecordsPerChunk: Int? = nil
+    /// Debug builds only: at most this many received rows in one transaction (the receive
+    /// commit window's row bound, 5,000 otherwise), so a test's catch-up of a few hundred
+    /// messages spans several transactions. Release builds have no such field.
+    public var debugReceiveRowsPerCommit: Int? = nil
     #endif
 
     /// The defaults.

@@ -18,6 +18,14 @@ import Synchronization
 /// time hold different devices' session locks, and a lane keeps its lock until its chunks are
 /// committed.
 ///
+/// Rows may also wait a little for others (issue 47, decision 2): the chunks waiting commit when
+/// the ``CommitWindow``'s bounds say so — enough rows, the oldest waited long enough, or someone
+/// waits for one of them (a lane's last chunk, ``Run/commitLast(_:)``, or a lane that must see its
+/// rows stored, ``Run/urge()``). So the chunks of a catch-up, and of catch-ups side by side, may
+/// share larger transactions than the writer's pace alone makes, while a lone frame still
+/// commits at once. Nothing is told a row is
+/// stored before the transaction holding it is: tickets are fulfilled after it.
+///
 /// A failure is scoped to the runs it touches (a run: the lanes of one batch, re-drive or
 /// edit, ``Run``): a failed transaction fails every chunk in it, and every chunk those runs
 /// hand in after it, unwritten (a lane's later chunk was decrypted on top of the failed one's
@@ -41,6 +49,10 @@ final class ChunkCommitter: Sendable {
         /// Otherwise it is queued as ``submit(_:)`` queues it.
         func commitLast(_ writes: [ReceiveWrite]) async -> CommitTicket { await committer.commitLast(writes, run: id) }
 
+        /// Asks for the chunks waiting to commit now, without waiting out the window: the caller
+        /// is about to wait for one of its own.
+        func urge() { committer.urge() }
+
         /// Ends the run: its chunks are settled, nothing more is handed in.
         func end() { committer.end(id) }
     }
@@ -49,11 +61,23 @@ final class ChunkCommitter: Sendable {
         let run: UInt64
         let writes: [ReceiveWrite]
         let ticket: CommitTicket
+        /// When it was handed in (the window counts from the oldest waiting chunk).
+        var handedIn = ContinuousClock.now
+        /// Its lane waits for it (its last chunk): it commits without waiting out the window.
+        var awaited = false
     }
 
     private struct State {
         var waiting: [Waiting] = []
+        /// A commit runs, or a task waits in the window to start one: the queue is owned.
         var committing = false
+        /// A lane waits for a waiting chunk (``Run/urge()``, or a row bound reached): the next
+        /// transaction starts without waiting out the window.
+        var urgent = false
+        /// The task waiting in the window, resumed early when the window closes sooner.
+        var windowWaiter: CheckedContinuation<Void, Never>?
+        /// Transactions committed so far.
+        var committed = 0
         /// The error of each run a failed transaction held, until the run ends.
         var failedRuns: [UInt64: any Error] = [:]
         var nextRun: UInt64 = 0
@@ -61,12 +85,18 @@ final class ChunkCommitter: Sendable {
 
     private let store: KeyStore
     private let clock: PhaseClock?
+    private let window: CommitWindow
+    private let windowWaits: (@Sendable () -> Void)?
     private let state = Mutex(State())
 
-    /// Commits into `store`, adding each transaction's time to `clock`'s commit phase when given.
-    init(store: KeyStore, clock: PhaseClock? = nil) {
+    /// Commits into `store` within `window`'s bounds, adding each transaction's time to `clock`'s
+    /// commit phase when given. `windowWaits` is told each time a chunk is handed in to wait for
+    /// its transaction after an earlier transaction committed (a test's crash point).
+    init(store: KeyStore, clock: PhaseClock? = nil, window: CommitWindow = .standard, windowWaits: (@Sendable () -> Void)? = nil) {
         self.store = store
         self.clock = clock
+        self.window = window
+        self.windowWaits = windowWaits
     }
 
     /// A new run's handle.
@@ -84,13 +114,21 @@ final class ChunkCommitter: Sendable {
 
     private func submit(_ writes: [ReceiveWrite], run: UInt64) -> CommitTicket {
         let entry = Waiting(run: run, writes: writes, ticket: CommitTicket())
-        if enqueue(entry) { Task { await drain() } }
+        if enqueue(entry) {
+            Task { await drain() }
+        } else if state.withLock({ $0.waiting.reduce(0) { $0 + $1.writes.count } >= window.maxRows }) {
+            urge()  // the row bound is reached: no need to wait out the window
+        }
+        if let windowWaits, state.withLock({ $0.committed > 0 }) { windowWaits() }
         return entry.ticket
     }
 
     private func commitLast(_ writes: [ReceiveWrite], run: UInt64) async -> CommitTicket {
-        let entry = Waiting(run: run, writes: writes, ticket: CommitTicket())
-        guard enqueue(entry) else { return entry.ticket }
+        let entry = Waiting(run: run, writes: writes, ticket: CommitTicket(), awaited: true)
+        guard enqueue(entry) else {
+            wakeWindow()  // queued behind a commit or in the window: its lane waits for it
+            return entry.ticket
+        }
         // Only this chunk (first in the queue, which was empty): a cancelled caller fails its
         // own commit, never another run's.
         state.withLock { _ = $0.waiting.removeFirst() }
@@ -119,17 +157,78 @@ final class ChunkCommitter: Sendable {
         }
     }
 
-    /// Commits what is waiting, one transaction per round, until nothing is.
+    /// Asks for the waiting chunks to commit without waiting out the window.
+    private func urge() {
+        let waiter: CheckedContinuation<Void, Never>? = state.withLock { state in
+            guard !state.waiting.isEmpty else { return nil }
+            state.urgent = true
+            defer { state.windowWaiter = nil }
+            return state.windowWaiter
+        }
+        waiter?.resume()
+    }
+
+    /// Resumes the task waiting in the window, if one does, to decide again.
+    private func wakeWindow() {
+        let waiter: CheckedContinuation<Void, Never>? = state.withLock { state in
+            defer { state.windowWaiter = nil }
+            return state.windowWaiter
+        }
+        waiter?.resume()
+    }
+
+    /// Commits what is waiting, one transaction per round (within the window's bounds), until
+    /// nothing is.
     private func drain() async {
         while true {
-            let round: [Waiting] = state.withLock { state in
-                let round = state.waiting
-                state.waiting.removeAll()
-                if round.isEmpty { state.committing = false }
-                return round
+            let next: (round: [Waiting], wait: ContinuousClock.Instant?) = state.withLock { state in
+                guard let oldest = state.waiting.first?.handedIn else {
+                    state.committing = false
+                    state.urgent = false
+                    return ([], nil)
+                }
+                let rows = state.waiting.reduce(0) { $0 + $1.writes.count }
+                let awaited = state.urgent || state.waiting.contains(where: \.awaited)
+                switch window.decide(rows: rows, oldest: oldest, awaited: awaited, now: .now) {
+                case .wait(let deadline):
+                    return ([], deadline)
+                case .commitNow:
+                    let count = window.take(state.waiting.map(\.writes.count))
+                    let round = Array(state.waiting.prefix(count))
+                    state.waiting.removeFirst(count)
+                    state.urgent = false  // what is left decides again: its bounds, its waiters
+                    return (round, nil)
+                }
             }
-            guard !round.isEmpty else { return }
-            await commit(round)
+            if let deadline = next.wait {
+                await waitInWindow(until: deadline)
+                continue
+            }
+            guard !next.round.isEmpty else { return }
+            await commit(next.round)
+        }
+    }
+
+    /// Waits until `deadline`, or until ``urge()`` ends the window sooner.
+    private func waitInWindow(until deadline: ContinuousClock.Instant) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let closed: Bool = state.withLock { state in
+                if state.urgent || state.waiting.contains(where: \.awaited) { return true }
+                state.windowWaiter = continuation
+                return false
+            }
+            if closed {
+                continuation.resume()
+                return
+            }
+            Task {
+                try? await Task.sleep(until: deadline, clock: .continuous)
+                let waiter: CheckedContinuation<Void, Never>? = self.state.withLock { state in
+                    defer { state.windowWaiter = nil }
+                    return state.windowWaiter
+                }
+                waiter?.resume()
+            }
         }
     }
 
@@ -137,8 +236,10 @@ final class ChunkCommitter: Sendable {
     private func commit(_ round: [Waiting]) async {
         do {
             let started = ContinuousClock.now
-            let results = try await store.storeReceiveBatch(round.flatMap(\.writes))
-            clock?.add(ContinuousClock.now - started, to: .commit)
+            let writes = round.flatMap(\.writes)
+            let results = try await store.storeReceiveBatch(writes)
+            clock?.addCommit(ContinuousClock.now - started, writes: writes.count)
+            state.withLock { $0.committed += 1 }
             var offset = 0
             for entry in round {
                 entry.ticket.fulfil(.success(Array(results[offset..<offset + entry.writes.count])))

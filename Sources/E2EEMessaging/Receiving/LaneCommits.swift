@@ -11,6 +11,9 @@ struct LaneCommits {
 
     private var chunks: [Chunk] = []
 
+    /// Whether no chunk is left to settle.
+    var isEmpty: Bool { chunks.isEmpty }
+
     /// Hands `writes` (the steps' writes, in order) to the lane's run of the chunk committer,
     /// after every chunk before.
     mutating func start(entries: [(index: Int, step: ProcessingStep)], writes: [ReceiveWrite], committer: ChunkCommitter.Run) {

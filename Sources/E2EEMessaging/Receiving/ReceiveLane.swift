@@ -102,6 +102,7 @@ struct ReceiveLane: Sendable {
             await handOffLast(&buffer, to: &commits, lane: lane)
             try await settle(&commits, into: &outcomes)
         } catch {
+            committer.urge()
             await commits.finish()
             throw error
         }
@@ -142,6 +143,7 @@ struct ReceiveLane: Sendable {
     }
 
     private func settle(_ commits: inout LaneCommits, into outcomes: inout [ReceiveOutcome]) async throws {
+        if !commits.isEmpty { committer.urge() }  // the lane waits for them: no window to wait out
         while let (chunk, results) = try await commits.next() { apply(chunk, results, to: &outcomes) }
     }
 

@@ -14,6 +14,10 @@ import Synchronization
     public var lanes = Duration.zero
     /// The store's transactions of the lanes' writes (inside the lanes' time, on the writer).
     public var commit = Duration.zero
+    /// The lanes' transactions (each may hold chunks of several lanes and batches).
+    public var transactions = 0
+    /// The writes those transactions stored (``transactions`` of them: rows per transaction).
+    public var committedWrites = 0
 
     /// No time yet.
     public init() {}
@@ -34,6 +38,15 @@ final class PhaseClock: Sendable {
             case .lanes: times.lanes += duration
             case .commit: times.commit += duration
             }
+        }
+    }
+
+    /// Counts a transaction of `writes` writes that took `duration`.
+    func addCommit(_ duration: Duration, writes: Int) {
+        times.withLock { times in
+            times.commit += duration
+            times.transactions += 1
+            times.committedWrites += writes
         }
     }
 

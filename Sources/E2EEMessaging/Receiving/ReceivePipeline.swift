@@ -55,13 +55,18 @@ import Foundation
     ///     its device's lock meanwhile); past it the message waits in the pending queue.
     ///   - userKeySeconds: the system clock of text 1.3 in unix seconds (the bounds of messages
     ///     waiting for a device to be linked, docs/spec/protocol.md §10.8, §10.19).
+    ///   - commitWindow: how many received rows may share a transaction and how long they may
+    ///     wait for others (``CommitWindow``).
+    ///   - commitWindowWaits: told each time a chunk is handed in to wait for its transaction
+    ///     after an earlier one committed (a test's crash point).
     public init(store: KeyStore, device: LocalDevice, listedIdentities: any ListedIdentityProviding,
                 events: EventBroadcaster, chunkSize: Int = 500, clock: @escaping @Sendable () -> StoreTime = { StoreTime.now() },
                 random: any RandomSource = SystemRandom(), oneTimePrekeysConsumed: (@Sendable ([UInt32]) -> Void)? = nil,
                 locks: KeyedAsyncLock? = nil, listedIdentityLimit: Duration = .seconds(5),
-                userKeySeconds: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }) {
+                userKeySeconds: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) },
+                commitWindow: CommitWindow = .standard, commitWindowWaits: (@Sendable () -> Void)? = nil) {
         self.userKeySeconds = userKeySeconds
-        self.scheduler = ReceiveScheduler(locks: locks ?? KeyedAsyncLock(), store: store)
+        self.scheduler = ReceiveScheduler(locks: locks ?? KeyedAsyncLock(), store: store, window: commitWindow, windowWaits: commitWindowWaits)
         self.oneTimePrekeysConsumed = oneTimePrekeysConsumed
         let limited = TimeLimitedListedIdentities(base: listedIdentities, limit: listedIdentityLimit)
         self.processor = MessageProcessor(store: store, device: device, listedIdentities: limited, clock: clock, random: random)

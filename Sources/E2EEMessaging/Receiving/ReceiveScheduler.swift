@@ -23,7 +23,7 @@ import Synchronization
 ///    (``LaneGenerations``) drops the planned states and reads the store under its lock.
 /// 7. **Lanes committing at the same time**, of one batch or of batches of different channels:
 ///    their chunks go to the pipeline's one ``ChunkCommitter``, which merges the chunks that wait
-///    into the next transaction; a failed transaction fails its chunks and every later one of
+///    into the next transaction, letting them wait for more within the ``CommitWindow``'s bounds; a failed transaction fails its chunks and every later one of
 ///    the runs it held, unwritten, and the lanes that handed them in throw; other runs go on.
 /// 8. **Cancellation**: a lane stops between messages; committed chunks stay, the rest is redone
 ///    by the next call (it finds them new, or pending).
@@ -41,12 +41,13 @@ final class ReceiveScheduler: Sendable {
     /// Commits every run's chunks, merging those that wait (race 7).
     private let committer: ChunkCommitter
 
-    /// A scheduler locking sender devices in `locks` and committing into `store`.
-    init(locks: KeyedAsyncLock, store: KeyStore) {
+    /// A scheduler locking sender devices in `locks` and committing into `store` within
+    /// `window` (`windowWaits`: told when a chunk is handed in after an earlier transaction committed).
+    init(locks: KeyedAsyncLock, store: KeyStore, window: CommitWindow = .standard, windowWaits: (@Sendable () -> Void)? = nil) {
         let clock = PhaseClock()
         self.clock = clock
         self.locks = locks
-        self.committer = ChunkCommitter(store: store, clock: clock)
+        self.committer = ChunkCommitter(store: store, clock: clock, window: window, windowWaits: windowWaits)
     }
 
     /// Runs `work` once `claim` is admitted (races 1–4), and ends the claim when it returns or throws.

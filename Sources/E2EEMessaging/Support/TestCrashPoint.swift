@@ -9,6 +9,9 @@ public enum TestCrashPoint: String, Sendable, CaseIterable {
     case grantLogged
     /// A new device committed a transfer chunk, before its acknowledgement left.
     case chunkCommitted
+    /// Received rows were handed in to wait, uncommitted, for a transaction (the commit window
+    /// of issue 47, decision 2) after an earlier receive transaction committed.
+    case receiveWindowWaiting
 }
 
 extension AccountConfiguration {

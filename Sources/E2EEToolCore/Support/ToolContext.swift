@@ -77,6 +77,7 @@ struct ToolContext: Sendable {
             keyed.debugClockOffset = .seconds(try testClockOffset())
             keyed.debugCrash = try testCrashHook()
             keyed.debugTransferRecordsPerChunk = try testChunkRecords()
+            keyed.debugReceiveRowsPerCommit = try testReceiveRowsPerCommit()
             #endif
             if keyed.primaryFileKeychain == nil {
                 keyed.primaryFileKeychain = PassphrasePrimaryFileKeychain(passphrase: passphrase, parameters: try await store.passphraseParameters() ?? .moderate)
@@ -118,6 +119,15 @@ extension ToolContext {
     func testChunkRecords() throws -> Int? {
         guard let text = environment["E2EE_TEST_CHUNK_RECORDS"], !text.isEmpty else { return nil }
         guard let count = Int(text), count > 0 else { throw ToolError(.usage, "E2EE_TEST_CHUNK_RECORDS must be a positive whole number") }
+        return count
+    }
+
+    /// Debug builds only: `E2EE_TEST_RECEIVE_COMMIT_ROWS=<n>`, at most n received rows in one
+    /// transaction (the receive commit window's row bound). Release builds never read it.
+    /// - Throws: ``ToolError`` (usage) when it is set but not a positive whole number.
+    func testReceiveRowsPerCommit() throws -> Int? {
+        guard let text = environment["E2EE_TEST_RECEIVE_COMMIT_ROWS"], !text.isEmpty else { return nil }
+        guard let count = Int(text), count > 0 else { throw ToolError(.usage, "E2EE_TEST_RECEIVE_COMMIT_ROWS must be a positive whole number") }
         return count
     }
 

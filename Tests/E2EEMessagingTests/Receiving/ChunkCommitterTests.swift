@@ -1,7 +1,7 @@
 import Dispatch
 import E2EECrypto
 @_spi(StoreInternals) import E2EEKeyStore
-@testable import E2EEMessaging
+@_spi(Benchmarks) @testable import E2EEMessaging
 import Testing
 
 @Suite("Receive: one chunk committer for every run")
@@ -83,6 +83,64 @@ struct ChunkCommitterTests {
         #expect(try await committer.startRun().commitLast([Self.row("b1")]).value() == [.stored])
         cancelled.end()
         #expect(Set(try await store.receivedMessages(ids: ["a1", "a2", "b1"]).keys) == ["b1"])
+    }
+
+    @Test("chunks of different runs handed in within the window share one transaction; an urge ends the window", .timeLimit(.minutes(1)))
+    func chunksWithinTheWindowShareATransaction() async throws {
+        let store = try KeyStore.inMemory()
+        let clock = PhaseClock()
+        let committer = ChunkCommitter(store: store, clock: clock, window: CommitWindow(maxRows: 5_000, maxWait: .seconds(30)))
+        let first = committer.startRun()
+        let second = committer.startRun()
+        let firstTicket = first.submit([Self.row("a1"), Self.row("a2")])
+        try await Task.sleep(for: .milliseconds(20))
+        let secondTicket = second.submit([Self.row("b1")])
+        try await Task.sleep(for: .milliseconds(20))
+        // Nothing waits for them and no bound is reached: nothing is committed, nothing told.
+        #expect(firstTicket.result == nil && secondTicket.result == nil)
+        #expect(try await store.receivedMessages(ids: ["a1", "a2", "b1"]).isEmpty)
+        second.urge()  // a lane is about to wait for its chunk
+        #expect(try await firstTicket.value() == [.stored, .stored])
+        #expect(try await secondTicket.value() == [.stored])
+        #expect(clock.snapshot.transactions == 1 && clock.snapshot.committedWrites == 3)
+        // A lone last chunk on an idle committer (a socket frame) commits before its hand-in returns.
+        let frame = await first.commitLast([Self.row("a3")])
+        #expect(try frame.result?.get() == [.stored])
+        #expect(clock.snapshot.transactions == 2)
+        first.end()
+        second.end()
+
+        // Without a window (the committer before issue 47), the same hand-ins take two transactions.
+        let noWindowClock = PhaseClock()
+        let noWindow = ChunkCommitter(store: store, clock: noWindowClock, window: .none)
+        let (third, fourth) = (noWindow.startRun(), noWindow.startRun())
+        let thirdTicket = third.submit([Self.row("c1"), Self.row("c2")])
+        try await Task.sleep(for: .milliseconds(20))
+        let fourthTicket = fourth.submit([Self.row("d1")])
+        _ = try await (thirdTicket.value(), fourthTicket.value())
+        #expect(noWindowClock.snapshot.transactions == 2)
+        third.end()
+        fourth.end()
+    }
+
+    @Test("rows past the window's row bound commit without waiting out its time", .timeLimit(.minutes(1)))
+    func rowBoundClosesTheWindow() async throws {
+        let store = try KeyStore.inMemory()
+        let clock = PhaseClock()
+        let committer = ChunkCommitter(store: store, clock: clock, window: CommitWindow(maxRows: 3, maxWait: .seconds(30)))
+        let run = committer.startRun()
+        let first = run.submit([Self.row("a1"), Self.row("a2")])
+        let second = run.submit([Self.row("a3")])
+        let third = run.submit([Self.row("a4")])
+        // The first two chunks fill the bound: committed together, within the time limit.
+        #expect(try await first.value() == [.stored, .stored])
+        #expect(try await second.value() == [.stored])
+        #expect(clock.snapshot.transactions == 1 && clock.snapshot.committedWrites == 3)
+        #expect(third.result == nil)
+        run.urge()
+        #expect(try await third.value() == [.stored])
+        #expect(clock.snapshot.transactions == 2)
+        run.end()
     }
 
     /// Holds `store`'s writer in a write that waits for `release`; returns once it holds it.
