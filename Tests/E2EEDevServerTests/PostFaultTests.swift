@@ -65,6 +65,24 @@ extension DevServerTests {
             }
         }
 
+        @Test func duplicatedPostsAreStoredAndPublishedTwiceUnderTwoIds() async throws {
+            try await Harness.with { harness in
+                let (alice, bob) = (try await harness.register("alice"), try await harness.register("bob"))
+                let channel = try await Self.channel(harness, alice, [bob])
+                let socket = try await harness.connect(bob)
+                await harness.server.faults.duplicatePosts(contentType: "e2ee.link", count: 1)
+                let answered = try await Self.post(harness, alice, channel, "twice", type: "e2ee.link")
+                _ = try await Self.post(harness, alice, channel, "text once")
+                _ = try await Self.post(harness, alice, channel, "link once", type: "e2ee.link")
+                let page = try await Self.page(harness, bob, channel)
+                #expect(Self.contents(page) == ["twice", "twice", "text once", "link once"])
+                #expect(page.first?["id"] == answered["id"], "the post itself under the id it was answered with")
+                #expect(page[1]["id"] != answered["id"] && page[1]["sender_device_id"] == .string(alice.deviceID), "the copy: a new id, the same sender device")
+                #expect(try await Self.heard(socket) == ["twice", "twice", "text once", "link once"])
+                await socket.close()
+            }
+        }
+
         @Test func heldPostsAreStoredAndPublishedAtReleaseDatedThen() async throws {
             let clock = DevServerClock.manual()
             try await Harness.with(.testing(clock: clock)) { harness in
