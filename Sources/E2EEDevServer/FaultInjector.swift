@@ -251,7 +251,7 @@ public actor FaultInjector {
         guard postFaults.takeDuplicate(contentType: message.contentType), let writer else { return }
         var copy = message
         copy.id = UUID().uuidString.lowercased()
-        _ = try await writer.store(copy)
+        if try await writer.store(copy) != nil { duplicatedPostCount += 1 }
     }
 
     /// Holds every post of `contentType` made with a token of `fromDevice` (`nil`: any content
@@ -281,8 +281,15 @@ public actor FaultInjector {
 
     /// Whether a post by `deviceID`'s token is dropped, held (and kept) or goes through.
     func interceptPost(_ message: StoredMessage, postedBy deviceID: String) -> PostInterception? {
-        postFaults.intercept(message, postedBy: deviceID)
+        let interception = postFaults.intercept(message, postedBy: deviceID)
+        if interception == .dropped { droppedPostCount += 1 }
+        return interception
     }
+
+    /// How many posts ``dropPosts(contentType:count:)`` dropped so far.
+    public private(set) var droppedPostCount = 0
+    /// How many posts ``duplicatePosts(contentType:count:)`` stored a second time so far.
+    public private(set) var duplicatedPostCount = 0
 
     /// Posts the message `messageID` again into `channelID` (any channel, its own included): the
     /// same sender, sender device, content, content type, protocol version and reply, with a new

@@ -57,6 +57,7 @@ extension DevServerTests {
                 _ = try await Self.post(harness, alice, channel, "lost 2", type: "e2ee.link")
                 _ = try await Self.post(harness, alice, channel, "kept link", type: "e2ee.link")
                 #expect(Self.contents(try await Self.page(harness, alice, channel)) == ["kept text", "kept link"])
+                #expect(await harness.server.faults.droppedPostCount == 2)
                 #expect(try await Self.heard(socket) == ["kept text", "kept link"])
                 let refused = try await harness.call(.POST, "/api/v1/channels/\(channel)/messages",
                                                      json: .object(["content": .string("x"), "content_type": .string("e2ee.link")]))
@@ -79,6 +80,7 @@ extension DevServerTests {
                 #expect(page.first?["id"] == answered["id"], "the post itself under the id it was answered with")
                 #expect(page[1]["id"] != answered["id"] && page[1]["sender_device_id"] == .string(alice.deviceID), "the copy: a new id, the same sender device")
                 #expect(try await Self.heard(socket) == ["twice", "twice", "text once", "link once"])
+                #expect(await harness.server.faults.duplicatedPostCount == 1)
                 await socket.close()
             }
         }
