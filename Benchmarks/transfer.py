@@ -130,7 +130,8 @@ class Run:
         log(f"{self.messages} messages seeded in {time.time() - started:.1f} s")
 
     def transfer(self):
-        phone = Live([self.args.tool, "link", "accept", "--store", self.store("phone.sqlite"), "--history", "all", "--timeout", "3600"], self.env)
+        wrap = os.environ.get("TRANSFER_PRIMARY_WRAP", "").split()  # e.g. `heaptrack -o FILE`, to see where the primary's memory goes
+        phone = Live(wrap + [self.args.tool, "link", "accept", "--store", self.store("phone.sqlite"), "--history", "all", "--timeout", "3600"], self.env)
         if phone.err.wait(lambda line: "waiting for a request" in line, 60) is None:
             raise SystemExit("link accept did not start")
         laptop = Live([self.args.tool, "link", "start", "--store", self.store("laptop.sqlite"), "--timeout", "3600"], self.env)
@@ -153,10 +154,17 @@ class Run:
             tail = "\n".join(line for _, line in laptop.err.all[-5:] + phone.err.all[-5:])
             raise SystemExit(f"the transfer did not finish (laptop {laptop_exit}, phone {phone_exit}):\n{tail}")
         last = [line for _, line in laptop.err.all if " records, " in line][-1]
+        # Phase 1's last chunk committed, then the phase's check and history import (the laptop's
+        # next progress line is phase 2's manifest, sent on the acknowledgement that follows).
+        phase1_end = next((stamp for stamp, line in laptop.err.all
+                           if (m := re.search(r"phase 1: (\d+)/(\d+) records", line)) and m.group(1) == m.group(2)), None)
+        phase2 = next((stamp for stamp, line in laptop.err.all if "phase 2:" in line), None)
         return {
             "messages": self.messages,
             "wall": done[0] - linked[0],
             "first": (first[0] - linked[0]) if first else float("nan"),
+            "phase1": (phase1_end - linked[0]) if phase1_end else float("nan"),
+            "import": (phase2 - phase1_end) if phase1_end and phase2 else float("nan"),
             "phone_peak": phone_peak,
             "laptop_peak": laptop_peak,
             "last": last,
@@ -193,10 +201,10 @@ def main():
             results.append(result)
         finally:
             run.finish()
-    print("| messages | linked → done | messages/s | linked → first chunk committed | peak RSS primary (`link accept`) | peak RSS new device (`link start`) |")
-    print("|---:|---:|---:|---:|---:|---:|")
+    print("| messages | linked → done | messages/s | linked → first chunk committed | → phase 1's last chunk committed | phase 1 checked and imported | peak RSS primary (`link accept`) | peak RSS new device (`link start`) |")
+    print("|---:|---:|---:|---:|---:|---:|---:|---:|")
     for r in results:
-        print(f"| {r['messages']:,} | {r['wall']:.1f} s | {r['messages'] / r['wall']:,.0f} | {r['first']:.1f} s "
+        print(f"| {r['messages']:,} | {r['wall']:.1f} s | {r['messages'] / r['wall']:,.0f} | {r['first']:.1f} s | {r['phase1']:.1f} s | {r['import']:.1f} s "
               f"| {r['phone_peak'] / 1024:,.1f} MiB | {r['laptop_peak'] / 1024:,.1f} MiB |")
 
 
