@@ -110,7 +110,7 @@ class Run:
 
     def setup(self):
         command = [self.args.devserver, "--host", "127.0.0.1", "--port", str(self.args.port),
-                   "--database", self.store("server.sqlite")]
+                   "--database", self.store("server.sqlite")] + self.args.server_flags
         self.server = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
         if Lines(self.server.stdout).wait(lambda line: "listening on" in line, 60) is None:
             raise SystemExit("the dev server did not start")
@@ -189,6 +189,9 @@ def main():
     parser.add_argument("--port", type=int, default=8766)
     parser.add_argument("--sizes", default="20000,200000", help="comma-separated message counts")
     parser.add_argument("--keep", action="store_true", help="keep each run's folder")
+    parser.add_argument("--server-flag", dest="server_flags", action="append", default=[],
+                        help="passed to e2ee-devserver, e.g. --server-flag=--no-rate-limit (both devices share one IP here, so the "
+                             "reference server's 300 requests a minute per IP caps the pair)")
     args = parser.parse_args()
     results = []
     for size in [int(text) for text in args.sizes.split(",")]:
