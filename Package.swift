@@ -44,6 +44,11 @@ let package = Package(
             dependencies: ["E2EECrypto", .product(name: "GRDB", package: "GRDB.swift")]
         ),
         .executableTarget(
+            name: "HistorySeeder",
+            dependencies: ["E2EEKeyStore", "E2EECrypto"],
+            path: "Tests/HistorySeeder"
+        ),
+        .executableTarget(
             name: "StoreCrashWorker",
             dependencies: ["E2EEKeyStore", "E2EECrypto", "E2EETestSupport"],
             path: "Tests/StoreCrashWorker"

@@ -235,6 +235,25 @@ public actor FaultInjector {
         postFaults.drop(contentType: contentType, count: count)
     }
 
+    /// Stores each of the next `count` posts of `contentType` that go through twice: as usual,
+    /// then a copy as ``repost(messageID:channelID:)`` makes it (the same sender, sender device,
+    /// content and content type, a new id and time), published as its own `message.new` — a
+    /// post the server (or a retrying client) wrote twice. Replaces what was left for that
+    /// content type; 0 clears it. A dropped or held post is not counted.
+    public func duplicatePosts(contentType: String, count: Int) {
+        postFaults.duplicate(contentType: contentType, count: count)
+    }
+
+    /// Stores the copy of `message` that ``duplicatePosts(contentType:count:)`` asks for, if it
+    /// does (after the post itself was stored).
+    /// - Throws: GRDB's `DatabaseError`.
+    func duplicateIfAsked(_ message: StoredMessage) async throws {
+        guard postFaults.takeDuplicate(contentType: message.contentType), let writer else { return }
+        var copy = message
+        copy.id = UUID().uuidString.lowercased()
+        if try await writer.store(copy) != nil { duplicatedPostCount += 1 }
+    }
+
     /// Holds every post of `contentType` made with a token of `fromDevice` (`nil`: any content
     /// type, any device), until ``releasePosts()``: each answers 201 at once with the id it
     /// will have, and is stored and published only at release, dated then. Calls add up; a post
@@ -262,8 +281,15 @@ public actor FaultInjector {
 
     /// Whether a post by `deviceID`'s token is dropped, held (and kept) or goes through.
     func interceptPost(_ message: StoredMessage, postedBy deviceID: String) -> PostInterception? {
-        postFaults.intercept(message, postedBy: deviceID)
+        let interception = postFaults.intercept(message, postedBy: deviceID)
+        if interception == .dropped { droppedPostCount += 1 }
+        return interception
     }
+
+    /// How many posts ``dropPosts(contentType:count:)`` dropped so far.
+    public private(set) var droppedPostCount = 0
+    /// How many posts ``duplicatePosts(contentType:count:)`` stored a second time so far.
+    public private(set) var duplicatedPostCount = 0
 
     /// Posts the message `messageID` again into `channelID` (any channel, its own included): the
     /// same sender, sender device, content, content type, protocol version and reply, with a new

@@ -57,10 +57,30 @@ extension DevServerTests {
                 _ = try await Self.post(harness, alice, channel, "lost 2", type: "e2ee.link")
                 _ = try await Self.post(harness, alice, channel, "kept link", type: "e2ee.link")
                 #expect(Self.contents(try await Self.page(harness, alice, channel)) == ["kept text", "kept link"])
+                #expect(await harness.server.faults.droppedPostCount == 2)
                 #expect(try await Self.heard(socket) == ["kept text", "kept link"])
                 let refused = try await harness.call(.POST, "/api/v1/channels/\(channel)/messages",
                                                      json: .object(["content": .string("x"), "content_type": .string("e2ee.link")]))
                 #expect(refused.status == 401, "a post the server refuses anyway is refused as usual")
+                await socket.close()
+            }
+        }
+
+        @Test func duplicatedPostsAreStoredAndPublishedTwiceUnderTwoIds() async throws {
+            try await Harness.with { harness in
+                let (alice, bob) = (try await harness.register("alice"), try await harness.register("bob"))
+                let channel = try await Self.channel(harness, alice, [bob])
+                let socket = try await harness.connect(bob)
+                await harness.server.faults.duplicatePosts(contentType: "e2ee.link", count: 1)
+                let answered = try await Self.post(harness, alice, channel, "twice", type: "e2ee.link")
+                _ = try await Self.post(harness, alice, channel, "text once")
+                _ = try await Self.post(harness, alice, channel, "link once", type: "e2ee.link")
+                let page = try await Self.page(harness, bob, channel)
+                #expect(Self.contents(page) == ["twice", "twice", "text once", "link once"])
+                #expect(page.first?["id"] == answered["id"], "the post itself under the id it was answered with")
+                #expect(page[1]["id"] != answered["id"] && page[1]["sender_device_id"] == .string(alice.deviceID), "the copy: a new id, the same sender device")
+                #expect(try await Self.heard(socket) == ["twice", "twice", "text once", "link once"])
+                #expect(await harness.server.faults.duplicatedPostCount == 1)
                 await socket.close()
             }
         }

@@ -64,4 +64,13 @@ struct LinkNoticeTests {
         #expect(LinkNotice(.linking(.renewalHeldByClock))?.line().contains("clock confirm") == true)
         #expect(LinkNotice(.clockSuspect) == nil)
     }
+
+    @Test("a transfer's progress prints as transfer status does, never as a clock warning")
+    func transferProgress() throws {
+        let progress = TransferProgress(id: "t1", direction: .receiving(from: DeviceID("phone")), phase: 1, recordsDone: 120, recordsExpected: 300,
+                                        state: .running)
+        let notice = try #require(LinkNotice(.linking(.transfer(progress))))
+        #expect(notice.event == "transfer")
+        #expect(notice.line() == "* transfer t1 receiving from phone phase 1: 120/300 records, running", "\(notice.line())")
+    }
 }

@@ -21,6 +21,7 @@ struct PostFaults: Sendable {
     }
 
     private var drops: [String: Int] = [:]
+    private var duplicates: [String: Int] = [:]
     private var holds: [Hold] = []
     /// The posts held so far, oldest first.
     private(set) var held: [StoredMessage] = []
@@ -28,6 +29,19 @@ struct PostFaults: Sendable {
     /// Drops the next `count` posts of `contentType` (replacing what was left; 0 or less clears).
     mutating func drop(contentType: String, count: Int) {
         drops[contentType] = count > 0 ? count : nil
+    }
+
+    /// Stores the next `count` posts of `contentType` twice (replacing what was left; 0 or less
+    /// clears).
+    mutating func duplicate(contentType: String, count: Int) {
+        duplicates[contentType] = count > 0 ? count : nil
+    }
+
+    /// Whether a post of `contentType` that went through is stored a second time (counted).
+    mutating func takeDuplicate(contentType: String) -> Bool {
+        guard let left = duplicates[contentType] else { return false }
+        duplicates[contentType] = left > 1 ? left - 1 : nil
+        return true
     }
 
     /// Holds the posts matching `hold` from now on.

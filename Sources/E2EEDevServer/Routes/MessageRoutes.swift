@@ -110,6 +110,7 @@ struct MessageRoutes {
         try await state.publishAround(channelID: channelID, event: event) {
             try await state.database.write { db in try message.insert(db) }
         }
+        try await state.faults.duplicateIfAsked(message)
         return .json(answer, status: .created)
     }
 }

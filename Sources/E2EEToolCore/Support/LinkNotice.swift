@@ -49,6 +49,7 @@ struct LinkNotice: Encodable, Equatable {
         case "late_confirmation": "* \(reason ?? "?") confirmed a link that had already failed: nothing was kept; link it again if it is yours"
         case "linking_required": "* this account has a user key now: link this device to the primary (link start) before it sends"
         case "link_suggested": "* another device of this account carries a user key: if it is yours, link this device to it (link start)"
+        case "transfer": "* transfer \(reason ?? "?")"
         case "transfer_failed": "* WARNING: the transfer from the primary failed (\(reason ?? "?")): link again from the primary"
         case "certificate_not_logged":
             "* WARNING: our device \(reason ?? "?") lists a certificate under our key that this primary never logged (its file restored, or another holder)"
