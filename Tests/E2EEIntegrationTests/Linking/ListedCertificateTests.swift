@@ -10,34 +10,22 @@ extension IntegrationTests {
     /// listing: a linked device restored from a backup made before it adopted a recert.
     @Suite("A linked device's listed certificate")
     struct ListedCertificateTests {
-        /// The laptop's store file and key; each phase opens the store and closes it again.
+        /// The laptop's store file, its key, and where its backup is kept.
         struct LaptopFiles {
             let url: URL
             let copies: URL
             let key = StoreKey.random()
-            static let suffixes = ["", "-wal", "-shm"]
 
-            init(directory: URL) throws {
+            init(directory: URL) {
                 url = directory.appendingPathComponent("laptop.sqlite")
                 copies = directory.appendingPathComponent("laptop-backup", isDirectory: true)
-                try FileManager.default.createDirectory(at: copies, withIntermediateDirectories: true)
             }
 
             /// Copies the closed store with its side files.
-            func copy() throws {
-                for suffix in Self.suffixes where FileManager.default.fileExists(atPath: url.path + suffix) {
-                    try FileManager.default.copyItem(atPath: url.path + suffix, toPath: copies.appendingPathComponent("laptop.sqlite" + suffix).path)
-                }
-            }
+            func copy() throws { try OwnUserKeyScene.copyStore(at: url, to: copies) }
 
             /// Puts the copy back in place of the current files.
-            func restore() throws {
-                for suffix in Self.suffixes {
-                    try? FileManager.default.removeItem(atPath: url.path + suffix)
-                    let saved = copies.appendingPathComponent("laptop.sqlite" + suffix).path
-                    if FileManager.default.fileExists(atPath: saved) { try FileManager.default.copyItem(atPath: saved, toPath: url.path + suffix) }
-                }
-            }
+            func restore() throws { try OwnUserKeyScene.restoreStore(at: url, from: copies) }
         }
 
         @Test("a linked laptop restored from before it adopted its epoch-2 recert takes the listed certificate at start-up; its next upload keeps epoch 2 and Alice keeps sending to it")
@@ -45,7 +33,7 @@ extension IntegrationTests {
             try await MessagingHarness.with { harness in
                 let scene = try await OwnUserKeyScene.make(harness)
                 defer { scene.cleanUp() }
-                let files = try LaptopFiles(directory: scene.directory)
+                let files = LaptopFiles(directory: scene.directory)
                 var store = try KeyStore.open(at: files.url, key: files.key)
                 var laptop = try await Account.login(username: "bob", password: "password123", deviceName: "laptop", server: harness.client(store: store),
                                                      store: store, configuration: MessagingHarness.recipientConfiguration)
