@@ -25,7 +25,7 @@ extension Account {
                                                    in: ChannelID(state.channelID))
                 }
                 broadcaster.publish(.linking(.transferFailed(reason: reason)))
-                publishProgress(of: state)
+                await publishProgress(of: state)
             }
         }
         if let incoming = try? await store.incomingTransfers() {

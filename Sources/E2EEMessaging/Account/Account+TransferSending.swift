@@ -60,10 +60,11 @@ extension Account {
         defer { inputs.stop() }
         do {
             try await sendDue(machine.due(), &machine)
-            publishProgress(of: machine.state)
+            await publishProgress(of: machine.state)
             for await input in inputs.stream {
                 let now = configuration.now().microseconds
                 var actions: TransferSendMachine.Actions
+                let acknowledgedBefore = machine.state.highestAck
                 switch input {
                 case .tick:
                     guard try await stillRunning(machine.state.transferID, outgoing: true) else { return }
@@ -93,7 +94,9 @@ extension Account {
                 // What the window allows now (phase 2 just fixed adds its messages).
                 try await sendDue(machine.due(), &machine)
                 try await store.saveOutgoingTransfer(machine.state)
-                if !actions.send.isEmpty || actions.fixPhase2 { publishProgress(of: machine.state) }
+                if !actions.send.isEmpty || actions.fixPhase2 || machine.state.highestAck != acknowledgedBefore {
+                    await publishProgress(of: machine.state)
+                }
             }
         } catch {
             // Cancelled by the user (``TransferStopped``) or the store failed: the state stays as
@@ -172,7 +175,7 @@ extension Account {
         } else if let failure {
             broadcaster.publish(.linking(.transferFailed(reason: failure)))
         }
-        publishProgress(of: machine.state)
+        await publishProgress(of: machine.state)
     }
 
     /// Whether the stored transfer still runs (the user may have cancelled it).

@@ -72,9 +72,10 @@ extension Account {
         broadcaster.publish(.linking(.transfer(progress(of: state))))
     }
 
-    /// Publishes where an outgoing transfer stands.
-    func publishProgress(of state: OutgoingTransferState) {
-        let report = sendingProgress(of: state, acknowledgedRecords: nil)
+    /// Publishes where an outgoing transfer stands, with the records the new device has
+    /// acknowledged (read from the spool's per-chunk counts).
+    func publishProgress(of state: OutgoingTransferState) async {
+        let report = (try? await progress(of: state)) ?? sendingProgress(of: state, acknowledgedRecords: nil)
         broadcaster.publish(.linking(.transfer(report)))
     }
 
