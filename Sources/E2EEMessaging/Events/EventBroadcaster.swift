@@ -1,5 +1,3 @@
-import Foundation
-
 /// Fans account events out to any number of subscribers, each an `AsyncStream` that buffers
 /// up to `bufferLimit` events. A slow app never stalls the engine: a subscriber that does not
 /// read loses its oldest events — and is then told so, never silently: a
@@ -8,8 +6,8 @@ import Foundation
 /// store (matrix-rust-sdk's timeline does the same with `VectorDiff::Reset`). Thread-safe; the
 /// engine calls ``publish(_:)`` from any task.
 @_spi(Benchmarks) public final class EventBroadcaster: Sendable {
-    private let state = LockedSubscribers<AccountEvent>()
-    private let timelineObservers = LockedSubscribers<TimelineSignal>()
+    private let state = SubscriberTable<Subscriber<AccountEvent>>()
+    private let timelineObservers = SubscriberTable<Subscriber<TimelineSignal>>()
     private let bufferLimit: Int
     /// Wakes the readers of ``Account/pendingRecipientUpdates()`` whenever a published event may
     /// have changed who is held (and when the account decides about a device or member itself).
@@ -24,8 +22,7 @@ import Foundation
     /// or the consumer stops iterating.
     public func events() -> AsyncStream<AccountEvent> {
         let (stream, continuation) = AsyncStream<AccountEvent>.makeStream(bufferingPolicy: .bufferingNewest(bufferLimit))
-        let id = state.add(Subscriber(continuation: continuation, capacity: bufferLimit, gap: .reloadNeeded))
-        continuation.onTermination = { [state] _ in state.remove(id) }
+        state.add(Subscriber(continuation: continuation, capacity: bufferLimit, gap: .reloadNeeded), endingWith: continuation)
         return stream
     }
 
@@ -33,8 +30,7 @@ import Foundation
     func timelineSignals(bufferLimit: Int = 1_000) -> AsyncStream<TimelineSignal> {
         let limit = max(2, bufferLimit)
         let (stream, continuation) = AsyncStream<TimelineSignal>.makeStream(bufferingPolicy: .bufferingNewest(limit))
-        let id = timelineObservers.add(Subscriber(continuation: continuation, capacity: limit, gap: .gap))
-        continuation.onTermination = { [timelineObservers] _ in timelineObservers.remove(id) }
+        timelineObservers.add(Subscriber(continuation: continuation, capacity: limit, gap: .gap), endingWith: continuation)
         return stream
     }
 
@@ -140,38 +136,6 @@ private final class Subscriber<Element: Sendable & Equatable> {
             break
         @unknown default:
             break
-        }
-    }
-}
-
-/// The subscriber table behind a lock.
-private final class LockedSubscribers<Element: Sendable & Equatable>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var next = 0
-    private var subscribers: [Int: Subscriber<Element>] = [:]
-
-    func add(_ subscriber: Subscriber<Element>) -> Int {
-        lock.withLock {
-            next += 1
-            subscribers[next] = subscriber
-            return next
-        }
-    }
-
-    func remove(_ id: Int) {
-        lock.withLock { _ = subscribers.removeValue(forKey: id) }
-    }
-
-    /// Runs `body` on each subscriber while holding the lock (so one subscriber's deliveries
-    /// are never interleaved).
-    func forEach(_ body: (Subscriber<Element>) -> Void) {
-        lock.withLock { for subscriber in subscribers.values { body(subscriber) } }
-    }
-
-    func removeAll() -> [Subscriber<Element>] {
-        lock.withLock {
-            defer { subscribers.removeAll() }
-            return Array(subscribers.values)
         }
     }
 }
