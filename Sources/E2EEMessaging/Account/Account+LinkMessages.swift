@@ -31,7 +31,8 @@ extension Account {
     /// our own listing shows with a verified bundle, trusted here or not (a new device links
     /// before anything trusts it).
     /// - Throws: ``MessagingError/unknownRecipient(deviceID:)`` for a device our listing does
-    ///   not show or that this primary removed, ``MessagingError/encryptionFailed(_:)``, ``ServerError``, key store errors.
+    ///   not show or that this primary removed, ``MessagingError/encryptionFailed(_:)``, ``ServerError`` (also from the
+    ///   renewal of keys after a rollback, docs/spec/protocol.md §3.12), key store errors.
     /// Returns the queued entry (its `content` is the envelope a resend posts again).
     @discardableResult
     func sendLinkMessage(_ plaintext: LinkPlaintext, to deviceID: DeviceID, in channelID: ChannelID) async throws -> OutboxMessage {
@@ -40,6 +41,10 @@ extension Account {
         var target = try await directory.devices(of: userID).first { $0.deviceID == deviceID }
         if target == nil { target = try await directory.devices(of: userID, refresh: true).first { $0.deviceID == deviceID } }
         guard let target else { throw MessagingError.unknownRecipient(deviceID: deviceID) }
+        // §3.12 holds for link messages too: after a rollback nothing leaves before the keys are
+        // renewed, so the other device hears of it in a new session — never in one this store
+        // has dropped, which would leave every answer of the other device undecryptable here.
+        try await renewKeysIfRolledBack()
         let entry = try await composer.queueLinkMessage(plaintext, to: target, in: channelID)
         await outbox.kick(channelID: ChannelID(stored: entry.channelID))
         return entry

@@ -64,7 +64,7 @@ extension IntegrationTests {
             }
         }
 
-        @Test("K35's rule on the other side: a rollback the new device finds (a post of its own it never sent) fails the transfer on both")
+        @Test("K35's rule on the other side: a rollback the new device finds (a post of its own it never sent) fails the transfer on both, and a retry completes it")
         func rollbackOnNewDevice() async throws {
             try await MessagingHarness.with { harness in
                 var scene = try await OwnUserKeyScene.make(harness)
@@ -92,6 +92,13 @@ extension IntegrationTests {
                     let received = try await laptop.transfers().first { $0.id == started.id }
                     return Self.failed(sent) && Self.failed(received)
                 }
+                let retried = try await scene.bob.retryTransfer(to: laptop.deviceID)
+                try await TransferIntegrationTests.pump(scene.bob, laptop, "the retry after the laptop's rollback") {
+                    try await laptop.transfers().contains { $0.id == retried && $0.state == .done }
+                }
+                #expect(try await scene.bob.transfers().first { $0.id == retried }?.state == .done)
+                _ = try await laptop.refreshChannels()
+                #expect(try await laptop.channelRequests().isEmpty, "the retried trust part was imported")
                 await laptop.shutdown()
                 await scene.bob.shutdown()
                 await scene.alice.shutdown()
