@@ -233,7 +233,7 @@ actor LinkDriver {
     /// The primary's grant: the certificate issued and logged, the transfer channel created,
     /// the grant sent; its fate is the ledger's.
     private func grant(to party: LinkParty, requestID: WireUUID) async throws {
-        let certificate = try await context.issuer.issueGrantCertificate(for: party)
+        let certificate = try await context.account.issueGrantCertificate(for: party)
         #if DEBUG
         context.account.configuration.testCrash(at: .grantLogged)
         #endif
@@ -273,7 +273,7 @@ actor LinkDriver {
             case .keep(let device):
                 // Kept: the primary renews it from now on and sends it the trust part; on this end the link is done.
                 // A device removed meanwhile is never kept (§10.14): the link failed.
-                guard (try? await context.issuer.keep(device)) == true else {
+                guard (try? await context.account.keepGrantedDevice(device)) == true else {
                     show(.cancelled(.refusedByUser))
                     continue
                 }
