@@ -74,6 +74,9 @@ enum LinkConversation {
         case linked
         case cancelled(LinkCancelReason)
         case transferFailed(String)
+        /// The primary's store is behind its file's trust counter: the transfer to the device is
+        /// held until the user confirms (docs/spec/protocol.md §11.3).
+        case trustStateUnconfirmed(DeviceID)
         case session(ConnectedSession.Ending)
     }
 
@@ -122,6 +125,8 @@ enum LinkConversation {
             throw ToolError(.linkFailed, "the link was cancelled (\(describe(reason))): start again on both devices")
         case .transferFailed(let reason):
             throw ToolError(.linkFailed, "linked, but the transfer of the primary's trust decisions failed (\(reason)): link again")
+        case .trustStateUnconfirmed(let device):
+            throw trustStateUnconfirmed(device, linked: true)
         case .session(let ending):
             if let failure = ConnectedSession.failure(for: ending) { throw failure }
             throw ToolError(.timedOut, "the link did not finish before the timeout")
@@ -169,6 +174,8 @@ enum LinkConversation {
             case (.trustSent, .primary(_)):
                 console.progress("the new device has this device's trust decisions")
                 return .linked
+            case (.trustStateUnconfirmed(let device), .primary(_)):
+                return .trustStateUnconfirmed(device)
             case (.transferFailed(let reason), _):
                 return .transferFailed(reason)
             case (.transfer(let progress), _):
@@ -178,6 +185,16 @@ enum LinkConversation {
             }
         }
         return .transferFailed("the account stopped")
+    }
+
+    /// The error of a transfer held because this primary's store is behind its file (§11.3):
+    /// what to check, then the two commands that send the decisions.
+    static func trustStateUnconfirmed(_ device: DeviceID, linked: Bool) -> ToolError {
+        ToolError(.linkFailed, """
+            \(linked ? "linked, but nothing was sent: " : "nothing was sent: ")this device's store is older than its primary file \
+            (restored from an older copy?), so decisions made since may be missing from it. Check your channels, members, \
+            devices and contacts' keys, redo what is missing, then run user-key confirm-trust and transfer retry \(device.rawValue)
+            """)
     }
 
     static func describe(_ reason: LinkCancelReason) -> String {

@@ -71,10 +71,13 @@ struct OwnUserKeyOutput: Encodable {
     let legacyDevices: [Legacy]
     /// `anotherHolder`, `restoredFile`, `fileMissing`, `resetElsewhere`, or absent.
     let issuingStopped: String?
+    /// On the primary: its store is behind its primary file's trust counter, and no transfer
+    /// sends until the user confirms (`user-key confirm-trust`).
+    let trustStateUnconfirmed: Bool
 
     enum CodingKeys: String, CodingKey {
         case deviceID = "device_id", role, key, epoch, notAfter = "not_after", primary, legacyDevices = "legacy_devices"
-        case issuingStopped = "issuing_stopped"
+        case issuingStopped = "issuing_stopped", trustStateUnconfirmed = "trust_state_unconfirmed"
     }
 
     init(_ status: OwnUserKeyStatus, device: DeviceID) {
@@ -86,6 +89,7 @@ struct OwnUserKeyOutput: Encodable {
         primary = status.primary?.rawValue
         legacyDevices = status.legacyDevices.map { Legacy(deviceID: $0.deviceID.rawValue, lapsesAt: UserKeyOutput.date($0.lapsesAt)) }
         issuingStopped = status.issuingStopped?.rawValue
+        trustStateUnconfirmed = status.trustStateUnconfirmed
     }
 
     /// The text form.
@@ -96,6 +100,9 @@ struct OwnUserKeyOutput: Encodable {
         if let primary { lines.append("primary: \(primary)\(primary == deviceID ? " (this device)" : "")") }
         for legacy in legacyDevices { lines.append("legacy own device \(legacy.deviceID): a recipient until \(legacy.lapsesAt) unless linked") }
         if let issuingStopped { lines.append("* WARNING: issuing stopped (\(issuingStopped)): reset the user key") }
+        if trustStateUnconfirmed {
+            lines.append("* trust state unconfirmed: this store is older than its primary file; check your decisions, then user-key confirm-trust")
+        }
         return lines
     }
 }

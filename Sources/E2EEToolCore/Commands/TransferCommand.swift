@@ -63,6 +63,8 @@ struct TransferCommand: AsyncParsableCommand {
                 try console.result(TransferRetryResult(device: device.rawValue, done: true)) { "done: \(device.rawValue) has this device's trust decisions" }
             case .transferFailed(let reason):
                 throw ToolError(.linkFailed, "the transfer failed (\(reason)): retry again")
+            case .trustStateUnconfirmed(let held):
+                throw LinkConversation.trustStateUnconfirmed(held, linked: false)
             case .cancelled(let reason):
                 throw ToolError(.linkFailed, "the transfer was cancelled (\(LinkConversation.describe(reason)))")
             case .session(let ending):
@@ -77,6 +79,7 @@ struct TransferCommand: AsyncParsableCommand {
                 switch link {
                 case .trustSent: return .linked
                 case .transferFailed(let reason): return .transferFailed(reason)
+                case .trustStateUnconfirmed(let device): return .trustStateUnconfirmed(device)
                 case .transfer(let progress): console.progress("transfer " + TransferLine(progress).text)
                 default: continue
                 }

@@ -15,7 +15,7 @@ struct UserKeyCommand: AsyncParsableCommand {
             (safety-number <user-id> --key <fingerprint> | --no-key).
             """,
         subcommands: [UserKeyShowCommand.self, Accept.self, Pin.self, Verify.self, Forget.self, UserKeyCreateCommand.self, UserKeyStatusCommand.self,
-                      UserKeyStopCommand.self, UserKeyResetCommand.self, UserKeyTakeOverCommand.self]
+                      UserKeyStopCommand.self, UserKeyResetCommand.self, UserKeyTakeOverCommand.self, UserKeyConfirmTrustCommand.self]
     )
 
     /// Runs `decide` for `userID`, then prints the user's key as it now stands, under `decision`.

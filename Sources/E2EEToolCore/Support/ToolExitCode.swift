@@ -32,7 +32,9 @@ public enum ToolExitCode: Int32, CaseIterable, Sendable, Codable {
     /// out with a later `send`, `history` or `listen` on the same store (docs/spec/sync.md "Outbox").
     case queued = 13
     /// `link start|accept`: the link was cancelled (a wrong code, a refusal, a second request,
-    /// ten minutes without progress) or its transfer failed; start again on both devices.
+    /// ten minutes without progress) or its transfer failed; start again on both devices. Also
+    /// `link accept` and `transfer retry` when the primary's store is older than its primary file
+    /// (nothing sent until `user-key confirm-trust`).
     case linkFailed = 14
     /// `user-key …`: only the primary device of the user key can do this, and this device is
     /// not it.
