@@ -58,13 +58,9 @@ extension ToolTests {
         /// Links the laptop to the phone as the walk-through does: each process's code typed into the other.
         static func link(phoneStore: String, laptop: ToolUser, harness: ToolHarness) async throws {
             let phone = try harness.startTyping("link", "accept", "--store", phoneStore, "--timeout", "120")
-            #expect(await phone.wait { $0.stderr.contains("waiting for a request") }, "\(phone.output.value.summary)")
-            let newDevice = try harness.startTyping("link", "start", "--store", laptop.store, "--timeout", "120")
-            let laptopCode = try #require(await LinkCommandTests.code(printedBy: newDevice), "\(newDevice.output.value.summary)")
-            #expect(await phone.wait { $0.stderr.contains("type the code your other device shows") }, "\(phone.output.value.summary)")
-            phone.type(laptopCode)
-            let phoneCode = try #require(await LinkCommandTests.code(printedBy: phone), "\(phone.output.value.summary)")
-            newDevice.type(phoneCode)
+            let (newDevice, _, _) = try await LinkCommandTests.typeCodes(phone: phone) {
+                try harness.startTyping("link", "start", "--store", laptop.store, "--timeout", "120")
+            }
             let laptopEnd = await newDevice.finish(limit: .seconds(90))
             let phoneEnd = await phone.finish(limit: .seconds(90))
             #expect(laptopEnd.exit?.status == 0 && phoneEnd.exit?.status == 0, "\(laptopEnd.summary)\n\(phoneEnd.summary)")

@@ -35,13 +35,9 @@ extension ToolTests {
 
                 // Linking again goes through.
                 let again = try harness.startTyping("link", "accept", "--store", phoneStore, "--timeout", "120")
-                #expect(await again.wait { $0.stderr.contains("waiting for a request") })
-                let retry = try harness.startTyping("link", "start", "--store", laptop.store, "--timeout", "120")
-                let code = try #require(await LinkCommandTests.code(printedBy: retry), "\(retry.output.value.summary)")
-                #expect(await again.wait { $0.stderr.contains("type the code your other device shows") })
-                again.type(code)
-                let phoneCode = try #require(await LinkCommandTests.code(printedBy: again), "\(again.output.value.summary)")
-                retry.type(phoneCode)
+                let (retry, _, _) = try await LinkCommandTests.typeCodes(phone: again) {
+                    try harness.startTyping("link", "start", "--store", laptop.store, "--timeout", "120")
+                }
                 let phoneEnd = await again.finish(limit: .seconds(90))
                 let laptopEnd = await retry.finish(limit: .seconds(90))
                 #expect(phoneEnd.exit?.status == 0, "\(phoneEnd.summary)")

@@ -13,14 +13,10 @@ extension ToolTests {
                 let (phoneStore, laptop) = try await Self.phoneAndLaptop(harness)
 
                 let phone = try harness.startTyping("link", "accept", "--store", phoneStore, "--timeout", "120")
-                #expect(await phone.wait { $0.stderr.contains("waiting for a request") }, "\(phone.output.value.summary)")
-                let newDevice = try harness.startTyping("link", "start", "--store", laptop.store, "--timeout", "120")
-                let laptopCode = try #require(await Self.code(printedBy: newDevice), "\(newDevice.output.value.summary)")
-                #expect(await phone.wait { $0.stderr.contains("type the code your other device shows") }, "\(phone.output.value.summary)")
-                phone.type(laptopCode)
-                let phoneCode = try #require(await Self.code(printedBy: phone), "\(phone.output.value.summary)")
+                let (newDevice, laptopCode, phoneCode) = try await Self.typeCodes(phone: phone) {
+                    try harness.startTyping("link", "start", "--store", laptop.store, "--timeout", "120")
+                }
                 #expect(phoneCode != laptopCode)
-                newDevice.type(phoneCode)
 
                 let laptopEnd = await newDevice.finish(limit: .seconds(90))
                 let phoneEnd = await phone.finish(limit: .seconds(90))
@@ -79,6 +75,22 @@ extension ToolTests {
             let keys = try await harness.tool("keys", "bootstrap", "--store", phoneStore)
             guard keys.status == 0 else { throw HarnessError.toolFailed(keys.summary) }
             return (phoneStore, try await UserKeyCommandTests.login(harness, "bob", store: "bob-laptop"))
+        }
+
+        /// The ceremony as the walk-through types it: waits until `phone` (a `link accept`)
+        /// listens, starts the new device's `link start` with `startNewDevice`, and types each
+        /// process's code into the other. Returns the new device's process and both codes; the
+        /// link then runs on.
+        static func typeCodes(phone: LiveToolProcess, startNewDevice: () throws -> LiveToolProcess) async throws
+            -> (newDevice: LiveToolProcess, laptopCode: String, phoneCode: String) {
+            #expect(await phone.wait { $0.stderr.contains("waiting for a request") }, "\(phone.output.value.summary)")
+            let newDevice = try startNewDevice()
+            let laptopCode = try #require(await code(printedBy: newDevice), "\(newDevice.output.value.summary)")
+            #expect(await phone.wait { $0.stderr.contains("type the code your other device shows") }, "\(phone.output.value.summary)")
+            phone.type(laptopCode)
+            let phoneCode = try #require(await code(printedBy: phone), "\(phone.output.value.summary)")
+            newDevice.type(phoneCode)
+            return (newDevice, laptopCode, phoneCode)
         }
 
         /// The six-digit code a `link` process printed (`code: 123456`).

@@ -16,10 +16,8 @@ extension IntegrationTests {
                 var scene = try await OwnUserKeyScene.make(harness)
                 defer { scene.cleanUp() }
                 // The copy: the store and the primary file as they are before the laptop is linked.
-                let backup = scene.directory.appendingPathComponent("backup", isDirectory: true)
-                try await scene.reopenBob { try OwnUserKeyScene.copyStore(at: $0, to: backup) }
-                let olderFile = try Data(contentsOf: scene.primaryFile.url)
-                let olderLog = try scene.fileContents().logCount
+                let copy = try await Self.copyFileAndStore(&scene)
+                let olderLog = copy.logCount
 
                 // The primary issues the laptop a certificate (logged in the file), which the server lists.
                 let laptop = try await harness.login("bob", configuration: MessagingHarness.recipientConfiguration)
@@ -27,15 +25,8 @@ extension IntegrationTests {
                 #expect(try scene.fileContents().logCount == olderLog + 1, "setting up: the laptop's certificate is logged")
                 #expect(try await laptop.ownUserKey().role == .linked)
 
-                // Both restored; the start-up renewal is kept from reading the file, so the test
-                // watches the renewal that follows.
-                scene.keychain.withhold(true)
-                let fileURL = scene.primaryFile.url
-                try await scene.reopenBob { url in
-                    try OwnUserKeyScene.restoreStore(at: url, from: backup)
-                    try olderFile.write(to: fileURL)
-                }
-                scene.keychain.withhold(false)
+                // Both restored.
+                try await Self.restore(copy, into: &scene)
                 #expect(try scene.fileContents().logCount == olderLog, "setting up: the older file")
                 let listedBefore = try await scene.listedCertificate()
                 let events = EventLog(scene.bob)
@@ -70,10 +61,8 @@ extension IntegrationTests {
                 let granted = try #require(try await laptop.ownUserKey().notAfter)
 
                 // The copy, with the laptop's first certificate in its log.
-                let backup = scene.directory.appendingPathComponent("backup", isDirectory: true)
-                try await scene.reopenBob { try OwnUserKeyScene.copyStore(at: $0, to: backup) }
-                let olderFile = try Data(contentsOf: scene.primaryFile.url)
-                let olderLog = try scene.fileContents().logCount
+                let copy = try await Self.copyFileAndStore(&scene)
+                let olderLog = copy.logCount
 
                 // Eight days on, the primary renews the laptop, which adopts and republishes it.
                 try await scene.restartBob(offset: 8 * Self.day)
@@ -88,13 +77,7 @@ extension IntegrationTests {
                 #expect(adopted, "setting up: the laptop adopted its newer certificate")
                 let newer = try #require(try await KeptRenewalTests.listedCertificate(of: laptop, harness: harness))
 
-                scene.keychain.withhold(true)
-                let fileURL = scene.primaryFile.url
-                try await scene.reopenBob { url in
-                    try OwnUserKeyScene.restoreStore(at: url, from: backup)
-                    try olderFile.write(to: fileURL)
-                }
-                scene.keychain.withhold(false)
+                try await Self.restore(copy, into: &scene)
                 let restored = try scene.fileContents()
                 #expect(restored.logCount == olderLog)
                 #expect(!restored.logs(certificate: newer.bytes), "setting up: the restored log lacks the laptop's newer certificate")
@@ -111,5 +94,32 @@ extension IntegrationTests {
         }
 
         static let day: Int64 = 86_400
+
+        /// The primary's store and file as a backup holds them.
+        struct Copy {
+            let backup: URL
+            let file: Data
+            /// The certificates the copied file logs.
+            let logCount: UInt64
+        }
+
+        /// Copies Bob's primary store and file aside (the store closed while it is copied).
+        static func copyFileAndStore(_ scene: inout OwnUserKeyScene) async throws -> Copy {
+            let backup = scene.directory.appendingPathComponent("backup", isDirectory: true)
+            try await scene.reopenBob { try OwnUserKeyScene.copyStore(at: $0, to: backup) }
+            return Copy(backup: backup, file: try Data(contentsOf: scene.primaryFile.url), logCount: try scene.fileContents().logCount)
+        }
+
+        /// Puts `copy` back, store and file; the start-up renewal is kept from reading the file,
+        /// so a test watches the renewal that follows.
+        static func restore(_ copy: Copy, into scene: inout OwnUserKeyScene) async throws {
+            scene.keychain.withhold(true)
+            let fileURL = scene.primaryFile.url
+            try await scene.reopenBob { url in
+                try OwnUserKeyScene.restoreStore(at: url, from: copy.backup)
+                try copy.file.write(to: fileURL)
+            }
+            scene.keychain.withhold(false)
+        }
     }
 }

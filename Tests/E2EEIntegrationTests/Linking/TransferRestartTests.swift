@@ -46,18 +46,7 @@ extension IntegrationTests {
                 let events = EventLog(scene.bob)
                 try await scene.bob.sync()
                 #expect(await events.all().contains { if case .rollbackDetected = $0 { true } else { false } }, "the primary finds its own post it never sent")
-                try await TransferIntegrationTests.pump(scene.bob, laptop, "the failure on both sides") {
-                    let sent = try await scene.bob.transfers().first { $0.id == transfer.transferID }
-                    let received = try await laptop.transfers().first { $0.id == transfer.transferID }
-                    return Self.failed(sent) && Self.failed(received)
-                }
-                let retried = try await scene.bob.retryTransfer(to: laptop.deviceID)
-                try await TransferIntegrationTests.pump(scene.bob, laptop, "the retry") {
-                    try await laptop.transfers().contains { $0.id == retried && $0.state == .done }
-                }
-                #expect(try await scene.bob.transfers().first { $0.id == retried }?.state == .done)
-                _ = try await laptop.refreshChannels()
-                #expect(try await laptop.channelRequests().isEmpty, "the retried trust part was imported")
+                try await Self.failsOnBothThenRetryCompletes(primary: scene.bob, laptop: laptop, transferID: transfer.transferID)
                 await laptop.shutdown()
                 await scene.bob.shutdown()
                 await scene.alice.shutdown()
@@ -87,22 +76,28 @@ extension IntegrationTests {
                 let events = EventLog(laptop)
                 try await laptop.sync()
                 #expect(await events.all().contains { if case .rollbackDetected = $0 { true } else { false } }, "the laptop finds a rollback")
-                try await TransferIntegrationTests.pump(scene.bob, laptop, "the failure on both sides") {
-                    let sent = try await scene.bob.transfers().first { $0.id == started.id }
-                    let received = try await laptop.transfers().first { $0.id == started.id }
-                    return Self.failed(sent) && Self.failed(received)
-                }
-                let retried = try await scene.bob.retryTransfer(to: laptop.deviceID)
-                try await TransferIntegrationTests.pump(scene.bob, laptop, "the retry after the laptop's rollback") {
-                    try await laptop.transfers().contains { $0.id == retried && $0.state == .done }
-                }
-                #expect(try await scene.bob.transfers().first { $0.id == retried }?.state == .done)
-                _ = try await laptop.refreshChannels()
-                #expect(try await laptop.channelRequests().isEmpty, "the retried trust part was imported")
+                try await Self.failsOnBothThenRetryCompletes(primary: scene.bob, laptop: laptop, transferID: started.id)
                 await laptop.shutdown()
                 await scene.bob.shutdown()
                 await scene.alice.shutdown()
             }
+        }
+
+        /// Pumps until the transfer `transferID` failed on both sides, then retries it from the
+        /// primary and pumps until the new transfer is done on both, its trust part imported.
+        static func failsOnBothThenRetryCompletes(primary: Account, laptop: Account, transferID: String) async throws {
+            try await TransferIntegrationTests.pump(primary, laptop, "the failure on both sides") {
+                let sent = try await primary.transfers().first { $0.id == transferID }
+                let received = try await laptop.transfers().first { $0.id == transferID }
+                return Self.failed(sent) && Self.failed(received)
+            }
+            let retried = try await primary.retryTransfer(to: laptop.deviceID)
+            try await TransferIntegrationTests.pump(primary, laptop, "the retry") {
+                try await laptop.transfers().contains { $0.id == retried && $0.state == .done }
+            }
+            #expect(try await primary.transfers().first { $0.id == retried }?.state == .done)
+            _ = try await laptop.refreshChannels()
+            #expect(try await laptop.channelRequests().isEmpty, "the retried trust part was imported")
         }
 
         static func failed(_ progress: TransferProgress?) -> Bool {

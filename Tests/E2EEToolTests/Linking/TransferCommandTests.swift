@@ -19,14 +19,10 @@ extension ToolTests {
 
                 let phone = try LiveToolProcess(["link", "accept", "--store", phoneStore, "--timeout", "150"], environment: phoneEnvironment,
                                                 in: harness.directory, typing: true)
-                #expect(await phone.wait { $0.stderr.contains("waiting for a request") }, "\(phone.output.value.summary)")
-                let newDevice = try LiveToolProcess(["link", "start", "--store", laptop.store, "--timeout", "120"], environment: crashing,
-                                                    in: harness.directory, typing: true)
-                let laptopCode = try #require(await LinkCommandTests.code(printedBy: newDevice), "\(newDevice.output.value.summary)")
-                #expect(await phone.wait { $0.stderr.contains("type the code your other device shows") }, "\(phone.output.value.summary)")
-                phone.type(laptopCode)
-                let phoneCode = try #require(await LinkCommandTests.code(printedBy: phone), "\(phone.output.value.summary)")
-                newDevice.type(phoneCode)
+                let (newDevice, _, _) = try await LinkCommandTests.typeCodes(phone: phone) {
+                    try LiveToolProcess(["link", "start", "--store", laptop.store, "--timeout", "120"], environment: crashing,
+                                        in: harness.directory, typing: true)
+                }
 
                 let firstEnd = await newDevice.finish(limit: .seconds(60))
                 #expect(firstEnd.exit?.bySignal == true, "killed at the first chunk's commit: \(firstEnd.summary)")

@@ -38,14 +38,10 @@ extension ToolTests {
 
                 var phone = try LiveToolProcess(["link", "accept", "--store", scene.phoneStore, "--history", "all", "--timeout", "1800"],
                                                 environment: phoneEnvironment, in: harness.directory, typing: true)
-                #expect(await phone.wait { $0.stderr.contains("waiting for a request") }, "\(phone.output.value.summary)")
-                var laptop = try LiveToolProcess(["link", "start", "--store", scene.laptop.store, "--timeout", "1800"],
-                                                 environment: harness.environment(), in: harness.directory, typing: true)
-                let laptopCode = try #require(await LinkCommandTests.code(printedBy: laptop), "\(laptop.output.value.summary)")
-                #expect(await phone.wait { $0.stderr.contains("type the code your other device shows") }, "\(phone.output.value.summary)")
-                phone.type(laptopCode)
-                let phoneCode = try #require(await LinkCommandTests.code(printedBy: phone), "\(phone.output.value.summary)")
-                laptop.type(phoneCode)
+                var laptop = try await LinkCommandTests.typeCodes(phone: phone) {
+                    try LiveToolProcess(["link", "start", "--store", scene.laptop.store, "--timeout", "1800"],
+                                        environment: harness.environment(), in: harness.directory, typing: true)
+                }.newDevice
 
                 // The faults start once the new device committed its first records.
                 let first = await laptop.wait(limit: .seconds(120)) { (Self.progress($0)?.done ?? 0) > 0 }

@@ -1,6 +1,5 @@
 import E2EECrypto
 @_spi(StoreInternals) import E2EEKeyStore
-import Foundation
 
 extension Account {
     /// A linked device whose store is behind its own listing — a store restored from a backup
@@ -12,21 +11,16 @@ extension Account {
     /// primary: a certificate is public. Run at start-up; a listing that cannot be read changes
     /// nothing.
     func adoptListedCertificate() async {
-        let store = self.store
-        guard var record = try? await store.read({ db in try store.ownUserKeyStore.load(db) }), record.role == .linked,
-              let userKey = record.userKey, let subject = try? adoptionSubject(),
+        guard var adoption = await linkedCertificateAdoption(),
               let listed = try? await api.bundle(deviceID: deviceID),
               let bundle = try? PrekeyBundle(deviceID: listed.deviceID.rawValue, identityKey: listed.identityKey, signedPreKey: listed.signedPreKey,
                                              signedPreKeySignature: listed.signedPreKeySignature, oneTimePreKey: listed.oneTimePreKey),
               bundle.identity == device.identity.publicIdentity else { return }
         let certificate = bundle.certificate
-        let storedCertificate = record.certificate.flatMap { try? DeviceCertificate(bytes: $0) }
-        let stored = CertificateAdoption.Stored(userKey: userKey, epoch: record.epoch, notAfter: storedCertificate?.notAfter)
-        guard let (clock, _) = try? await primaryIssuer.advanceClock(),
-              CertificateAdoption.adopts(certificate, subject: subject, stored: stored, clock: clock) else { return }
-        record.certificate = certificate.bytes
-        record.epoch = certificate.epoch
-        let updated = record, time = configuration.now()
+        guard adoption.adopts(certificate) else { return }
+        adoption.record.certificate = certificate.bytes
+        adoption.record.epoch = certificate.epoch
+        let store = self.store, updated = adoption.record, time = configuration.now()
         do {
             try await store.write { db in
                 try store.ownUserKeyStore.store(updated, db)
@@ -35,7 +29,6 @@ extension Account {
         } catch {
             return
         }
-        await directory.invalidate()
-        broadcaster.publish(.linking(.certificateRenewed(notAfter: Date(timeIntervalSince1970: TimeInterval(certificate.notAfter)))))
+        await adopted(certificate)
     }
 }
