@@ -19,6 +19,10 @@ struct Delivery {
     /// The catch-up of every channel this REST batch belongs to (nil for a frame): the sync
     /// engine catches the channels of one catch-up up side by side, so their batches overlap.
     var round: Int? = nil
+    /// For a frame the socket buffered during a catch-up (a row posted while it ran), that
+    /// catch-up's round: such frames wait in the delegate queue together and reach the sync
+    /// engine in one call. Nil for a live frame, which arrives on its own.
+    var burst: Int? = nil
 }
 
 /// How the traffic reaches the device, simulated the way `SyncEngine` and `HistoryCatchUp`
@@ -49,7 +53,7 @@ enum DeliverySchedule {
             let buffered = simulation.posted
             simulation.post(Int(random.next(upTo: 21)))
             simulation.catchUpAll(visible: buffered + Int(random.next(upTo: UInt64(simulation.posted - buffered + 1))))
-            for row in buffered..<simulation.posted { simulation.frame(row) }
+            for row in buffered..<simulation.posted { simulation.frame(row, burst: simulation.rounds) }
             // Live for 5–15 frames, with the follow-up catch-up somewhere among them.
             let live = 5 + Int(random.next(upTo: 11))
             let followUp = Int(random.next(upTo: UInt64(live + 1)))
@@ -100,8 +104,8 @@ private struct Simulation {
     }
 
     /// The socket delivers row `index` (one `message.new` frame).
-    mutating func frame(_ index: Int) {
-        deliver(channel: traffic.rows[index].channel, pages: [], rows: [index], isSocketFrame: true)
+    mutating func frame(_ index: Int, burst: Int? = nil) {
+        deliver(channel: traffic.rows[index].channel, pages: [], rows: [index], isSocketFrame: true, burst: burst)
     }
 
     /// Every channel paged back over the rows posted before `visible` (global index).
@@ -126,12 +130,12 @@ private struct Simulation {
         }
     }
 
-    private mutating func deliver(channel: Int, pages: [Delivery.Page], rows: [Int], isSocketFrame: Bool, round: Int? = nil) {
+    private mutating func deliver(channel: Int, pages: [Delivery.Page], rows: [Int], isSocketFrame: Bool, round: Int? = nil, burst: Int? = nil) {
         for index in rows {
             if known[index] { duplicates += 1 }
             known[index] = true
         }
-        deliveries.append(Delivery(channel: channel, pages: pages, rows: rows, isSocketFrame: isSocketFrame, round: round))
+        deliveries.append(Delivery(channel: channel, pages: pages, rows: rows, isSocketFrame: isSocketFrame, round: round, burst: burst))
     }
 
     /// The deliveries with `count` socket frames sent a second time, right after the first,

@@ -117,10 +117,12 @@ struct IngestTally {
 
 /// Feeds the deliveries' bytes to the account exactly as the transport and `SyncEngine` hand
 /// them over: a catch-up's REST batches (each channel's page bodies decoded and admitted in one
-/// call) side by side, at most ``overlappingCatchUps`` at a time, then each socket frame's text
-/// decoded and admitted on its own, in order — through `Account.admitPages` and
-/// `Account.admitFrame`, which decode as the HTTP client and the connection decode and then take
-/// the account's one way in for posted messages. The decoding is timed with the ingest.
+/// call) side by side, at most ``overlappingCatchUps`` at a time, then the socket frames: those
+/// buffered during the catch-up, which queued up meanwhile, decoded and admitted as the sync
+/// engine takes them from the delegate queue (one call, each channel's messages together, in
+/// order), each live frame on its own — through
+/// `Account.admitPages` and `Account.admitFrames`, which decode as the HTTP client and the
+/// connection decode and then take the account's one way in for posted messages. The decoding is timed with the ingest.
 enum IngestRun {
     /// `SyncEngine.overlappingCatchUps`.
     static let overlappingCatchUps = 4
@@ -133,10 +135,20 @@ enum IngestRun {
         while index < deliveries.count {
             let start = clock.now
             if deliveries[index].isSocketFrame {
-                tally.count(try await admit(index, input: input, account: account))
+                // The frames buffered during a catch-up wait in the connection's delegate queue
+                // together and reach the sync engine as one call; a live frame comes alone.
+                var end = index + 1
+                if let burst = deliveries[index].burst {
+                    while end < deliveries.count, deliveries[end].isSocketFrame, deliveries[end].burst == burst { end += 1 }
+                }
+                let frames = try (index..<end).map { delivery -> (text: String, channel: ReceivingChannel) in
+                    guard case .frame(let text) = input.bytes[delivery] else { throw SetupFailed("delivery \(delivery) is not a frame") }
+                    return (text, input.traffic.channels[deliveries[delivery].channel])
+                }
+                try await account.admitFrames(frames).forEach { tally.count($0) }
                 tally.frameCalls += 1
                 tally.frameTime += clock.now - start
-                index += 1
+                index = end
                 continue
             }
             var end = index + 1

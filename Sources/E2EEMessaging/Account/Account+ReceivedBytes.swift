@@ -49,6 +49,34 @@ extension Account {
         }
     }
 
+    /// Admits socket frames that arrived in a row, as the sync engine admits the messages that
+    /// queued up in the connection's delegate queue (``SyncEngine/received(messages:)``): each
+    /// frame decoded as ``admitFrame(_:channel:)`` decodes it, then the `message.new` ones grouped
+    /// by channel, each group in arrival order in one call of the account's one way in.
+    ///
+    /// Not API: as ``admitFrame(_:channel:)``, for the ingest benchmark.
+    /// - Returns: per channel group, ``ReceivedBytesResult/admitted(_:)``; per frame that is not
+    ///   `message.new`, ``ReceivedBytesResult/otherEvent(_:)`` or
+    ///   ``ReceivedBytesResult/undecodable(reason:byteCount:)``.
+    /// - Throws: as ``admitFrame(_:channel:)``.
+    @_spi(Benchmarks) public nonisolated func admitFrames(_ frames: [(text: String, channel: ReceivingChannel)]) async throws -> [ReceivedBytesResult] {
+        var results: [ReceivedBytesResult] = []
+        var messages: [(message: ServerMessage, channel: ReceivingChannel)] = []
+        for frame in frames {
+            switch RealtimeEventDecoder().decode(frame.text) {
+            case .event(.messageNew(let message)): messages.append((message, frame.channel))
+            case .event(let event): results.append(.otherEvent(event))
+            case .malformedFrame(let reason, let byteCount): results.append(.undecodable(reason: reason, byteCount: byteCount))
+            case .closed: results.append(.undecodable(reason: "not a frame", byteCount: frame.text.utf8.count))
+            }
+        }
+        for (_, group) in MessagesByChannel.group(messages, by: \.channel.id) {
+            guard let channel = group.first?.channel else { continue }
+            results.append(.admitted(try await admit(group.map(\.message), channel: channel)))
+        }
+        return results
+    }
+
     /// Admits one REST page's JSON body (`GET /channels/{id}/messages`) as the HTTP client
     /// receives it: decoded as ``MessagePage`` with a `JSONDecoder`, as the client decodes
     /// every answer, then handed to the account's one way in, in `channel`.

@@ -18,6 +18,10 @@ package protocol ConnectionDelegate: AnyObject, Sendable {
     /// One event from the socket, in arrival order. Events are hints (docs/spec/server-api.md): dedupe by id.
     func received(_ event: RealtimeEvent) async
 
+    /// New messages one socket delivered in a row, in arrival order (those that queued up while
+    /// the delegate was busy). By default each is handed over as its own `message.new` event.
+    func received(messages: [ServerMessage]) async
+
     /// One REST poll while the socket is down (every ``ConnectionPolicy/pollInterval``).
     /// - Throws: ``ServerError/sessionEnded`` to stop the supervisor; other errors as in
     ///   ``catchUp(reason:)``.
@@ -47,4 +51,11 @@ package protocol ConnectionDelegate: AnyObject, Sendable {
     /// The app is going to the background: the socket is closed and its last events were
     /// handed over (or ``ConnectionPolicy/closeDrainLimit`` passed). Persist cursors now.
     func willDisconnectForBackground() async
+}
+
+extension ConnectionDelegate {
+    /// Each message as its own `message.new` event, in order.
+    package func received(messages: [ServerMessage]) async {
+        for message in messages { await received(.messageNew(message)) }
+    }
 }

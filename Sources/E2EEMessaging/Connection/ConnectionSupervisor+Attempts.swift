@@ -24,14 +24,18 @@ extension ConnectionSupervisor {
         let limit = policy.maxQueuedEvents
         pumps[id] = Task {
             var overflowed = false
+            // The batch of new messages rung last, while nothing else came after it.
+            var openBatch: FrameBatch?
             for await update in connection.updates {
                 let call: DelegateCall
+                var newMessage: ServerMessage?
                 switch update {
                 case .event(let event):
                     if case .messageNew(let message) = event { self.socketDelivered(messageID: message.id) }
                     let checkEcho = self.isEchoCheckEcho(event)
                     if Self.provesFanOut(event) { self.apply(.socketHeard(id: id, checkEcho: checkEcho)) }
                     if checkEcho { continue }  // ours alone: nothing for the delegate
+                    if case .messageNew(let message) = event { newMessage = message }
                     call = .event(event)
                 case .malformedFrame(let reason, let byteCount): call = .malformedFrame(reason: reason, byteCount: byteCount)
                 case .closed: continue
@@ -42,7 +46,15 @@ extension ConnectionSupervisor {
                     await connection.close()
                     continue
                 }
-                lane.yield(call)
+                guard let newMessage else {
+                    openBatch = nil  // what comes after this call goes after it
+                    lane.yield(call)
+                    continue
+                }
+                if let batch = openBatch, batch.append(newMessage) { continue }
+                let batch = FrameBatch(newMessage)
+                openBatch = batch
+                lane.yield(.messages(batch))
             }
             self.connectionEnded(id)
         }

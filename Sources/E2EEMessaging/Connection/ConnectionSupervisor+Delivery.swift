@@ -18,6 +18,10 @@ extension ConnectionSupervisor {
         case .event(let event):
             await delegate?.received(event)
             queuedEvents.leave()
+        case .messages(let batch):
+            let messages = batch.take()
+            await delegate?.received(messages: messages)
+            queuedEvents.leave(messages.count)
         case .malformedFrame(let reason, let byteCount):
             await delegate?.inputRefused(reason: "malformed frame (\(byteCount) bytes): \(reason)")
             queuedEvents.leave()

@@ -38,6 +38,9 @@ package actor ConnectionSupervisor {
     var pollQueued = false
     /// Socket events and frame reports waiting in the delegate queue.
     let queuedEvents = QueuedEvents()
+
+    /// How many socket events and frame reports wait for the delegate now (tests).
+    package nonisolated var queuedEventCount: Int { queuedEvents.waiting }
     /// When each open socket opened (for the delegate's deaf-socket check).
     var openedAt: [Int: ContinuousClock.Instant] = [:]
     /// The ids of the messages the sockets delivered last (an echo may beat its 201).

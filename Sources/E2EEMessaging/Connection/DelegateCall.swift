@@ -9,6 +9,9 @@ enum DelegateCall: Sendable {
     case catchUp(CatchUpReason)
     /// Hand over one event.
     case event(RealtimeEvent)
+    /// Hand over the new messages one socket delivered in a row (at least one), as many as
+    /// queued up before this call was made.
+    case messages(FrameBatch)
     /// Report a frame that did not decode.
     case malformedFrame(reason: String, byteCount: Int)
     /// Poll over REST.

@@ -14,6 +14,9 @@ final class QueuedEvents: Sendable {
         }
     }
 
-    /// One was handed to the delegate.
-    func leave() { count.withLock { $0 = max(0, $0 - 1) } }
+    /// How many wait now.
+    var waiting: Int { count.withLock { $0 } }
+
+    /// `handed` (one unless said) were handed to the delegate.
+    func leave(_ handed: Int = 1) { count.withLock { $0 = max(0, $0 - handed) } }
 }

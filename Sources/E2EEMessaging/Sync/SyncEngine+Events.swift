@@ -15,6 +15,24 @@ extension SyncEngine {
         }
     }
 
+    /// New messages one socket delivered in a row (those that queued up while the previous call
+    /// ran): each channel's admitted in one call, in arrival order, so they may share a commit,
+    /// then returned and marked delivered by the socket — as ``received(_:)`` does for one. A
+    /// channel whose admission fails is published as refused input; the others go on.
+    func received(messages: [ServerMessage]) async {
+        guard let host else { return }  // the account is gone
+        for (channelID, batch) in MessagesByChannel.group(messages, by: \.channelID) {
+            do {
+                guard let channel = try await knownChannel(channelID, host: host), let encryption = channel.encryption else { continue }
+                _ = try await host.admit(batch, channel: ReceivingChannel(id: channel.id, encryption: encryption))
+                try await removals.serverReturned(batch)
+                for message in batch { cursor.socketDelivered(message) }
+            } catch {
+                events.publish(.inputRefused(reason: "event not applied: \(error)"))
+            }
+        }
+    }
+
     private func handle(_ event: RealtimeEvent, host: any SyncHost) async throws {
         switch event {
         case .messageNew(let message):

@@ -1,4 +1,4 @@
-import E2EEMessaging
+@testable import E2EEMessaging
 import Testing
 
 /// The supervisor against fakes of the server and the socket, on a manual clock: no test waits
@@ -29,6 +29,35 @@ struct ConnectionSupervisorTests {
         await rig.waitForCalls { $0.last == .catchUp(.connectedFollowUp) }
         #expect(socket.ticket == "ticket-1")
         await rig.finish()
+    }
+
+    @Test("new messages that queue up behind a catch-up reach the delegate in one call; another event between them keeps its place")
+    func queuedMessagesInOneCall() async throws {
+        let rig = await SupervisorRig(channels: ["a"])
+        rig.delegate.catchUpGate.close()
+        await rig.supervisor.start()
+        guard let socket = await rig.socket(1) else { return }
+        await rig.waitFor(.connected)
+        await rig.waitForCalls { $0 == [.catchUp(.connected)] }
+        let messages = (1...7).map { Self.message("m\($0)") }
+        for message in messages.prefix(5) { socket.emit(.event(message)) }
+        socket.emit(.event(typing(1)))
+        for message in messages.suffix(2) { socket.emit(.event(message)) }
+        await rig.waitForQueued(8)
+        rig.delegate.catchUpGate.open()
+        await rig.waitForCalls { $0.count == 9 }
+        #expect(rig.delegate.events == Array(messages.prefix(5)) + [typing(1)] + Array(messages.suffix(2)), "the socket's order")
+        #expect(rig.delegate.batches.value == [5, 2], "the five queued messages in one call, then the two after the typing event")
+        // A message arriving while the delegate is idle comes alone.
+        socket.emit(.event(Self.message("m8")))
+        await rig.waitForCalls { $0.count == 10 }
+        #expect(rig.delegate.batches.value == [5, 2, 1])
+        await rig.finish()
+    }
+
+    private static func message(_ id: String) -> RealtimeEvent {
+        .messageNew(ServerMessage(id: MessageID(id), channelID: "a", senderID: "u", senderDeviceID: "d", content: "x", contentType: "text",
+                                  protocolVersion: 1, replyToID: nil, editedAt: nil, createdAt: ServerTimestamp(microseconds: 1)))
     }
 
     @Test("a delegate too far behind: past the queue limit the socket is closed, what was queued still arrives, the reconnect catches up")

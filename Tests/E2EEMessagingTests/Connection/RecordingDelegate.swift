@@ -23,6 +23,9 @@ final class RecordingDelegate: ConnectionDelegate, @unchecked Sendable {
     private var socketMissed = false
     /// Every call, in order (a catch-up is recorded when it starts).
     let calls = Watched<[Call]>([])
+    /// The size of each batch of new messages handed over at once (each message is also
+    /// recorded in ``calls`` as its `message.new` event, in order).
+    let batches = Watched<[Int]>([])
     /// Catch-ups wait here until it opens (open unless the test closes it).
     let catchUpGate = Gate(open: true)
 
@@ -51,6 +54,10 @@ final class RecordingDelegate: ConnectionDelegate, @unchecked Sendable {
     }
 
     func received(_ event: RealtimeEvent) async { calls.update { $0.append(.event(event)) } }
+    func received(messages: [ServerMessage]) async {
+        batches.update { $0.append(messages.count) }
+        calls.update { $0 += messages.map { .event(.messageNew($0)) } }
+    }
     func poll() async throws { calls.update { $0.append(.poll) } }
     func watchMembership() async { calls.update { $0.append(.watchMembership) } }
     func inputRefused(reason: String) async { calls.update { $0.append(.inputRefused(reason)) } }

@@ -79,6 +79,15 @@ final class SupervisorRig: Sendable {
         return met
     }
 
+    /// Waits until `count` socket events wait in the delegate queue.
+    func waitForQueued(_ count: Int, sourceLocation: SourceLocation = #_sourceLocation) async {
+        for _ in 0..<2_000 {
+            if supervisor.queuedEventCount == count { return }
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+        Issue.record("\(count) events never queued; \(supervisor.queuedEventCount) are", sourceLocation: sourceLocation)
+    }
+
     /// Waits for a sleep of `duration` to be pending, then moves the clock by it.
     func fire(_ duration: Duration, sourceLocation: SourceLocation = #_sourceLocation) async {
         guard await clock.waitForSleep(duration) else {
