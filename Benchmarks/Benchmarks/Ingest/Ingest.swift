@@ -19,7 +19,7 @@ import Foundation
 // One sample = a fresh receiving store on disk (sealed at rest; WAL, where GRDB sets synchronous
 // NORMAL) with the receiver's account row, identity and prekeys, and an `Account` opened over it
 // with a server that lists the senders' bundles (IngestServer.swift) — made before
-// `startMeasurement` — then every delivery's bytes through `Account.admitFrame` or
+// `startMeasurement` — then every delivery's bytes through `Account.admitFrames` or
 // `Account.admitPages`, which decode them as the connection and the HTTP client do and take the
 // account's one way in for posted messages (own echoes, rollback check, pipeline), in the
 // order and overlap the sync engine calls it. After the measurement the store is checked:

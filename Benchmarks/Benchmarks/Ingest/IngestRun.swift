@@ -157,7 +157,7 @@ enum IngestRun {
                 var remaining = index..<end
                 func startNext() {
                     guard let delivery = remaining.popFirst() else { return }
-                    group.addTask { try await admit(delivery, input: input, account: account) }
+                    group.addTask { try await admitPages(delivery, input: input, account: account) }
                 }
                 for _ in 0..<overlappingCatchUps { startNext() }
                 var all: [ReceivedBytesResult] = []
@@ -175,13 +175,10 @@ enum IngestRun {
         return tally
     }
 
-    /// Delivery `index`'s bytes through the account's entry for them.
-    private static func admit(_ index: Int, input: IngestInput, account: Account) async throws -> ReceivedBytesResult {
-        let channel = input.traffic.channels[input.deliveries[index].channel]
-        switch input.bytes[index] {
-        case .frame(let text): return try await account.admitFrame(text, channel: channel)
-        case .pages(let bodies): return try await account.admitPages(bodies, channel: channel)
-        }
+    /// REST delivery `index`'s page bodies through the account's entry for them.
+    private static func admitPages(_ index: Int, input: IngestInput, account: Account) async throws -> ReceivedBytesResult {
+        guard case .pages(let bodies) = input.bytes[index] else { throw SetupFailed("delivery \(index) is not a REST batch") }
+        return try await account.admitPages(bodies, channel: input.traffic.channels[input.deliveries[index].channel])
     }
 
     /// Checks the sample's result (after the measurement): the store holds every chat message

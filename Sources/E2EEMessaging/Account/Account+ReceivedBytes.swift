@@ -36,17 +36,8 @@ extension Account {
     ///   or ``ReceivedBytesResult/undecodable(reason:byteCount:)`` (never a throw for bad input).
     /// - Throws: key store errors, the outbox's errors (as the account's receive path).
     @_spi(Benchmarks) public nonisolated func admitFrame(_ text: String, channel: ReceivingChannel) async throws -> ReceivedBytesResult {
-        switch RealtimeEventDecoder().decode(text) {
-        case .event(.messageNew(let message)):
-            return .admitted(try await admit([message], channel: channel))
-        case .event(let event):
-            return .otherEvent(event)
-        case .malformedFrame(let reason, let byteCount):
-            return .undecodable(reason: reason, byteCount: byteCount)
-        case .closed:
-            // The decoder never reports a close; a frame is not one.
-            return .undecodable(reason: "not a frame", byteCount: text.utf8.count)
-        }
+        // One frame gives exactly one result.
+        try await admitFrames([(text, channel)]).first ?? .admitted([])
     }
 
     /// Admits socket frames that arrived in a row, as the sync engine admits the messages that

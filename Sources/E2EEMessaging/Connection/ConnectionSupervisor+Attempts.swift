@@ -31,11 +31,13 @@ extension ConnectionSupervisor {
                 var newMessage: ServerMessage?
                 switch update {
                 case .event(let event):
-                    if case .messageNew(let message) = event { self.socketDelivered(messageID: message.id) }
+                    if case .messageNew(let message) = event {
+                        self.socketDelivered(messageID: message.id)
+                        newMessage = message
+                    }
                     let checkEcho = self.isEchoCheckEcho(event)
                     if Self.provesFanOut(event) { self.apply(.socketHeard(id: id, checkEcho: checkEcho)) }
                     if checkEcho { continue }  // ours alone: nothing for the delegate
-                    if case .messageNew(let message) = event { newMessage = message }
                     call = .event(event)
                 case .malformedFrame(let reason, let byteCount): call = .malformedFrame(reason: reason, byteCount: byteCount)
                 case .closed: continue

@@ -23,23 +23,26 @@ extension SyncEngine {
         guard let host else { return }  // the account is gone
         for (channelID, batch) in MessagesByChannel.group(messages, by: \.channelID) {
             do {
-                guard let channel = try await knownChannel(channelID, host: host), let encryption = channel.encryption else { continue }
-                _ = try await host.admit(batch, channel: ReceivingChannel(id: channel.id, encryption: encryption))
-                try await removals.serverReturned(batch)
-                for message in batch { cursor.socketDelivered(message) }
+                try await admitFromSocket(batch, channelID: channelID, host: host)
             } catch {
                 events.publish(.inputRefused(reason: "event not applied: \(error)"))
             }
         }
     }
 
+    /// New messages of one channel from the socket, in arrival order: admitted in one call (a
+    /// channel we do not have is ignored), then returned and marked delivered by the socket.
+    private func admitFromSocket(_ batch: [ServerMessage], channelID: ChannelID, host: any SyncHost) async throws {
+        guard let channel = try await knownChannel(channelID, host: host), let encryption = channel.encryption else { return }
+        _ = try await host.admit(batch, channel: ReceivingChannel(id: channel.id, encryption: encryption))
+        try await removals.serverReturned(batch)
+        for message in batch { cursor.socketDelivered(message) }
+    }
+
     private func handle(_ event: RealtimeEvent, host: any SyncHost) async throws {
         switch event {
         case .messageNew(let message):
-            guard let channel = try await knownChannel(message.channelID, host: host), let encryption = channel.encryption else { return }
-            _ = try await host.admit([message], channel: ReceivingChannel(id: channel.id, encryption: encryption))
-            try await removals.serverReturned([message])
-            cursor.socketDelivered(message)
+            try await admitFromSocket([message], channelID: message.channelID, host: host)
         case .messageEdit(let edit):
             guard let channel = try await knownChannel(edit.channelID, host: host), let encryption = channel.encryption else { return }
             _ = try await pipeline.ingestEdit(edit, channel: ReceivingChannel(id: channel.id, encryption: encryption))

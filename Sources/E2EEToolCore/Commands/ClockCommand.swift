@@ -27,14 +27,14 @@ struct ClockCommand: AsyncParsableCommand {
             let context = ToolContext(options: options)
             let opened = try await context.openAccount()
             try await opened.using { try await $0.confirmClock() }
-            try context.console.result(ClockConfirmResult(confirmed: true)) {
+            try context.console.result(ConfirmedResult(confirmed: true)) {
                 "confirmed: this device's clock; certificates and key changes are judged by it from now on"
             }
         }
     }
 }
 
-/// `clock confirm` as JSON.
-struct ClockConfirmResult: Encodable {
+/// `clock confirm` and `user-key confirm-trust` as JSON.
+struct ConfirmedResult: Encodable {
     let confirmed: Bool
 }

@@ -22,19 +22,9 @@ struct UserKeyConfirmTrustCommand: AsyncParsableCommand {
     func run() async throws {
         let context = ToolContext(options: options)
         let opened = try await context.openAccount()
-        let status = try await opened.using { account in
-            try await account.confirmTrustState()
-            return try await account.ownUserKey()
-        }
-        try context.console.result(TrustConfirmResult(confirmed: true, role: status.role.rawValue)) {
+        try await opened.using { try await $0.confirmTrustState() }
+        try context.console.result(ConfirmedResult(confirmed: true)) {
             "confirmed: the trust decisions this device shows; transfers send them again (transfer retry <device-id>)"
         }
     }
-}
-
-/// `user-key confirm-trust` as JSON.
-struct TrustConfirmResult: Encodable {
-    let confirmed: Bool
-    /// This device's role (always `primary`: elsewhere the command fails with exit 15).
-    let role: String
 }
