@@ -89,9 +89,11 @@ func registerIngestBenchmark() {
         let cpu: ProcessCPU
         let phases: ReceivePhaseTimes
         let events: Int
+        let monotonicSpan: String
         do {
             let cpuBefore = ProcessCPU.now()
             let started = ContinuousClock.now
+            let monotonicStart = monotonicSeconds()
             benchmark.startMeasurement()
             // On a worker pool of every core: package-benchmark blocks one cooperative thread
             // while it measures (WorkerPoolExecutor).
@@ -100,6 +102,7 @@ func registerIngestBenchmark() {
             }
             benchmark.stopMeasurement()
             benchmarkWall = ContinuousClock.now - started
+            monotonicSpan = "\(monotonicStart),\(monotonicSeconds())"
             cpu = ProcessCPU.now() - cpuBefore
             phases = device.account.receivePhaseTimes()
             events = await device.finishEvents()
@@ -125,7 +128,7 @@ func registerIngestBenchmark() {
                 + "\(IndexedInsertReference.largeTransaction) rows a transaction), stored ratio \(String(format: "%.2f", ratio(floor.stored, benchmarkWall))); phases summed over \(phases.batches) batches: "
                 + "plan \(seconds(phases.plan)) s, prepare \(seconds(phases.prepare)) s, lanes \(seconds(phases.lanes)) s (commits \(seconds(phases.commit)) s: \(phases.transactions) transactions, "
                 + "\(phases.transactions > 0 ? phases.committedWrites / phases.transactions : 0) writes each; window ≤ \(ReceivingDevice.commitWindow.maxRows) rows, "
-                + "≤ \(ReceivingDevice.commitWindow.maxWait))")
+                + "≤ \(ReceivingDevice.commitWindow.maxWait)); monotonic \(monotonicSpan)")
         // The same deliveries into the store a year of use has filled (issue 47), after the
         // sample's measurement: its figures are the sample line's, not package-benchmark's.
         if let cache = yearStore.value {

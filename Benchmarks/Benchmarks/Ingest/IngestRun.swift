@@ -129,6 +129,13 @@ enum IngestRun {
 
     static func feed(_ input: IngestInput, account: Account) async throws -> IngestTally {
         var tally = IngestTally()
+        // INGEST_FRAME_MARKS names a file for each frame call's span on CLOCK_MONOTONIC (to cut a
+        // `perf record -k mono` profile to the frames alone).
+        let marksPath = ProcessInfo.processInfo.environment["INGEST_FRAME_MARKS"]
+        var frameMarks: [String]? = marksPath == nil ? nil : []
+        defer {
+            if let marksPath, let frameMarks { try? frameMarks.joined(separator: "\n").write(toFile: marksPath, atomically: true, encoding: .utf8) }
+        }
         let clock = ContinuousClock()
         let deliveries = input.deliveries
         var index = 0
@@ -145,7 +152,9 @@ enum IngestRun {
                     guard case .frame(let text) = input.bytes[delivery] else { throw SetupFailed("delivery \(delivery) is not a frame") }
                     return (text, input.traffic.channels[deliveries[delivery].channel])
                 }
+                let markStart = frameMarks == nil ? "" : monotonicSeconds()
                 try await account.admitFrames(frames).forEach { tally.count($0) }
+                if frameMarks != nil { frameMarks?.append("\(markStart),\(monotonicSeconds())") }
                 tally.frameCalls += 1
                 tally.frameTime += clock.now - start
                 index = end

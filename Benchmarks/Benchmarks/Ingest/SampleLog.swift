@@ -16,6 +16,15 @@ enum SampleLog {
     }
 }
 
+/// CLOCK_MONOTONIC in seconds, the clock `perf record -k mono` stamps its samples with: the
+/// sample line names the ingest's start and end on it, so a profile of the whole benchmark
+/// process can be cut to the ingest alone (`perf report --time start,end`).
+func monotonicSeconds() -> String {
+    var now = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &now)
+    return String(format: "%.6f", Double(now.tv_sec) + Double(now.tv_nsec) / 1e9)
+}
+
 /// `numerator / denominator` as a plain number.
 func ratio(_ numerator: Duration, _ denominator: Duration) -> Double {
     (numerator / .microseconds(1)) / max(1, denominator / .microseconds(1))

@@ -34,7 +34,7 @@ extension Account {
         let senders = Set(messages.compactMap { $0.senderID?.rawValue }).subtracting([own])
         guard !senders.isEmpty else { return }
         let store = self.store
-        let strangers = try? await store.read { db -> Bool in
+        let strangers = try? await store.briefRead { db -> Bool in
             guard let pin = try store.channelTrustStore.loadPin(channelID: channel.id.rawValue, db),
                   !pin.isDM, pin.standing == .created || pin.standing == .accepted else { return false }
             let standings = try store.channelTrustStore.loadMembers(channelID: channel.id.rawValue, db)

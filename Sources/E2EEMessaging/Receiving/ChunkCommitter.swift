@@ -19,11 +19,16 @@ import Synchronization
 /// committed.
 ///
 /// Rows may also wait a little for others (issue 47, decision 2): the chunks waiting commit when
-/// the ``CommitWindow``'s bounds say so — enough rows, the oldest waited long enough, or someone
-/// waits for one of them (a lane's last chunk, ``Run/commitLast(_:)``, or a lane that must see its
-/// rows stored, ``Run/urge()``). So the chunks of a catch-up, and of catch-ups side by side, may
-/// share larger transactions than the writer's pace alone makes, while a lone frame still
-/// commits at once. Nothing is told a row is
+/// the ``CommitWindow``'s bounds say so — enough rows, the oldest waited long enough — or when
+/// someone waits for one of them (a lane's last chunk, ``Run/commitLast(_:)``, or a lane that must
+/// see its rows stored before it goes on) and fewer lanes still work than the process has cores
+/// (lanes tell it: ``Run/laneStarted()``, ``Run/laneWaits()``). On one core a lane that waits
+/// thus lets the lanes still decrypting — of its batch, or of catch-ups side by side — add their
+/// chunks to its transaction first, instead of starting a transaction for its own rows that
+/// takes the core from them; with a core to spare the commit runs beside them. A lane that
+/// works on without handing in (one waiting for the directory, say) holds the others back no
+/// longer than the window. A lone frame on an idle connection is the only lane: it still
+/// commits at once, in its own task. Nothing is told a row is
 /// stored before the transaction holding it is: tickets are fulfilled after it.
 ///
 /// A failure is scoped to the runs it touches (a run: the lanes of one batch, re-drive or
@@ -49,9 +54,23 @@ final class ChunkCommitter: Sendable {
         /// Otherwise it is queued as ``submit(_:)`` queues it.
         func commitLast(_ writes: [ReceiveWrite]) async -> CommitTicket { await committer.commitLast(writes, run: id) }
 
-        /// Asks for the chunks waiting to commit now, without waiting out the window: the caller
-        /// is about to wait for one of its own.
+        /// Asks for the chunks waiting to commit now, without waiting out the window (a lane that
+        /// stops on an error and must see its chunks settled at once).
         func urge() { committer.urge() }
+
+        /// A lane of this run starts handing in chunks: until it ends, a transaction that some
+        /// lane waits for also waits (within the window) while this one still works.
+        func laneStarted() { committer.laneStarted() }
+
+        /// The lane started with ``laneStarted()`` is done handing in.
+        func laneEnded() { committer.laneEnded() }
+
+        /// The lane waits for its chunks' commits from now on (``laneStopsWaiting()`` undoes it):
+        /// once every lane in flight waits, what waits commits without waiting out the window.
+        func laneWaits() { committer.laneWaits(true) }
+
+        /// The lane works again after ``laneWaits()``.
+        func laneStopsWaiting() { committer.laneWaits(false) }
 
         /// Ends the run: its chunks are settled, nothing more is handed in.
         func end() { committer.end(id) }
@@ -76,23 +95,46 @@ final class ChunkCommitter: Sendable {
         var urgent = false
         /// The task waiting in the window, resumed early when the window closes sooner.
         var windowWaiter: CheckedContinuation<Void, Never>?
+        /// Lanes started and not ended (``Run/laneStarted()``), and how many of them wait for
+        /// their commits: when all of them wait, nobody is about to hand in more, so a
+        /// transaction someone waits for starts at once.
+        var lanes = 0
+        var waitingLanes = 0
         /// Transactions committed so far.
         var committed = 0
         /// The error of each run a failed transaction held, until the run ends.
         var failedRuns: [UInt64: any Error] = [:]
         var nextRun: UInt64 = 0
+
+        /// The cores the process may use: a commit started while fewer lanes than this still work
+        /// takes a core that would otherwise idle.
+        let cores: Int
+
+        /// Whether the waiting chunks are to commit without waiting out the window: a lane asked
+        /// for it (``urgent``), or someone waits for them — a lane waits for its commits, or a
+        /// last chunk was handed in — and fewer lanes still work than there are cores. On one
+        /// core that is when no lane works, so nothing more is about to be handed in; on more,
+        /// the commit runs beside the lanes that still decrypt.
+        var waitedFor: Bool {
+            if urgent { return true }
+            guard lanes - waitingLanes < cores else { return false }
+            return waitingLanes > 0 || waiting.contains(where: \.awaited)
+        }
     }
 
     private let store: KeyStore
     private let clock: PhaseClock?
     private let window: CommitWindow
     private let windowWaits: (@Sendable () -> Void)?
-    private let state = Mutex(State())
+    private let state: Mutex<State>
 
     /// Commits into `store` within `window`'s bounds, adding each transaction's time to `clock`'s
-    /// commit phase when given. `windowWaits` is told each time a chunk is handed in to wait for
-    /// its transaction after an earlier transaction committed (a test's crash point).
-    init(store: KeyStore, clock: PhaseClock? = nil, window: CommitWindow = .standard, windowWaits: (@Sendable () -> Void)? = nil) {
+    /// commit phase when given, on a process that may use `cores` cores. `windowWaits` is told
+    /// each time a chunk is handed in to wait for its transaction after an earlier transaction
+    /// committed (a test's crash point).
+    init(store: KeyStore, clock: PhaseClock? = nil, window: CommitWindow = .standard, cores: Int = UsableCores.count,
+         windowWaits: (@Sendable () -> Void)? = nil) {
+        self.state = Mutex(State(cores: max(1, cores)))
         self.store = store
         self.clock = clock
         self.window = window
@@ -129,9 +171,18 @@ final class ChunkCommitter: Sendable {
             wakeWindow()  // queued behind a commit or in the window: its lane waits for it
             return entry.ticket
         }
-        // Only this chunk (first in the queue, which was empty): a cancelled caller fails its
-        // own commit, never another run's.
-        state.withLock { _ = $0.waiting.removeFirst() }
+        // Other lanes still work: the chunk waits in the window for theirs.
+        let alone: Bool = state.withLock { state in
+            guard state.waitedFor else { return false }
+            // Only this chunk (first in the queue, which was empty): a cancelled caller fails
+            // its own commit, never another run's.
+            state.waiting.removeFirst()
+            return true
+        }
+        guard alone else {
+            Task { await drain() }
+            return entry.ticket
+        }
         await commit([entry])
         let more: Bool = state.withLock { state in
             if state.waiting.isEmpty { state.committing = false }
@@ -168,6 +219,20 @@ final class ChunkCommitter: Sendable {
         waiter?.resume()
     }
 
+    private func laneStarted() {
+        state.withLock { $0.lanes += 1 }
+    }
+
+    private func laneEnded() {
+        state.withLock { $0.lanes -= 1 }
+        wakeWindow()  // the lanes left may all be waiting
+    }
+
+    private func laneWaits(_ waits: Bool) {
+        state.withLock { $0.waitingLanes += waits ? 1 : -1 }
+        if waits { wakeWindow() }
+    }
+
     /// Resumes the task waiting in the window, if one does, to decide again.
     private func wakeWindow() {
         let waiter: CheckedContinuation<Void, Never>? = state.withLock { state in
@@ -188,8 +253,7 @@ final class ChunkCommitter: Sendable {
                     return ([], nil)
                 }
                 let rows = state.waiting.reduce(0) { $0 + $1.writes.count }
-                let awaited = state.urgent || state.waiting.contains(where: \.awaited)
-                switch window.decide(rows: rows, oldest: oldest, awaited: awaited, now: .now) {
+                switch window.decide(rows: rows, oldest: oldest, awaited: state.waitedFor, now: .now) {
                 case .wait(let deadline):
                     return ([], deadline)
                 case .commitNow:
@@ -213,7 +277,7 @@ final class ChunkCommitter: Sendable {
     private func waitInWindow(until deadline: ContinuousClock.Instant) async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let closed: Bool = state.withLock { state in
-                if state.urgent || state.waiting.contains(where: \.awaited) { return true }
+                if state.waitedFor { return true }
                 state.windowWaiter = continuation
                 return false
             }

@@ -7,8 +7,9 @@
 /// - ``maxRows`` rows wait;
 /// - the oldest waiting row has waited ``maxWait`` (counted from its hand-in, so the rows that
 ///   arrive while a commit runs wait no longer than that either);
-/// - someone waits for a waiting row: a lane's last chunk (a socket frame's whole commit), or a
-///   lane that must see its rows stored before it goes on. A lone frame on an idle connection
+/// - someone waits for a waiting row — a lane's last chunk (a socket frame's whole commit), or a
+///   lane that must see its rows stored before it goes on — and fewer lanes still work than the
+///   process has cores (the ``ChunkCommitter`` counts them). A lone frame on an idle connection
 ///   therefore commits at once, as before.
 ///
 /// Nothing else moves with the window: a batch's caller (the sync engine: cursor and verified

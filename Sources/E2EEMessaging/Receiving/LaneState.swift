@@ -51,7 +51,7 @@ final class LaneState {
     /// - Throws: key store errors.
     func isUnaccepted(channelID: ChannelID) async throws -> Bool {
         if let known = unaccepted[channelID] { return known }
-        let standing = try await store.read { [store] db in try store.channelTrustStore.loadPin(channelID: channelID.rawValue, db)?.standing }
+        let standing = try await store.briefRead { [store] db in try store.channelTrustStore.loadPin(channelID: channelID.rawValue, db)?.standing }
         let waits = standing == .request || standing == .declined
         unaccepted[channelID] = waits
         return waits
@@ -62,7 +62,7 @@ final class LaneState {
     /// - Throws: key store errors.
     func linkStanding(channelID: ChannelID, ownUserID: UserID) async throws -> LinkChannelStanding {
         if let known = linkStandings[channelID] { return known }
-        let record = try await store.read { [store] db in try store.channelStore.loadChannel(id: channelID.rawValue, db) }
+        let record = try await store.briefRead { [store] db in try store.channelStore.loadChannel(id: channelID.rawValue, db) }
         let standing = LinkChannelStanding(record, ownUserID: ownUserID.rawValue)
         linkStandings[channelID] = standing
         return standing
@@ -76,7 +76,7 @@ final class LaneState {
     /// - Throws: key store errors.
     func transferAwaitingTrust() async throws -> String? {
         if let known = awaitedTransfer { return known }
-        let read = try await store.read { [store] db in try store.transferAwaitingTrust(db) }
+        let read = try await store.briefRead { [store] db in try store.transferAwaitingTrust(db) }
         awaitedTransfer = .some(read)
         return read
     }
@@ -84,7 +84,7 @@ final class LaneState {
     func waitsForLink(userID: UserID, deviceID: DeviceID) async throws -> Bool {
         let key = userID.rawValue + "/" + deviceID.rawValue
         if let known = unlinkedSenders[key] { return known }
-        let link = try await store.read { [store] db in try store.contactKeyStore.senderLink(userID: userID.rawValue, deviceID: deviceID.rawValue, db) }
+        let link = try await store.briefRead { [store] db in try store.contactKeyStore.senderLink(userID: userID.rawValue, deviceID: deviceID.rawValue, db) }
         let waits = link == false
         unlinkedSenders[key] = waits
         return waits
@@ -98,7 +98,7 @@ final class LaneState {
     /// - Throws: key store errors.
     func dmParticipants(channelID: ChannelID) async throws -> DMParticipants {
         if let known = participants[channelID] { return known }
-        let read = try await store.read { [store] db in
+        let read = try await store.briefRead { [store] db in
             let pin = try store.channelTrustStore.loadPin(channelID: channelID.rawValue, db)
             return DMParticipants(users: try store.recipientStore.loadParticipants(channelID: channelID.rawValue, db),
                                   learned: try pin != nil || store.channelStore.loadChannel(id: channelID.rawValue, db) != nil,

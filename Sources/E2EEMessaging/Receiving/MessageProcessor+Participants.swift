@@ -21,7 +21,7 @@ extension MessageProcessor {
     func participantsToFix(_ other: String, namedBy sender: UserID, device senderDevice: DeviceID, in channelID: ChannelID,
                            lane: LaneState) async throws -> Set<String>? {
         guard sender == device.userID else { return nil }
-        let trusted = try await store.read { [store] db in
+        let trusted = try await store.briefRead { [store] db in
             try store.isTrustedOwnDevice(userID: sender.rawValue, deviceID: senderDevice.rawValue, channelID: channelID.rawValue, db)
         }
         guard trusted else { return nil }

@@ -50,6 +50,8 @@ struct ReceiveLane: Sendable {
         var outcomes: [ReceiveOutcome] = []
         var buffer: [(index: Int, step: ProcessingStep)] = []
         var commits = LaneCommits()
+        committer.laneStarted()
+        defer { committer.laneEnded() }
         do {
             while position < queue.count {
                 // A cancelled caller stops between messages; committed chunks stay, the rest is redone next time.
@@ -99,8 +101,10 @@ struct ReceiveLane: Sendable {
                     try settleDone(&commits, into: &outcomes)
                 }
             }
+            committer.laneWaits()
+            defer { committer.laneStopsWaiting() }
             await handOffLast(&buffer, to: &commits, lane: lane)
-            try await settle(&commits, into: &outcomes)
+            try await settle(&commits, into: &outcomes, waiting: true)
         } catch {
             committer.urge()
             await commits.finish()
@@ -142,8 +146,13 @@ struct ReceiveLane: Sendable {
         finalStates(attachedTo: buffer.compactMap(\.step.write), steps: buffer.map(\.step), lane: lane)
     }
 
-    private func settle(_ commits: inout LaneCommits, into outcomes: inout [ReceiveOutcome]) async throws {
-        if !commits.isEmpty { committer.urge() }  // the lane waits for them: no window to wait out
+    /// Waits for every chunk's commit, in order, applying each (`waiting`: the caller already told
+    /// the committer the lane waits). While the lane waits, its chunks commit as soon as no other
+    /// lane still works, or the window's bounds say so.
+    private func settle(_ commits: inout LaneCommits, into outcomes: inout [ReceiveOutcome], waiting: Bool = false) async throws {
+        guard !commits.isEmpty else { return }
+        if !waiting { committer.laneWaits() }
+        defer { if !waiting { committer.laneStopsWaiting() } }
         while let (chunk, results) = try await commits.next() { apply(chunk, results, to: &outcomes) }
     }
 

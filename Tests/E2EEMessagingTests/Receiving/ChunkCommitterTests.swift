@@ -143,6 +143,70 @@ struct ChunkCommitterTests {
         run.end()
     }
 
+    @Test("on one core a lane's last chunk waits while another lane still works, then shares its transaction", .timeLimit(.minutes(1)))
+    func lastChunkWaitsForWorkingLanes() async throws {
+        let store = try KeyStore.inMemory()
+        let clock = PhaseClock()
+        let committer = ChunkCommitter(store: store, clock: clock, window: CommitWindow(maxRows: 5_000, maxWait: .seconds(30)), cores: 1)
+        let (first, second) = (committer.startRun(), committer.startRun())
+        first.laneStarted()
+        second.laneStarted()
+        // The first lane is done and waits; the second still decrypts: nothing commits yet.
+        first.laneWaits()
+        let last = await first.commitLast([Self.row("a1")])
+        try await Task.sleep(for: .milliseconds(30))
+        #expect(last.result == nil)
+        #expect(try await store.receivedMessages(ids: ["a1"]).isEmpty)
+        // The second lane hands in its chunk and waits too: both commit, in one transaction.
+        let other = second.submit([Self.row("b1"), Self.row("b2")])
+        second.laneWaits()
+        #expect(try await last.value() == [.stored])
+        #expect(try await other.value() == [.stored, .stored])
+        #expect(clock.snapshot.transactions == 1 && clock.snapshot.committedWrites == 3)
+        for run in [first, second] {
+            run.laneStopsWaiting()
+            run.laneEnded()
+            run.end()
+        }
+    }
+
+    @Test("with a core to spare, a waited-for chunk commits beside a lane that still works", .timeLimit(.minutes(1)))
+    func spareCoreCommitsBesideAWorkingLane() async throws {
+        let store = try KeyStore.inMemory()
+        let clock = PhaseClock()
+        let committer = ChunkCommitter(store: store, clock: clock, window: CommitWindow(maxRows: 5_000, maxWait: .seconds(30)), cores: 2)
+        let (first, second) = (committer.startRun(), committer.startRun())
+        first.laneStarted()
+        second.laneStarted()
+        first.laneWaits()
+        // One lane works, one core is free for the commit: no waiting out the window.
+        #expect(try await first.commitLast([Self.row("a1")]).value() == [.stored])
+        #expect(clock.snapshot.transactions == 1)
+        first.laneStopsWaiting()
+        first.laneEnded()
+        second.laneEnded()
+        first.end()
+        second.end()
+    }
+
+    @Test("a lane that never waits holds a last chunk back no longer than the window", .timeLimit(.minutes(1)))
+    func workingLaneHoldsNoLongerThanTheWindow() async throws {
+        let store = try KeyStore.inMemory()
+        let committer = ChunkCommitter(store: store, window: CommitWindow(maxRows: 5_000, maxWait: .milliseconds(50)), cores: 1)
+        let (first, second) = (committer.startRun(), committer.startRun())
+        first.laneStarted()
+        second.laneStarted()  // and never hands in or waits (a lane waiting for the directory, say)
+        first.laneWaits()
+        let started = ContinuousClock.now
+        #expect(try await first.commitLast([Self.row("a1")]).value() == [.stored])
+        #expect(ContinuousClock.now - started >= .milliseconds(45))
+        first.laneStopsWaiting()
+        first.laneEnded()
+        second.laneEnded()
+        first.end()
+        second.end()
+    }
+
     /// Holds `store`'s writer in a write that waits for `release`; returns once it holds it.
     private static func holdWriter(of store: KeyStore) async -> (release: DispatchSemaphore, blocker: Task<Void, any Error>) {
         let started = Signal()
