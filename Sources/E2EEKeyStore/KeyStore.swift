@@ -120,25 +120,17 @@ public final class KeyStore: Sendable {
         try await writer.read(body)
     }
 
-    /// ``read(_:)`` for a brief point read of a few indexed rows on the receive path: on a store
-    /// on disk, GRDB's synchronous read on the calling thread (a reader connection of the pool,
-    /// taken without handing the task to the reader's queue and back: that async read's two
-    /// thread wake-ups cost a socket frame more CPU than the read itself). The calling thread
-    /// is blocked while it runs — and, with every reader of the pool busy, until one is free —
-    /// so nothing long may go through here. In memory (a `DatabaseQueue`, whose reads share the
-    /// writer's queue and could wait behind a write) it is ``read(_:)``.
+    /// ``read(_:)`` for a brief point read of a few indexed rows on the receive path: on the
+    /// writer connection, on the calling thread, when no access to the writer is in flight
+    /// (``WriterHandOff/runIfFree(_:)``; a socket frame's lane on an idle connection, whose async
+    /// read's two thread wake-ups cost more CPU than the read itself); otherwise GRDB's async
+    /// read of a pool reader, beside the commit running. The writer connection sees every
+    /// committed row, as a reader does.
     /// - Throws: `CancellationError` when the task is cancelled, whatever `body` throws, or
     ///   GRDB's `DatabaseError`.
-    @concurrent
     package func briefRead<T: Sendable>(_ body: @Sendable @escaping (Database) throws -> T) async throws -> T {
-        guard let pool = writer as? DatabasePool else { return try await read(body) }
-        try Task.checkCancellation()
-        return try Self.readHere(pool, body)
-    }
-
-    /// GRDB's synchronous read (a plain function, so that the async overload is not chosen).
-    private static func readHere<T>(_ pool: DatabasePool, _ body: (Database) throws -> T) throws -> T {
-        try pool.read(body)
+        if let value = try await handOff.runIfFree(body) { return value }
+        return try await read(body)
     }
 
     private typealias KeyChoice = (StoreKey, StoreKeySource, [UInt8]?, Argon2id.Parameters?)

@@ -42,6 +42,19 @@ final class WriterHandOff: Sendable {
         try await access(here: { try writer.write(work) }, queued: { try await queuedWrite(work) })
     }
 
+    /// Runs `work` on the writer connection on this thread when no access is in flight, outside
+    /// a transaction (for reads: the writer sees every committed row); nil, without running it,
+    /// when one is.
+    /// - Throws: `CancellationError` when the task is cancelled, what `work` throws, GRDB's errors.
+    @concurrent
+    func runIfFree<T: Sendable>(_ work: @escaping @Sendable (Database) throws -> T) async throws -> T? {
+        try Task.checkCancellation()
+        guard inFlight.compareExchange(expected: 0, desired: 1, ordering: .acquiring).exchanged else { return nil }
+        defer { inFlight.subtract(1, ordering: .releasing) }
+        let here = { [writer] () throws -> T in try writer.writeWithoutTransaction(work) }
+        return try here()
+    }
+
     /// `here` (GRDB's synchronous access: the writer's serial queue runs it on this thread) when
     /// nothing is in flight, else `queued`.
     @concurrent

@@ -79,6 +79,39 @@ import Testing
         #expect(try await store.read { db in try String.fetchAll(db, sql: "SELECT entry FROM log ORDER BY rowid") } == ["other", "mine"])
     }
 
+    /// A brief read (``KeyStore/briefRead(_:)``) runs on the free writer, and reads through a
+    /// pool reader while a write holds the writer: it never waits for that write, and sees what
+    /// was committed before it.
+    @Test(.timeLimit(.minutes(1)))
+    func aBriefReadTakesTheWriterOnlyWhenItIsFree() async throws {
+        let dir = try TemporaryDirectory()
+        let store = try KeyStore.open(at: dir.storeURL, key: .random())
+        try await store.handOff.write { db in
+            try db.execute(sql: "CREATE TABLE log (entry TEXT NOT NULL)")
+            try db.execute(sql: "INSERT INTO log VALUES ('committed')")
+        }
+        let count: @Sendable (Database) throws -> Int = { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM log") ?? -1 }
+        #expect(try await store.handOff.runIfFree(count) == 1)
+        #expect(try await store.briefRead(count) == 1)
+
+        let (started, startedContinuation) = AsyncStream<Void>.makeStream()
+        let release = DispatchSemaphore(value: 0)
+        let holding = Task {
+            try await store.write { db in
+                try db.execute(sql: "INSERT INTO log VALUES ('uncommitted')")
+                startedContinuation.yield()
+                release.wait()
+            }
+        }
+        for await _ in started { break }
+        // The writer is held: not run there, and the read goes to a reader, without waiting.
+        #expect(try await store.handOff.runIfFree(count) == nil)
+        #expect(try await store.briefRead(count) == 1)
+        release.signal()
+        try await holding.value
+        #expect(try await store.briefRead(count) == 2)
+    }
+
     @Test func aCancelledTaskRunsNothing() async throws {
         let dir = try TemporaryDirectory()
         let store = try KeyStore.open(at: dir.storeURL, key: .random())

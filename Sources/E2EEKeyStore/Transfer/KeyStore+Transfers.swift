@@ -95,7 +95,8 @@ extension KeyStore {
     /// yet, if any (while it runs, messages from other users wait for it, §11.1).
     /// - Throws: GRDB's `DatabaseError`.
     package func transferAwaitingTrust(_ db: Database) throws -> String? {
-        try String.fetchOne(db, sql: "SELECT transfer_id FROM transfer_incoming WHERE status = 'running' AND imported1 = 0 ORDER BY started_at LIMIT 1")
+        // Read by every receiving lane: a cached statement.
+        try String.fetchOne(db.cachedStatement(sql: "SELECT transfer_id FROM transfer_incoming WHERE status = 'running' AND imported1 = 0 ORDER BY started_at LIMIT 1"))
     }
 
     package func incomingTransfers() async throws -> [IncomingTransferState] {
