@@ -3,7 +3,7 @@ import PackageDescription
 
 let package = Package(
     name: "E2EECore",
-    platforms: [.macOS(.v14), .iOS(.v17)],
+    platforms: [.macOS(.v15), .iOS(.v18)],
     products: [
         .library(name: "E2EECrypto", targets: ["E2EECrypto"]),
         .library(name: "E2EEKeyStore", targets: ["E2EEKeyStore"]),

@@ -6,7 +6,7 @@ import PackageDescription
 //   swift package --allow-writing-to-package-directory benchmark
 let package = Package(
     name: "E2EECoreBenchmarks",
-    platforms: [.macOS(.v14), .iOS(.v17)],
+    platforms: [.macOS(.v15), .iOS(.v18)],
     dependencies: [
         .package(name: "E2EECore", path: ".."),
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),

@@ -7,7 +7,7 @@ import PackageDescription
 // so the library's code is instrumented too. See docs/testing.md, "Fuzzing".
 let package = Package(
     name: "E2EECoreFuzz",
-    platforms: [.macOS(.v14), .iOS(.v17)],
+    platforms: [.macOS(.v15), .iOS(.v18)],
     dependencies: [
         .package(name: "E2EECore", path: ".."),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
