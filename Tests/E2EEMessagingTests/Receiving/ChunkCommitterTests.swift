@@ -148,9 +148,7 @@ struct ChunkCommitterTests {
         let store = try KeyStore.inMemory()
         let clock = PhaseClock()
         let committer = ChunkCommitter(store: store, clock: clock, window: CommitWindow(maxRows: 5_000, maxWait: .seconds(30)), cores: 1)
-        let (first, second) = (committer.startRun(), committer.startRun())
-        first.laneStarted()
-        second.laneStarted()
+        let (first, second) = Self.twoLanes(of: committer)
         // The first lane is done and waits; the second still decrypts: nothing commits yet.
         first.laneWaits()
         let last = await first.commitLast([Self.row("a1")])
@@ -163,11 +161,7 @@ struct ChunkCommitterTests {
         #expect(try await last.value() == [.stored])
         #expect(try await other.value() == [.stored, .stored])
         #expect(clock.snapshot.transactions == 1 && clock.snapshot.committedWrites == 3)
-        for run in [first, second] {
-            run.laneStopsWaiting()
-            run.laneEnded()
-            run.end()
-        }
+        Self.end([first, second], waiting: [first, second])
     }
 
     @Test("with a core to spare, a waited-for chunk commits beside a lane that still works", .timeLimit(.minutes(1)))
@@ -175,36 +169,42 @@ struct ChunkCommitterTests {
         let store = try KeyStore.inMemory()
         let clock = PhaseClock()
         let committer = ChunkCommitter(store: store, clock: clock, window: CommitWindow(maxRows: 5_000, maxWait: .seconds(30)), cores: 2)
-        let (first, second) = (committer.startRun(), committer.startRun())
-        first.laneStarted()
-        second.laneStarted()
+        let (first, second) = Self.twoLanes(of: committer)
         first.laneWaits()
         // One lane works, one core is free for the commit: no waiting out the window.
         #expect(try await first.commitLast([Self.row("a1")]).value() == [.stored])
         #expect(clock.snapshot.transactions == 1)
-        first.laneStopsWaiting()
-        first.laneEnded()
-        second.laneEnded()
-        first.end()
-        second.end()
+        Self.end([first, second], waiting: [first])
     }
 
     @Test("a lane that never waits holds a last chunk back no longer than the window", .timeLimit(.minutes(1)))
     func workingLaneHoldsNoLongerThanTheWindow() async throws {
         let store = try KeyStore.inMemory()
         let committer = ChunkCommitter(store: store, window: CommitWindow(maxRows: 5_000, maxWait: .milliseconds(50)), cores: 1)
-        let (first, second) = (committer.startRun(), committer.startRun())
-        first.laneStarted()
-        second.laneStarted()  // and never hands in or waits (a lane waiting for the directory, say)
+        // The second lane never hands in or waits (a lane waiting for the directory, say).
+        let (first, second) = Self.twoLanes(of: committer)
         first.laneWaits()
         let started = ContinuousClock.now
         #expect(try await first.commitLast([Self.row("a1")]).value() == [.stored])
         #expect(ContinuousClock.now - started >= .milliseconds(45))
-        first.laneStopsWaiting()
-        first.laneEnded()
-        second.laneEnded()
-        first.end()
-        second.end()
+        Self.end([first, second], waiting: [first])
+    }
+
+    /// Two runs of `committer`, each with one lane started.
+    private static func twoLanes(of committer: ChunkCommitter) -> (ChunkCommitter.Run, ChunkCommitter.Run) {
+        let runs = (committer.startRun(), committer.startRun())
+        runs.0.laneStarted()
+        runs.1.laneStarted()
+        return runs
+    }
+
+    /// Ends the lanes and runs of ``twoLanes(of:)`` (`waiting`: those whose lane waits).
+    private static func end(_ runs: [ChunkCommitter.Run], waiting: [ChunkCommitter.Run]) {
+        for run in waiting { run.laneStopsWaiting() }
+        for run in runs {
+            run.laneEnded()
+            run.end()
+        }
     }
 
     /// Holds `store`'s writer in a write that waits for `release`; returns once it holds it.
