@@ -49,10 +49,7 @@ final class WriterHandOff: Sendable {
     @concurrent
     func runIfFree<T: Sendable>(_ work: @escaping @Sendable (Database) throws -> T) async throws -> T? {
         try Task.checkCancellation()
-        guard inFlight.compareExchange(expected: 0, desired: 1, ordering: .acquiring).exchanged else { return nil }
-        defer { inFlight.subtract(1, ordering: .releasing) }
-        let here = { [writer] () throws -> T in try writer.writeWithoutTransaction(work) }
-        return try here()
+        return try hereIfFree { try writer.writeWithoutTransaction(work) }
     }
 
     /// `here` (GRDB's synchronous access: the writer's serial queue runs it on this thread) when
@@ -60,11 +57,15 @@ final class WriterHandOff: Sendable {
     @concurrent
     private func access<T: Sendable>(here: () throws -> T, queued: () async throws -> T) async throws -> T {
         try Task.checkCancellation()
-        if inFlight.compareExchange(expected: 0, desired: 1, ordering: .acquiring).exchanged {
-            defer { inFlight.subtract(1, ordering: .releasing) }
-            return try here()
-        }
+        if let value = try hereIfFree(here) { return value }
         return try await queued()
+    }
+
+    /// `here`, counted as in flight, when nothing else is; nil, without running it, otherwise.
+    private func hereIfFree<T>(_ here: () throws -> T) throws -> T? {
+        guard inFlight.compareExchange(expected: 0, desired: 1, ordering: .acquiring).exchanged else { return nil }
+        defer { inFlight.subtract(1, ordering: .releasing) }
+        return try here()
     }
 
     /// Runs `work` on the writer connection through GRDB's async access, counted as in flight.
