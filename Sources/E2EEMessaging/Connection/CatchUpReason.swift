@@ -14,4 +14,8 @@ package enum CatchUpReason: Sendable, Equatable {
     case subscribedFollowUp(channelID: ChannelID)
     /// The app came to the foreground while the socket was still open.
     case foreground
+    /// ``ConnectionPolicy/socketConfirmationDelay`` passed since the open socket delivered a
+    /// message: the channels it delivered into are read over REST, since the socket may have
+    /// lost what it never saw (docs/spec/sync.md §11.6).
+    case socketConfirmation
 }

@@ -28,6 +28,8 @@ struct ConnectionTimer: Sendable, Hashable {
         case echoCheckDeadline
         /// The next membership watch while connected.
         case membershipWatch
+        /// The open socket delivered messages: the confirmation read of their channels is due.
+        case socketConfirmation
         /// The next health check while the server cannot be reached.
         case healthCheck
     }

@@ -23,7 +23,9 @@
 /// going unanswered, or — where the echo check cannot watch the socket — the delegate's light
 /// REST check (every ``ConnectionPolicy/deafCheckInterval``) finding a message the socket should
 /// have delivered, closes it and reconnects at once; the new socket's catch-up reads what it
-/// missed.
+/// missed. A fan-out that died and was healed by another client's socket leaves no sign at all,
+/// so a while after an open socket delivers, the delegate re-reads the channels it delivered
+/// into (``ConnectionPolicy/socketConfirmationDelay``, ``ConnectionMachine+SocketConfirmation.swift``).
 struct ConnectionMachine: Sendable {
     let policy: ConnectionPolicy
     let random: @Sendable () -> Double
@@ -78,7 +80,9 @@ struct ConnectionMachine: Sendable {
         case .sessionEnded:
             if phase != .idle, !isFailed { fail(reason: "session ended", notify: true, &effects) }
         case .echoExpected(let messageID): echoExpected(messageID, &effects)
-        case .echoSeen(let messageID): cancelTimer(.echo(messageID), &effects)
+        case .echoSeen(let messageID):
+            cancelTimer(.echo(messageID), &effects)
+            socketDeliveredMessage(&effects)
         case .socketDeaf(let id):
             if phase == .connected, currentAttempt == id { socketIsDeaf(&effects) }
         case .socketHeard(let id, let checkEcho):
@@ -187,6 +191,8 @@ struct ConnectionMachine: Sendable {
             echoCheckUnanswered(&effects)
         case .membershipWatch:
             membershipWatchFired(&effects)
+        case .socketConfirmation:
+            if phase == .connected { effects.append(.catchUp(.socketConfirmation)) }
         case .healthCheck:
             healthCheckTimerFired(&effects)
         }
@@ -325,7 +331,8 @@ struct ConnectionMachine: Sendable {
     mutating func cancelConnectionTimers(_ effects: inout [ConnectionEffect]) {
         let kinds = liveTimers.keys.filter {
             switch $0 {
-            case .stable, .followUp, .subscribeFollowUp, .echo, .deafCheck, .echoCheck, .echoCheckDeadline, .membershipWatch:
+            case .stable, .followUp, .subscribeFollowUp, .echo, .deafCheck, .echoCheck, .echoCheckDeadline, .membershipWatch,
+                 .socketConfirmation:
                 return true
             case .retry, .settle, .poll, .attemptDeadline, .healthCheck: return false
             }

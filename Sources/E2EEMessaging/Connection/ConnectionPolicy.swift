@@ -49,6 +49,14 @@ public struct ConnectionPolicy: Sendable, Equatable {
     /// How often the delegate re-reads membership while connected (15 min): the server never
     /// pushes membership changes (docs/spec/server-api.md §A5.1). `nil` turns it off.
     public var membershipWatchInterval: Duration?
+    /// How long after an open socket delivers a message (the first since the last such read) the
+    /// channels it delivered into are read over REST back to their verified marks (60 s). The
+    /// server's fan-out can die and be healed by another client's new socket without this one
+    /// ever going quiet (docs/spec/server-api.md §12), so what a socket delivers proves nothing
+    /// about what it did not: this read finds what such a hole lost, within a minute, without a
+    /// reconnect (docs/spec/sync.md §11.6). `nil` turns it off: then only a reconnect, a poll
+    /// or an app's sync reads the hole.
+    public var socketConfirmationDelay: Duration?
     /// How far a message read by that check must be from the socket's opening and from now to
     /// count as one the socket should have delivered (10 s): it covers the subscribe gap,
     /// events still queued for the delegate, and clock differences with the server.
@@ -104,6 +112,7 @@ public struct ConnectionPolicy: Sendable, Equatable {
         echoCheckInterval: Duration? = .seconds(45),
         deafCheckInterval: Duration? = .seconds(300),
         membershipWatchInterval: Duration? = .seconds(900),
+        socketConfirmationDelay: Duration? = .seconds(60),
         deafGrace: Duration = .seconds(10),
         stableConnection: Duration = .seconds(10),
         defaultRetryAfter: Duration = .seconds(10),
@@ -129,6 +138,7 @@ public struct ConnectionPolicy: Sendable, Equatable {
         self.echoCheckInterval = echoCheckInterval
         self.deafCheckInterval = deafCheckInterval
         self.membershipWatchInterval = membershipWatchInterval
+        self.socketConfirmationDelay = socketConfirmationDelay
         self.deafGrace = deafGrace
         self.stableConnection = stableConnection
         self.defaultRetryAfter = defaultRetryAfter

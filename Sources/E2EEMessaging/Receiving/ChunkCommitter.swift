@@ -95,6 +95,10 @@ final class ChunkCommitter: Sendable {
         var urgent = false
         /// The task waiting in the window, resumed early when the window closes sooner.
         var windowWaiter: CheckedContinuation<Void, Never>?
+        /// When the one timer task running resumes the window's waiter, if one runs: a waiter
+        /// woken early to decide again (a lane started waiting) and back in the window reuses it
+        /// rather than starting another.
+        var timerDeadline: ContinuousClock.Instant?
         /// Lanes started and not ended (``Run/laneStarted()``), and how many of them wait for
         /// their commits: when all of them wait, nobody is about to hand in more, so a
         /// transaction someone waits for starts at once.
@@ -276,18 +280,23 @@ final class ChunkCommitter: Sendable {
     /// Waits until `deadline`, or until ``urge()`` ends the window sooner.
     private func waitInWindow(until deadline: ContinuousClock.Instant) async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let closed: Bool = state.withLock { state in
-                if state.waitedFor { return true }
+            let (closed, startsTimer): (Bool, Bool) = state.withLock { state in
+                if state.waitedFor { return (true, false) }
                 state.windowWaiter = continuation
-                return false
+                // A timer that fires no later already runs: it resumes this waiter, which decides again.
+                if let running = state.timerDeadline, running <= deadline { return (false, false) }
+                state.timerDeadline = deadline
+                return (false, true)
             }
             if closed {
                 continuation.resume()
                 return
             }
+            guard startsTimer else { return }
             Task {
                 try? await Task.sleep(until: deadline, clock: .continuous)
                 let waiter: CheckedContinuation<Void, Never>? = self.state.withLock { state in
+                    if state.timerDeadline == deadline { state.timerDeadline = nil }
                     defer { state.windowWaiter = nil }
                     return state.windowWaiter
                 }

@@ -9,8 +9,8 @@ import E2EEKeyStore
 /// Stopping at the first page that holds a known message is not enough once the store holds
 /// messages that arrived past a gap (our own sends, socket events after a lost one, a row
 /// committed after an earlier catch-up read): the known message proves nothing about what is
-/// older than it. The mark does: everything newer than it was read over REST or on a socket
-/// that lost nothing.
+/// older than it. The mark does: everything newer than it was read over REST (a socket's
+/// deliveries never move it: a socket can lose events without a sign, docs/spec/server-api.md §12).
 ///
 /// A catch-up that stops at its limit leaves the rest of the gap unread: its caller records that
 /// range for the send gate's scan (``UnreadRangeScan``, docs/spec/protocol.md §3.13), which

@@ -3,23 +3,22 @@
 /// How much of a channel's history is in the store, kept in its ``SyncCursor``:
 /// - `newest` is the **verified mark**: its time is one through which the store has every
 ///   message of the channel from the region's start without a gap (the newest message a
-///   catch-up read, or a socket delivered, less ``overlap``, which covers rows committed after
-///   their event, events held back and the subscribe gap); its id is that newest message's.
-///   Catch-ups page back to it (``HistoryCatchUp``). A catch-up that stopped at its limit moves
-///   it too, but only after recording the stretch it left unread (``UnreadRange``): the mark
-///   says where the next catch-up may stop, the range what the send gate has still to read
-///   (docs/spec/protocol.md §3.13).
+///   catch-up read over REST, less ``overlap``, which covers rows committed after their event
+///   and messages posted with an older server time). Catch-ups page back to it
+///   (``HistoryCatchUp``). A catch-up that stopped at its limit moves it too, but only after
+///   recording the stretch it left unread (``UnreadRange``): the mark says where the next
+///   catch-up may stop, the range what the send gate has still to read (docs/spec/protocol.md §3.13).
+///   Only REST reads move it: a socket can lose events without noticing (the server's fan-out
+///   dies and another client's socket heals it, docs/spec/server-api.md §12), so what a socket
+///   delivered proves nothing about what it did not (docs/spec/sync.md guarantee 6).
 /// - `oldest` is where paging older history goes on; `historyComplete`: nothing older remains.
 ///
-/// Socket events move the mark in memory (``VerifiedMarks``); catch-ups write the larger of the
-/// two. Every read-modify-write runs under the channel's history lock, shared by the catch-up
-/// and ``OlderHistoryLoader``.
+/// Every read-modify-write runs under the channel's history lock, shared by the catch-up and
+/// ``OlderHistoryLoader``.
 struct HistoryCursor: Sendable {
     let store: KeyStore
     let locks: KeyedAsyncLock
     let now: @Sendable () -> StoreTime
-    /// The marks socket events moved.
-    let marks: VerifiedMarks
     /// Microseconds of server time the mark stays behind the newest message verified.
     let overlap: Int64
     /// Microseconds past this device's clock a mark may be set to: the server sets
@@ -41,24 +40,7 @@ struct HistoryCursor: Sendable {
     func verifiedThrough(channelID: ChannelID) async throws -> Int64? {
         let saved = try await store.syncCursor(channelID: channelID.rawValue)?.newest?.createdAt.microseconds
         // A mark saved past the ceiling (by an earlier version) is read as the ceiling.
-        switch (saved, marks.mark(channelID)) {
-        case (let saved?, let moved?): return min(max(saved, moved), ceiling)
-        case (let saved, let moved): return (saved ?? moved).map { min($0, ceiling) }
-        }
-    }
-
-    /// A socket delivered `message` after its socket's catch-up: the stream has no gap up to it
-    /// (for a channel a catch-up of this process has read).
-    func socketDelivered(_ message: ServerMessage) {
-        marks.advanceIfCaughtUp(message.channelID, to: markBehind(message.createdAt.microseconds))
-    }
-
-    /// Writes the marks socket events moved (before the socket closes for the background).
-    /// - Throws: key store errors.
-    func saveSocketMarks() async throws {
-        for (channelID, mark) in marks.all {
-            try await update(channelID: channelID) { cursor in Self.raise(&cursor, to: mark, messageID: cursor.newest?.messageID ?? "") }
-        }
+        return saved.map { min($0, ceiling) }
     }
 
     /// The lock key of a channel's history.
@@ -87,17 +69,15 @@ struct HistoryCursor: Sendable {
     }
 
     /// Records what a catch-up learnt: the verified mark moves up behind the newest message it
-    /// read (and to what socket events moved it to); it reached the start (the history is
+    /// read; it reached the start (the history is
     /// complete), or it stopped at its limit before the mark, so older paging must go on from
     /// the oldest message it fetched (the gap behind it is paged again; what is known is deduped).
     /// - Throws: key store errors.
     func recordCatchUp(channelID: ChannelID, _ result: HistoryCatchUp.Result) async throws {
         let oldest = result.messages.first.map { TimelineCursor(createdAt: StoreTime(microseconds: $0.createdAt.microseconds), messageID: $0.id.rawValue) }
         let mark = result.messages.last.map { (markBehind($0.createdAt.microseconds), $0.id.rawValue) }
-        let moved = marks.mark(channelID)
         try await update(channelID: channelID) { cursor in
             if let (time, id) = mark { Self.raise(&cursor, to: time, messageID: id) }
-            if let moved { Self.raise(&cursor, to: moved, messageID: cursor.newest?.messageID ?? "") }
             if result.reachedStart {
                 if let oldest, cursor.oldest.map({ (oldest.createdAt, oldest.messageID) < ($0.createdAt, $0.messageID) }) ?? true {
                     cursor.oldest = oldest
@@ -108,9 +88,6 @@ struct HistoryCursor: Sendable {
                 cursor.historyComplete = false
             }
         }
-        // From now on this channel's socket events may move its mark (an empty channel's from
-        // the very start): the mark exists, at least behind the newest message read.
-        marks.advance(channelID, to: mark?.0 ?? .min)
     }
 
     /// Moves the verified mark forward to `micros` (never back).

@@ -17,7 +17,7 @@ extension SyncEngine {
 
     /// New messages one socket delivered in a row (those that queued up while the previous call
     /// ran): each channel's admitted in one call, in arrival order, so they may share a commit,
-    /// then returned and marked delivered by the socket — as ``received(_:)`` does for one. A
+    /// then returned — as ``received(_:)`` does for one. A
     /// channel whose admission fails is published as refused input; the others go on.
     func received(messages: [ServerMessage]) async {
         guard let host else { return }  // the account is gone
@@ -31,12 +31,14 @@ extension SyncEngine {
     }
 
     /// New messages of one channel from the socket, in arrival order: admitted in one call (a
-    /// channel we do not have is ignored), then returned and marked delivered by the socket.
+    /// channel we do not have is ignored), then returned, and the channel noted for the socket's
+    /// confirmation read (``SocketDeliveries``): the verified mark does not move, since the socket
+    /// may have lost what came before them without knowing it.
     private func admitFromSocket(_ batch: [ServerMessage], channelID: ChannelID, host: any SyncHost) async throws {
         guard let channel = try await knownChannel(channelID, host: host), let encryption = channel.encryption else { return }
+        socketDeliveries.delivered(into: channel.id)
         _ = try await host.admit(batch, channel: ReceivingChannel(id: channel.id, encryption: encryption))
         try await removals.serverReturned(batch)
-        for message in batch { cursor.socketDelivered(message) }
     }
 
     private func handle(_ event: RealtimeEvent, host: any SyncHost) async throws {

@@ -2,15 +2,16 @@ import E2EECrypto
 import E2EEKeyStore
 
 /// The account's sync, and its side of the connection (``ConnectionDelegate``): socket events go
-/// to the receive path (and move the channel's verified mark), catch-up and polling page REST back
-/// to the verified mark (docs/spec/sync.md guarantee 6, ``HistoryCatchUp``), `channel.new` adds and
+/// to the receive path, catch-up, polling and the socket's confirmation reads page REST back to
+/// the verified mark (docs/spec/sync.md guarantee 6, ``HistoryCatchUp``), `channel.new` adds and
 /// subscribes channels, `keys.low_otp` for this device replenishes one-time prekeys. The
 /// supervisor calls it one method at a time, in order; events of a socket reach it only after
 /// that socket's first catch-up (the supervisor buffers them).
 ///
 /// Built once, with the account, and kept for the account's life: whoever drives it — the
 /// connection, ``Account/sync()``, the pre-send check — works on the same state. It **owns**
-/// what only sync uses: the history cursor with the verified marks socket events move, the
+/// what only sync uses: the history cursor, the channels the socket delivered into since their
+/// last confirmation read (``SocketDeliveries``), the
 /// channels caught up by this process (``RollbackGuard``), the per-channel failures and their
 /// retry (``ChannelFailureLog``), the delete inference, the gate on event-driven channel-list
 /// refreshes and the throttle on `keys.low_otp` reactions. It **does not own** channels, keys,
@@ -39,8 +40,10 @@ final class SyncEngine: ConnectionDelegate, Sendable {
     let deviceID: DeviceID
     private let link = SyncHostLink()
 
-    /// The channel history positions kept in the store, and the verified marks socket events move.
+    /// The channel history positions kept in the store.
     let cursor: HistoryCursor
+    /// The channels the socket delivered into since the last confirmation read.
+    let socketDeliveries = SocketDeliveries()
     /// Channels a catch-up of this process read to the present (nothing is sent before).
     let rollbackGuard = RollbackGuard()
     /// The latest catch-up failure per channel, its backoff and the retry (docs/spec/sync.md guarantee 10).
@@ -66,7 +69,7 @@ final class SyncEngine: ConnectionDelegate, Sendable {
         self.now = settings.now
         self.userID = userID
         self.deviceID = deviceID
-        self.cursor = HistoryCursor(store: store, locks: locks, now: settings.now, marks: VerifiedMarks(),
+        self.cursor = HistoryCursor(store: store, locks: locks, now: settings.now,
                                     overlap: settings.catchUpOverlap.microsecondCount, maxSkew: settings.maxClockSkew.microsecondCount)
         self.deleteInference = DeleteInference(now: settings.now)
         self.removals = ServerRemovals(store: store, events: events, now: settings.now)
@@ -105,6 +108,11 @@ final class SyncEngine: ConnectionDelegate, Sendable {
             await host.watchMembership()
         case .connected:
             try await catchUpAll()
+        case .socketConfirmation:
+            // Only the channels the socket delivered into: the others' marks did not move, so
+            // the next catch-up of any kind reads whatever they missed.
+            let delivered = socketDeliveries.take()
+            try await catchUpChannels(try await host.allChannels().filter { delivered.contains($0.id) })
         }
     }
 
@@ -132,8 +140,7 @@ final class SyncEngine: ConnectionDelegate, Sendable {
     }
 
     func willDisconnectForBackground() async {
-        // Messages are already durable (the store commits per batch); the marks socket events
-        // moved are kept so the next catch-up need not read that stretch again.
-        try? await cursor.saveSocketMarks()
+        // Nothing to persist: messages are durable once their batch commits, and only REST reads,
+        // which write their marks as they go, move the verified marks.
     }
 }

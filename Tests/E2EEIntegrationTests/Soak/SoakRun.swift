@@ -8,15 +8,17 @@ import E2EETransport
 /// messages sent phase by phase while the seeded faults are injected.
 struct SoakRun: Sendable {
     /// The scaled-down docs/spec/sync.md timings, the deaf-socket rules scaled down too (the soak kills
-    /// the server's pub/sub): a missing echo after 3 s, an echo check after 2.25–3 s of quiet
-    /// (and, were the checks found unsupported, a light REST check every 3 s with a 2 s grace;
-    /// reordered events are held up to 0.5 s).
+    /// the server's pub/sub, and another device's new socket heals it): a missing echo after 3 s,
+    /// an echo check after 2.25–3 s of quiet (and, were the checks found unsupported, a light REST
+    /// check every 3 s with a 2 s grace; reordered events are held up to 0.5 s), and the socket's
+    /// confirmation read 3 s after a delivery.
     static let policy: ConnectionPolicy = {
         var policy = ConnectionPolicy.scaledDown
         policy.echoTimeout = .seconds(3)
         policy.echoCheckInterval = .seconds(3)
         policy.deafCheckInterval = .seconds(3)
         policy.deafGrace = .seconds(2)
+        policy.socketConfirmationDelay = .seconds(3)
         return policy
     }()
 

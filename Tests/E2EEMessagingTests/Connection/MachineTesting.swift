@@ -5,10 +5,12 @@ import Testing
 protocol MachineTesting {}
 
 extension MachineTesting {
-    /// The spec's policy with a distinct follow-up, and without the echo check and the
-    /// membership watch (their own suite turns them on), so that the REST light check runs.
+    /// The spec's policy with a distinct follow-up, and without the echo check, the
+    /// membership watch and the socket's confirmation read (their own suites turn them on), so
+    /// that the REST light check runs.
     static var policy: ConnectionPolicy {
-        ConnectionPolicy(echoCheckInterval: nil, membershipWatchInterval: nil, followUpCatchUp: .milliseconds(700))
+        ConnectionPolicy(echoCheckInterval: nil, membershipWatchInterval: nil, socketConfirmationDelay: nil,
+                         followUpCatchUp: .milliseconds(700))
     }
 
     func machine(_ policy: ConnectionPolicy = Self.policy) -> ConnectionMachine {
