@@ -109,10 +109,12 @@ final class SyncEngine: ConnectionDelegate, Sendable {
         case .connected:
             try await catchUpAll()
         case .socketConfirmation:
-            // Only the channels the socket delivered into: the others' marks did not move, so
-            // the next catch-up of any kind reads whatever they missed.
+            // Only the channels the socket delivered into (the others' marks did not move, so
+            // the next catch-up of any kind reads whatever they missed), in a catch-up's order
+            // and within its budget: past ``CatchUpPlan/channelsPerCatchUp`` the rest wait for the retry.
             let delivered = socketDeliveries.take()
-            try await catchUpChannels(try await host.allChannels().filter { delivered.contains($0.id) })
+            let channels = try await host.allChannels().filter { delivered.contains($0.id) }
+            try await catchUpChannels(try await CatchUpPlan.ordered(channels, first: nil, store: store))
         }
     }
 
