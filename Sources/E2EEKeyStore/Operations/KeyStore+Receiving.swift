@@ -44,6 +44,21 @@ extension KeyStore {
         }
     }
 
+    /// Seals each write's plaintext for its row and makes its payload key (two SHA-256s) before
+    /// the transaction, on the calling thread — a lane's, beside the others — so that the one
+    /// writer does not (``storeReceiveBatch(_:)`` uses them while the row still matches). A write
+    /// whose sealing fails is left to the transaction, which seals it, and fails, as before.
+    package func sealAhead(_ writes: inout [ReceiveWrite]) {
+        for index in writes.indices {
+            guard let row = writes[index].row else { continue }
+            let facts = writes[index].facts
+            let sealed = try? sealer.sealIfPresent(row.plaintext, table: TimelineStore.table, column: "plaintext", rowID: row.messageID)
+            writes[index].ahead = RowAhead(
+                messageID: row.messageID, sealedPlaintext: sealed, senderUserID: row.senderUserID, payloadID: facts.payloadID,
+                payloadKey: StoreSchema.payloadKey(senderUserID: row.senderUserID, payloadID: facts.payloadID))
+        }
+    }
+
     /// Fixes a DM's participants named by our own device, unless they are fixed already or the
     /// channel is pinned as a group, and accepts the DM here (docs/spec/protocol.md §5.10).
     private func fixParticipantsOnce(channelID: String, userIDs: Set<String>, _ db: Database) throws {
@@ -95,7 +110,7 @@ extension KeyStore {
             let control = try controlEffect(of: &facts, &commit.message, anyTombstone: batch.anyTombstone, db)
             if control == .storedErased { result = .storedErased }
             do {
-                try storeReceivedRow(commit.message, facts, batch.rowUpsert)
+                try storeReceivedRow(commit.message, facts, batch.rowUpsert, ahead: write.ahead)
             } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
                 // A used (sender user, payload id): the unique index refused the row (only that
                 // statement is undone), which is then stored as a duplicate of the first (§6).
@@ -110,7 +125,7 @@ extension KeyStore {
                 commit.message.plaintext = nil
                 facts = ReceivedFacts(kind: .duplicate, payloadID: nil, editedAt: facts.editedAt, duplicateOf: first)
                 result = .duplicateOfPayload(first)
-                try storeReceivedRow(commit.message, facts, batch.rowUpsert)
+                try storeReceivedRow(commit.message, facts, batch.rowUpsert, ahead: write.ahead)
             }
             if removePending { try pendingStore.removePending(messageID: messageID, db) }
             if let users = write.fixesParticipants { try fixParticipantsOnce(channelID: commit.message.channelID, userIDs: users, db) }
@@ -126,13 +141,13 @@ extension KeyStore {
                 // A request's waiting bytes are bounded: this message is recorded, not kept.
                 row.state = .undecryptable(reason: Self.requestOverflowReason)
                 row.plaintext = nil
-                try storeReceivedRow(row, facts, batch.rowUpsert)
+                try storeReceivedRow(row, facts, batch.rowUpsert, ahead: write.ahead)
                 try pendingStore.removePending(messageID: messageID, db)
                 return .stored
             }
             row.state = .pendingKey
             row.plaintext = nil
-            try storeReceivedRow(row, facts, batch.rowUpsert)
+            try storeReceivedRow(row, facts, batch.rowUpsert, ahead: write.ahead)
             try pendingStore.storePending(
                 PendingCiphertext(messageID: messageID, channelID: row.channelID, senderDeviceID: row.senderDeviceID, content: content,
                                   waitingFor: waitingFor, receivedAt: receivedAt), db)
@@ -142,7 +157,7 @@ extension KeyStore {
             case .decrypted?, .unencrypted?, .deleted?: return .unchanged
             default: break
             }
-            try storeReceivedRow(row, facts, batch.rowUpsert)
+            try storeReceivedRow(row, facts, batch.rowUpsert, ahead: write.ahead)
             if removePending { try pendingStore.removePending(messageID: messageID, db) }
             if let restart = write.sessionRestart { try sessionStore.requestRestart(restart, db) }
         case .refused(let input):
@@ -191,17 +206,30 @@ extension KeyStore {
     /// none, and so is an existing payload id (with its key) when the sender user stays the
     /// same: a payload id belongs to its sender user, so `payload_key` always matches the row's
     /// (sender user, payload id).
-    private func storeReceivedRow(_ message: TimelineMessage, _ facts: ReceivedFacts, _ upsert: Statement) throws {
-        let plaintext = try sealer.sealIfPresent(message.plaintext, table: TimelineStore.table, column: "plaintext", rowID: message.messageID)
+    /// The sealed plaintext and the payload key come from `ahead` (``sealAhead(_:)``) while the
+    /// row still matches what they were made from, else they are made here.
+    private func storeReceivedRow(_ message: TimelineMessage, _ facts: ReceivedFacts, _ upsert: Statement, ahead: RowAhead?) throws {
+        let plaintext: Data?
+        if message.plaintext == nil {
+            plaintext = nil
+        } else if let ahead, ahead.messageID == message.messageID, let sealed = ahead.sealedPlaintext {
+            plaintext = sealed
+        } else {
+            plaintext = try sealer.sealIfPresent(message.plaintext, table: TimelineStore.table, column: "plaintext", rowID: message.messageID)
+        }
+        let payloadKey = if let ahead, ahead.senderUserID == message.senderUserID, ahead.payloadID == facts.payloadID {
+            ahead.payloadKey
+        } else {
+            StoreSchema.payloadKey(senderUserID: message.senderUserID, payloadID: facts.payloadID)
+        }
         try upsert.execute(arguments: [
             message.messageID, message.channelID, message.senderUserID, message.senderDeviceID, message.createdAt.microseconds,
             Data(message.contentHash), message.state.columnValue, message.state.reason, plaintext, message.isOwn ? 1 : 0,
-            facts.kind.rawValue, facts.editedAt?.microseconds, facts.duplicateOf, facts.payloadID,
-            StoreSchema.payloadKey(senderUserID: message.senderUserID, payloadID: facts.payloadID), facts.deleteOf])
+            facts.kind.rawValue, facts.editedAt?.microseconds, facts.duplicateOf, facts.payloadID, payloadKey, facts.deleteOf])
     }
 
     /// Inserts a received row with its receive-side columns, or replaces the row with the same
-    /// server id (``storeReceivedRow(_:_:_:)`` says what is kept).
+    /// server id (``storeReceivedRow(_:_:_:ahead:)`` says what is kept).
     static let receivedRowUpsertSQL = """
         INSERT INTO timeline (message_id, channel_id, sender_user_id, sender_device_id, created_at, content_hash, state, failure_reason,
                               plaintext, is_own, kind, edited_at, duplicate_of, payload_id, payload_key, delete_of)

@@ -1,4 +1,5 @@
 import E2EECrypto
+import Foundation
 
 /// One change of the receive pipeline, stored with others of its lane by
 /// ``KeyStore/storeReceiveBatch(_:)`` in one transaction.
@@ -38,6 +39,9 @@ import E2EECrypto
     /// A ratchet restart a refusal asks for (a message refused as too far ahead,
     /// docs/spec/protocol.md §3.17): recorded with the refusal, when the refusal is stored.
     public var sessionRestart: SessionRestartRequest?
+    /// The row's sealed plaintext and payload key, made before the transaction
+    /// (``KeyStore/sealAhead(_:)``); nil: the transaction makes them.
+    package var ahead: RowAhead?
 
     /// Creates the value.
     public init(action: Action, facts: ReceivedFacts, session: SessionUpdate? = nil, senderKey: ReceiverSenderKey? = nil,
@@ -49,6 +53,33 @@ import E2EECrypto
         self.identityChange = identityChange
         self.sessionRestart = sessionRestart
     }
+}
+
+extension ReceiveWrite {
+    /// The timeline row the write stores, if it stores one.
+    var row: TimelineMessage? {
+        switch action {
+        case .decrypted(let commit): commit.message
+        case .pending(let row, _, _, _), .outcome(let row): row
+        case .refused: nil
+        }
+    }
+}
+
+/// What a write's row needs that depends on nothing stored, made before its transaction
+/// (``KeyStore/sealAhead(_:)``), each with what it was made from: the transaction uses a value
+/// only while the row still matches it (a row stored as a duplicate or erased drops its
+/// plaintext, and loses its payload id as a duplicate).
+package struct RowAhead: Sendable {
+    /// The row the plaintext was sealed for (the sealing's associated data names it).
+    let messageID: String
+    /// The plaintext, sealed for the row's `plaintext` column.
+    let sealedPlaintext: Data?
+    /// The (sender user, payload id) the payload key was made from.
+    let senderUserID: String?
+    let payloadID: String?
+    /// ``StoreSchema/payloadKey(senderUserID:payloadID:)`` of that pair.
+    let payloadKey: Data?
 }
 
 /// What ``KeyStore/storeReceiveBatch(_:)`` did with one write.

@@ -45,14 +45,16 @@ final class ChunkCommitter: Sendable {
         /// Queues `writes` for the next transaction (with whatever else is waiting by then); the
         /// ticket tells what happened to each, or throws the store's error when the transaction
         /// holding them failed (nothing of it is stored) or one holding an earlier chunk of this
-        /// run did (nothing of the run is written after its failure).
-        func submit(_ writes: [ReceiveWrite]) -> CommitTicket { committer.submit(writes, run: id) }
+        /// run did (nothing of the run is written after its failure). The rows' plaintexts are
+        /// sealed and their payload keys made first, in the caller's task (``KeyStore/sealAhead(_:)``),
+        /// so that the one writer does not.
+        func submit(_ writes: [ReceiveWrite]) -> CommitTicket { committer.submit(committer.sealedAhead(writes), run: id) }
 
         /// ``submit(_:)`` for a chunk its lane waits for at once (its last): when no commit
         /// runs, it is committed in the caller's task, alone, before this returns — no task to
         /// start and no thread to hand the result back to (a socket frame's whole commit).
         /// Otherwise it is queued as ``submit(_:)`` queues it.
-        func commitLast(_ writes: [ReceiveWrite]) async -> CommitTicket { await committer.commitLast(writes, run: id) }
+        func commitLast(_ writes: [ReceiveWrite]) async -> CommitTicket { await committer.commitLast(committer.sealedAhead(writes), run: id) }
 
         /// Asks for the chunks waiting to commit now, without waiting out the window (a lane that
         /// stops on an error and must see its chunks settled at once).
@@ -152,6 +154,13 @@ final class ChunkCommitter: Sendable {
             return state.nextRun
         }
         return Run(committer: self, id: id)
+    }
+
+    /// `writes` with their rows sealed ahead (``KeyStore/sealAhead(_:)``).
+    fileprivate func sealedAhead(_ writes: [ReceiveWrite]) -> [ReceiveWrite] {
+        var writes = writes
+        store.sealAhead(&writes)
+        return writes
     }
 
     private func end(_ run: UInt64) {
