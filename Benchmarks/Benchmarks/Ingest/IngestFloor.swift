@@ -12,10 +12,10 @@ import GRDB
 ///    a copy to know it is one — through `JSONSerialization.jsonObject`, one body after the
 ///    other on one thread, as one connection receives them. `JSONSerialization` is the
 ///    cheapest full parse Foundation has (every byte read, every value built, no schema and no
-///    typed values) and the first step of the product's own frame decoding
-///    (`RealtimeEventDecoder` parses a frame with it before decoding the message), so the floor
-///    parses like for like without the product's typed decoding (`JSONDecoder` of
-///    `ServerMessage`, base64 and timestamp checks), which stays the ingest's to pay.
+///    typed values), so the floor parses every byte without the product's typed decoding
+///    (`JSONDecoder` of `ServerMessage`, base64 and timestamp checks), which stays the ingest's
+///    to pay. (Until the eighth session of issue 47 the product's frame decoding also began with
+///    it; `RealtimeEventDecoder` now reads a frame in one `JSONDecoder` pass.)
 /// 1. **Crypto**, on every core (the rows split in equal slices, one thread each): per row the
 ///    libsodium calls of ``FloorRows/Kind`` on C buffers — Ed25519 verification for group
 ///    messages, the chain step (two HMACs), HKDF, AES-GCM open (twice for a DM: the payload key,

@@ -1,6 +1,9 @@
 import Foundation
 
 /// Decodes server text frames into ``RealtimeUpdate``s; never throws, never traps.
+///
+/// One pass of `JSONDecoder` per frame: the frame's `type` is read from the same keyed container
+/// as its body, so a live message is parsed once, not once to find its type and again to decode it.
 public struct RealtimeEventDecoder: Sendable {
     /// A decoder.
     public init() {}
@@ -8,43 +11,71 @@ public struct RealtimeEventDecoder: Sendable {
     /// The update for one text frame: an event, or ``RealtimeUpdate/malformedFrame(reason:byteCount:)``.
     public func decode(_ text: String) -> RealtimeUpdate {
         let data = Data(text.utf8)
-        guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
+        guard let frame = try? JSONDecoder().decode(Frame.self, from: data) else {
             return .malformedFrame(reason: "not a JSON object", byteCount: data.count)
         }
-        guard let type = object["type"] as? String else {
-            if let error = object["error"] as? String { return .event(.serverError(String(error.prefix(200)))) }
-            return .malformedFrame(reason: "no type", byteCount: data.count)
-        }
-        do {
-            return .event(try event(type: type, object: object, data: data))
-        } catch {
-            return .malformedFrame(reason: "bad \(type.prefix(40)) payload", byteCount: data.count)
+        switch frame.content {
+        case .event(let event): return .event(event)
+        case .noType: return .malformedFrame(reason: "no type", byteCount: data.count)
+        case .badPayload(let type): return .malformedFrame(reason: "bad \(type.prefix(40)) payload", byteCount: data.count)
         }
     }
 
-    private func event(type: String, object: [String: Any], data: Data) throws -> RealtimeEvent {
-        let decoder = JSONDecoder()
-        switch type {
-        case "message.new": return .messageNew(try decoder.decode(Wrapped<ServerMessage>.self, from: data).message)
-        case "message.edit": return .messageEdit(try decoder.decode(Wrapped<MessageEdit>.self, from: data).message)
-        case "message.delete": return .messageDelete(messageID: MessageID(try string(object, "message_id")), channelID: ChannelID(try string(object, "channel_id")))
-        case "typing.start", "typing.stop":
-            return .typing(userID: UserID(try string(object, "user_id")), channelID: ChannelID(try string(object, "channel_id")), started: type == "typing.start")
-        case "channel.new": return .channelNew(try decoder.decode(ChannelWrapped.self, from: data).channel)
-        case "keys.low_otp":
-            guard let remaining = object["remaining"] as? Int else { throw DecodeFailure() }
-            return .lowOneTimePreKeys(deviceID: DeviceID(try string(object, "device_id")), remaining: remaining)
-        case "sender_key.new": return .senderKeyNew(channelID: ChannelID(try string(object, "channel_id")), deviceID: DeviceID(try string(object, "device_id")))
-        default: return .unknown(type: String(type.prefix(100)))
+    /// One frame: a JSON object, read once. Decoding throws only when the frame is not a JSON
+    /// object; everything after that is an outcome.
+    private struct Frame: Decodable {
+        enum Content {
+            case event(RealtimeEvent)
+            case noType
+            case badPayload(type: String)
+        }
+
+        let content: Content
+
+        init(from decoder: any Decoder) throws {
+            let object = try decoder.container(keyedBy: Key.self)
+            guard let type = try? object.decode(String.self, forKey: .type) else {
+                if let error = try? object.decode(String.self, forKey: .error) {
+                    content = .event(.serverError(String(error.prefix(200))))
+                } else {
+                    content = .noType
+                }
+                return
+            }
+            do {
+                content = .event(try Self.event(type: type, object))
+            } catch {
+                content = .badPayload(type: type)
+            }
+        }
+
+        private static func event(type: String, _ object: KeyedDecodingContainer<Key>) throws -> RealtimeEvent {
+            switch type {
+            case "message.new": return .messageNew(try object.decode(ServerMessage.self, forKey: .message))
+            case "message.edit": return .messageEdit(try object.decode(MessageEdit.self, forKey: .message))
+            case "message.delete":
+                return .messageDelete(messageID: MessageID(try object.decode(String.self, forKey: .messageID)),
+                                      channelID: ChannelID(try object.decode(String.self, forKey: .channelID)))
+            case "typing.start", "typing.stop":
+                return .typing(userID: UserID(try object.decode(String.self, forKey: .userID)),
+                               channelID: ChannelID(try object.decode(String.self, forKey: .channelID)), started: type == "typing.start")
+            case "channel.new": return .channelNew(try object.decode(ServerChannel.self, forKey: .channel))
+            case "keys.low_otp":
+                return .lowOneTimePreKeys(deviceID: DeviceID(try object.decode(String.self, forKey: .deviceID)),
+                                          remaining: try object.decode(Int.self, forKey: .remaining))
+            case "sender_key.new":
+                return .senderKeyNew(channelID: ChannelID(try object.decode(String.self, forKey: .channelID)),
+                                     deviceID: DeviceID(try object.decode(String.self, forKey: .deviceID)))
+            default: return .unknown(type: String(type.prefix(100)))
+            }
         }
     }
 
-    private func string(_ object: [String: Any], _ key: String) throws -> String {
-        guard let value = object[key] as? String else { throw DecodeFailure() }
-        return value
+    private enum Key: String, CodingKey {
+        case type, error, message, channel, remaining
+        case messageID = "message_id"
+        case channelID = "channel_id"
+        case userID = "user_id"
+        case deviceID = "device_id"
     }
-
-    private struct DecodeFailure: Error {}
-    private struct Wrapped<T: Decodable>: Decodable { var message: T }
-    private struct ChannelWrapped: Decodable { var channel: ServerChannel }
 }
