@@ -51,11 +51,7 @@ extension KeyStore {
     package func sealAhead(_ writes: inout [ReceiveWrite]) {
         for index in writes.indices {
             guard let row = writes[index].row else { continue }
-            let facts = writes[index].facts
-            let sealed = try? sealer.sealIfPresent(row.plaintext, table: TimelineStore.table, column: "plaintext", rowID: row.messageID)
-            writes[index].ahead = RowAhead(
-                messageID: row.messageID, sealedPlaintext: sealed, senderUserID: row.senderUserID, payloadID: facts.payloadID,
-                payloadKey: StoreSchema.payloadKey(senderUserID: row.senderUserID, payloadID: facts.payloadID))
+            writes[index].ahead = try? RowAhead(row, writes[index].facts, sealer: sealer)
         }
     }
 
@@ -207,25 +203,13 @@ extension KeyStore {
     /// same: a payload id belongs to its sender user, so `payload_key` always matches the row's
     /// (sender user, payload id).
     /// The sealed plaintext and the payload key come from `ahead` (``sealAhead(_:)``) while the
-    /// row still matches what they were made from, else they are made here.
+    /// row still fits what they were made from, else they are made here.
     private func storeReceivedRow(_ message: TimelineMessage, _ facts: ReceivedFacts, _ upsert: Statement, ahead: RowAhead?) throws {
-        let plaintext: Data?
-        if message.plaintext == nil {
-            plaintext = nil
-        } else if let ahead, ahead.messageID == message.messageID, let sealed = ahead.sealedPlaintext {
-            plaintext = sealed
-        } else {
-            plaintext = try sealer.sealIfPresent(message.plaintext, table: TimelineStore.table, column: "plaintext", rowID: message.messageID)
-        }
-        let payloadKey = if let ahead, ahead.senderUserID == message.senderUserID, ahead.payloadID == facts.payloadID {
-            ahead.payloadKey
-        } else {
-            StoreSchema.payloadKey(senderUserID: message.senderUserID, payloadID: facts.payloadID)
-        }
+        let made = if let ahead, ahead.fits(message, facts) { ahead } else { try RowAhead(message, facts, sealer: sealer) }
         try upsert.execute(arguments: [
             message.messageID, message.channelID, message.senderUserID, message.senderDeviceID, message.createdAt.microseconds,
-            Data(message.contentHash), message.state.columnValue, message.state.reason, plaintext, message.isOwn ? 1 : 0,
-            facts.kind.rawValue, facts.editedAt?.microseconds, facts.duplicateOf, facts.payloadID, payloadKey, facts.deleteOf])
+            Data(message.contentHash), message.state.columnValue, message.state.reason, made.sealedPlaintext, message.isOwn ? 1 : 0,
+            facts.kind.rawValue, facts.editedAt?.microseconds, facts.duplicateOf, facts.payloadID, made.payloadKey, facts.deleteOf])
     }
 
     /// Inserts a received row with its receive-side columns, or replaces the row with the same

@@ -66,13 +66,16 @@ extension ReceiveWrite {
     }
 }
 
-/// What a write's row needs that depends on nothing stored, made before its transaction
-/// (``KeyStore/sealAhead(_:)``), each with what it was made from: the transaction uses a value
-/// only while the row still matches it (a row stored as a duplicate or erased drops its
-/// plaintext, and loses its payload id as a duplicate).
+/// What a write's row needs that depends on nothing stored — its plaintext sealed for the
+/// `plaintext` column and its payload key — with what it was made from. Made before the
+/// transaction (``KeyStore/sealAhead(_:)``), it is used only while the row still fits it (a row
+/// stored as a duplicate or erased drops its plaintext, and a duplicate its payload id); the
+/// transaction makes one for any row it does not fit.
 package struct RowAhead: Sendable {
     /// The row the plaintext was sealed for (the sealing's associated data names it).
     let messageID: String
+    /// Whether the row had a plaintext.
+    let hadPlaintext: Bool
     /// The plaintext, sealed for the row's `plaintext` column.
     let sealedPlaintext: Data?
     /// The (sender user, payload id) the payload key was made from.
@@ -80,6 +83,23 @@ package struct RowAhead: Sendable {
     let payloadID: String?
     /// ``StoreSchema/payloadKey(senderUserID:payloadID:)`` of that pair.
     let payloadKey: Data?
+
+    /// Seals `row`'s plaintext with `sealer` and makes its payload key from `row` and `facts`.
+    /// - Throws: the sealer's errors.
+    init(_ row: TimelineMessage, _ facts: ReceivedFacts, sealer: Sealer) throws {
+        messageID = row.messageID
+        hadPlaintext = row.plaintext != nil
+        sealedPlaintext = try sealer.sealIfPresent(row.plaintext, table: TimelineStore.table, column: "plaintext", rowID: row.messageID)
+        senderUserID = row.senderUserID
+        payloadID = facts.payloadID
+        payloadKey = StoreSchema.payloadKey(senderUserID: row.senderUserID, payloadID: facts.payloadID)
+    }
+
+    /// Whether this was made from what `row` and `facts` hold now.
+    func fits(_ row: TimelineMessage, _ facts: ReceivedFacts) -> Bool {
+        messageID == row.messageID && hadPlaintext == (row.plaintext != nil) && senderUserID == row.senderUserID
+            && payloadID == facts.payloadID
+    }
 }
 
 /// What ``KeyStore/storeReceiveBatch(_:)`` did with one write.
