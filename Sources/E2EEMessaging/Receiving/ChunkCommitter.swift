@@ -47,14 +47,21 @@ final class ChunkCommitter: Sendable {
         /// holding them failed (nothing of it is stored) or one holding an earlier chunk of this
         /// run did (nothing of the run is written after its failure). The rows' plaintexts are
         /// sealed and their payload keys made first, in the caller's task (``KeyStore/sealAhead(_:)``),
-        /// so that the one writer does not.
-        func submit(_ writes: [ReceiveWrite]) -> CommitTicket { committer.submit(committer.sealedAhead(writes), run: id) }
+        /// so that the one writer does not. `writes` is consumed: the caller hands over its only
+        /// copy, sealed in place, never copied.
+        func submit(_ writes: consuming [ReceiveWrite]) -> CommitTicket {
+            committer.store.sealAhead(&writes)
+            return committer.submit(writes, run: id)
+        }
 
         /// ``submit(_:)`` for a chunk its lane waits for at once (its last): when no commit
         /// runs, it is committed in the caller's task, alone, before this returns — no task to
         /// start and no thread to hand the result back to (a socket frame's whole commit).
         /// Otherwise it is queued as ``submit(_:)`` queues it.
-        func commitLast(_ writes: [ReceiveWrite]) async -> CommitTicket { await committer.commitLast(committer.sealedAhead(writes), run: id) }
+        func commitLast(_ writes: consuming [ReceiveWrite]) async -> CommitTicket {
+            committer.store.sealAhead(&writes)
+            return await committer.commitLast(writes, run: id)
+        }
 
         /// Asks for the chunks waiting to commit now, without waiting out the window (a lane that
         /// stops on an error and must see its chunks settled at once).
@@ -154,13 +161,6 @@ final class ChunkCommitter: Sendable {
             return state.nextRun
         }
         return Run(committer: self, id: id)
-    }
-
-    /// `writes` with their rows sealed ahead (``KeyStore/sealAhead(_:)``).
-    fileprivate func sealedAhead(_ writes: [ReceiveWrite]) -> [ReceiveWrite] {
-        var writes = writes
-        store.sealAhead(&writes)
-        return writes
     }
 
     private func end(_ run: UInt64) {
@@ -318,7 +318,8 @@ final class ChunkCommitter: Sendable {
     private func commit(_ round: [Waiting]) async {
         do {
             let started = ContinuousClock.now
-            let writes = round.flatMap(\.writes)
+            // A lone chunk (a frame's, nearly always) is written as it was handed in, not copied.
+            let writes = round.count == 1 ? round[0].writes : round.flatMap(\.writes)
             let results = try await store.storeReceiveBatch(writes)
             clock?.addCommit(ContinuousClock.now - started, writes: writes.count)
             state.withLock { $0.committed += 1 }

@@ -2,10 +2,10 @@
 
 /// The chunks one lane has handed to the chunk committer and not settled yet, oldest first.
 struct LaneCommits {
-    /// A chunk: the lane's steps (with their outcome positions) and the writes being committed.
+    /// A chunk: the lane's steps (with their outcome positions; each holds its write) and the
+    /// ticket of the commit that holds their writes.
     struct Chunk {
         let entries: [(index: Int, step: ProcessingStep)]
-        let writes: [ReceiveWrite]
         let ticket: CommitTicket
     }
 
@@ -14,16 +14,17 @@ struct LaneCommits {
     /// Whether no chunk is left to settle.
     var isEmpty: Bool { chunks.isEmpty }
 
-    /// Hands `writes` (the steps' writes, in order) to the lane's run of the chunk committer,
-    /// after every chunk before.
-    mutating func start(entries: [(index: Int, step: ProcessingStep)], writes: [ReceiveWrite], committer: ChunkCommitter.Run) {
-        chunks.append(Chunk(entries: entries, writes: writes, ticket: committer.submit(writes)))
+    /// Hands `writes` (the steps' writes, in order, with the lane's final key states) to the
+    /// lane's run of the chunk committer, after every chunk before; the committer takes them
+    /// over (``ChunkCommitter/Run/submit(_:)``).
+    mutating func start(entries: [(index: Int, step: ProcessingStep)], writes: consuming [ReceiveWrite], committer: ChunkCommitter.Run) {
+        chunks.append(Chunk(entries: entries, ticket: committer.submit(writes)))
     }
 
     /// ``start(entries:writes:committer:)`` for the lane's last chunk, which it waits for at
     /// once: committed in this task when no commit runs (``ChunkCommitter/Run/commitLast(_:)``).
-    mutating func startLast(entries: [(index: Int, step: ProcessingStep)], writes: [ReceiveWrite], committer: ChunkCommitter.Run) async {
-        chunks.append(Chunk(entries: entries, writes: writes, ticket: await committer.commitLast(writes)))
+    mutating func startLast(entries: [(index: Int, step: ProcessingStep)], writes: consuming [ReceiveWrite], committer: ChunkCommitter.Run) async {
+        chunks.append(Chunk(entries: entries, ticket: await committer.commitLast(writes)))
     }
 
     /// Whether a chunk not settled yet holds a row queued to wait for one of `keys`.

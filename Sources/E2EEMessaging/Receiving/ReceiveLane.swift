@@ -76,18 +76,20 @@ struct ReceiveLane: Sendable {
                 }
                 if case .pending = step.outcome.result {} else { lane.handled.insert(message.id) }
                 outcomes.append(step.outcome)
+                let unlocks = step.unlocks
+                let settlesRequest = step.write?.fixesParticipants != nil
+                // The step's last use: moved into the buffer, not copied.
                 if step.write != nil { buffer.append((outcomes.count - 1, step)) }
-                if !step.unlocks.isEmpty {
+                if !unlocks.isEmpty {
                     // Rows of this lane waiting for the key must be stored before the queue is
                     // read; when none is, the lane goes on (most new keys have nobody waiting).
                     // A DM request settled here is stored first too: the released rows (other
                     // devices', run next in their own lanes) read the participants from the store.
-                    let settlesRequest = step.write?.fixesParticipants != nil
-                    if settlesRequest || buffer.contains(where: { Self.waits($0.step, forAnyOf: step.unlocks) }) {
+                    if settlesRequest || buffer.contains(where: { Self.waits($0.step, forAnyOf: unlocks) }) {
                         handOff(&buffer, to: &commits, lane: lane)
                     }
-                    if settlesRequest || commits.holdsRow(waitingForAnyOf: step.unlocks) { try await settle(&commits, into: &outcomes) }
-                    let waiting = try await processor.store.pendingReceives(waitingFor: step.unlocks)
+                    if settlesRequest || commits.holdsRow(waitingForAnyOf: unlocks) { try await settle(&commits, into: &outcomes) }
+                    let waiting = try await processor.store.pendingReceives(waitingFor: unlocks)
                         .filter { !lane.handled.contains($0.pending.messageID) }.map(IncomingMessage.init(pending:))
                     queue.insert(contentsOf: waiting.filter { $0.laneKey == device }, at: position)
                     for row in waiting where row.laneKey != device {
@@ -141,9 +143,31 @@ struct ReceiveLane: Sendable {
         buffer.removeAll(keepingCapacity: true)
     }
 
-    /// The buffered steps' writes, with the lane's key states as they are now.
+    /// The buffered steps' writes, with the lane's final session records and sender-key states
+    /// serialised onto the last write of the chunk that touched each (earlier states are never
+    /// stored: the chunk commits as a whole). Made in one array that nothing else holds, so the
+    /// committer seals it in place (``ChunkCommitter/Run/submit(_:)``).
     private func chunkWrites(_ buffer: [(index: Int, step: ProcessingStep)], lane: LaneState) -> [ReceiveWrite] {
-        finalStates(attachedTo: buffer.compactMap(\.step.write), steps: buffer.map(\.step), lane: lane)
+        // Every buffered step has a write (`run` buffers only those), so positions match.
+        var writes = buffer.compactMap(\.step.write)
+        var lastKey: [SenderKeyAddress: Int] = [:]
+        var lastSession: [String: (index: Int, userID: UserID, deviceID: DeviceID)] = [:]
+        for index in buffer.indices {
+            if let address = buffer[index].step.senderKeyAddress { lastKey[address] = index }
+            if let owner = buffer[index].step.sessionOwner {
+                lastSession["\(owner.userID)/\(owner.deviceID)"] = (index, owner.userID, owner.deviceID)
+            }
+        }
+        for (address, index) in lastKey {
+            guard let key = lane.cachedSenderKey(address) else { continue }
+            var record = key.record
+            record.state = key.state.serialized()
+            writes[index].senderKey = record
+        }
+        for entry in lastSession.values {
+            writes[entry.index].session = lane.sessionWrite(userID: entry.userID, deviceID: entry.deviceID)
+        }
+        return writes
     }
 
     /// Waits for every chunk's commit, in order, applying each (`waiting`: the caller already told
@@ -162,8 +186,8 @@ struct ReceiveLane: Sendable {
     }
 
     private func apply(_ chunk: LaneCommits.Chunk, _ results: [ReceiveWriteResult], to outcomes: inout [ReceiveOutcome]) {
-        let consumed = chunk.writes.compactMap { write -> UInt32? in
-            if case .decrypted(let commit) = write.action { return commit.consumedOneTimePrekeyID }
+        let consumed = chunk.entries.compactMap { entry -> UInt32? in
+            if case .decrypted(let commit)? = entry.step.write?.action { return commit.consumedOneTimePrekeyID }
             return nil
         }
         if !consumed.isEmpty { oneTimePrekeysConsumed?(consumed) }
@@ -179,28 +203,5 @@ struct ReceiveLane: Sendable {
         // One commit, one batch for timeline observers (``TimelineUpdates``).
         events.publish(committed: committed)
         linkInbox?.deliver(opened)
-    }
-
-    /// The writes with the lane's final session records and sender-key states serialised onto
-    /// the last write of the chunk that touched each (earlier states are never stored: the
-    /// chunk commits as a whole).
-    private func finalStates(attachedTo writes: [ReceiveWrite], steps: [ProcessingStep], lane: LaneState) -> [ReceiveWrite] {
-        var writes = writes
-        var lastKey: [SenderKeyAddress: Int] = [:]
-        var lastSession: [String: (index: Int, userID: UserID, deviceID: DeviceID)] = [:]
-        for (index, step) in steps.enumerated() {
-            if let address = step.senderKeyAddress { lastKey[address] = index }
-            if let owner = step.sessionOwner { lastSession["\(owner.userID)/\(owner.deviceID)"] = (index, owner.userID, owner.deviceID) }
-        }
-        for (address, index) in lastKey {
-            guard let key = lane.cachedSenderKey(address) else { continue }
-            var record = key.record
-            record.state = key.state.serialized()
-            writes[index].senderKey = record
-        }
-        for entry in lastSession.values {
-            writes[entry.index].session = lane.sessionWrite(userID: entry.userID, deviceID: entry.deviceID)
-        }
-        return writes
     }
 }
