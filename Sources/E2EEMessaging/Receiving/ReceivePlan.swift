@@ -29,25 +29,42 @@ struct ReceivePlan: Sendable {
     /// - Throws: store errors.
     static func make(_ messages: [ServerMessage], channel: ReceivingChannel, ownEchoes: Set<MessageID> = [], store: KeyStore) async throws -> ReceivePlan {
         var plan = ReceivePlan()
-        var copies: [String: [ServerMessage]] = [:]
-        var order: [String] = []
-        for message in messages {
-            guard message.channelID == channel.id else {
-                plan.outcomes.append(ReceiveOutcome(messageID: message.id, result: .refused(.wrongChannel)))
+        // Each id's copies, by their position in `messages`. Nearly every id comes once: it then
+        // costs one set insertion, and no array or copy of its own.
+        var seen: Set<String> = []
+        seen.reserveCapacity(messages.count)
+        var messagePositions: [Int] = []  // per id, in order of first arrival: the copy that is the message
+        var repeated: [String: [Int]] = [:]  // ids that came more than once: their later copies, in arrival order
+        for position in messages.indices {
+            guard messages[position].channelID == channel.id else {
+                plan.outcomes.append(ReceiveOutcome(messageID: messages[position].id, result: .refused(.wrongChannel)))
                 plan.refusals.append(.inputRefused(reason: "message delivered for another channel"))
                 continue
             }
-            if copies[message.id.rawValue] == nil { order.append(message.id.rawValue) }
-            copies[message.id.rawValue, default: []].append(message)
+            if seen.insert(messages[position].id.rawValue).inserted {
+                messagePositions.append(position)
+            } else {
+                repeated[messages[position].id.rawValue, default: []].append(position)
+            }
         }
         // The unedited copy (or the earliest edit) of each id is the message; later contents are edits.
-        let sortedCopies = order.compactMap { id -> (id: String, copies: [ServerMessage])? in
-            let sorted = (copies[id] ?? []).sorted { ($0.editedAt?.microseconds ?? .min) < ($1.editedAt?.microseconds ?? .min) }
-            return sorted.isEmpty ? nil : (id, sorted)
+        var laterCopies: [Int: [Int]] = [:]  // by place in `messagePositions`: the id's other copies, in that order
+        if !repeated.isEmpty {
+            for slot in messagePositions.indices {
+                guard let more = repeated[messages[messagePositions[slot]].id.rawValue] else { continue }
+                let sorted = ([messagePositions[slot]] + more).sorted {
+                    (messages[$0].editedAt?.microseconds ?? .min) < (messages[$1].editedAt?.microseconds ?? .min)
+                }
+                messagePositions[slot] = sorted[0]
+                laterCopies[slot] = Array(sorted.dropFirst())
+            }
         }
-        // Each first copy's content hash and header, computed over the cores (`firsts[i]` is
-        // `sortedCopies[i]`'s first copy).
-        let firsts = await ParallelWork.map(sortedCopies.map { $0.copies[0] }) { IncomingMessage(posted: $0, channel: channel, isOwnEcho: ownEchoes.contains($0.id)) }
+        // Each message's content hash and header, computed over the cores (`firsts[slot]` is
+        // `messages[messagePositions[slot]]`).
+        let firsts = await ParallelWork.map(messagePositions) { position in
+            IncomingMessage(posted: messages[position], channel: channel,
+                            isOwnEcho: !ownEchoes.isEmpty && ownEchoes.contains(messages[position].id))
+        }
         // The envelopes' hashes and the sender keys their headers name, read with the dedupe set.
         var envelopeDigests: Set<ContentDigest> = []
         var addresses: Set<SenderKeyAddress> = []
@@ -57,32 +74,31 @@ struct ReceivePlan: Sendable {
                 addresses.insert(SenderKeyAddress(channelID: channel.id.rawValue, senderDeviceID: firsts[index].laneKey, keyID: keyID))
             }
         }
-        let lookup = try await store.receiveBatchLookup(ids: order, channelID: channel.id.rawValue, contentHashes: Array(envelopeDigests),
-                                                        senderKeys: Array(addresses))
+        let lookup = try await store.receiveBatchLookup(ids: firsts.map(\.id), channelID: channel.id.rawValue,
+                                                        contentHashes: Array(envelopeDigests), senderKeys: Array(addresses))
         for address in addresses { plan.senderKeys[address] = .some(lookup.senderKeys[address]) }
         var fresh: [IncomingMessage] = []
         fresh.reserveCapacity(firsts.count)
-        for index in firsts.indices {  // by index: a message is copied only into `fresh`
+        for slot in firsts.indices {  // by index: a message is copied only into `fresh`
+            let storedHash = lookup.knownHashes[firsts[slot].id]
+            if storedHash == nil { fresh.append(firsts[slot]) }
+            let later = laterCopies[slot] ?? []
+            guard storedHash != nil || !later.isEmpty else { continue }
             // A copy is a duplicate when its content is the id's stored one (compared by hash) or,
-            // for an id not stored, the first copy's; or when an earlier copy of the batch already
-            // brought that content as an edit. Any other content is an edit.
-            let id = sortedCopies[index].id
-            let storedHash = lookup.knownHashes[id]
-            var later = sortedCopies[index].copies[...]
-            if storedHash == nil {
-                fresh.append(firsts[index])
-                later = later.dropFirst()
-            }
+            // for an id not stored, the message's; or when an earlier copy of the batch already
+            // brought that content as an edit. Any other content is an edit. A stored id's
+            // message copy is judged like the rest.
             var edited = EditedContents()
-            for copy in later {
-                let isFirstContent = copy.content == firsts[index].content
+            for position in (storedHash == nil ? [] : [messagePositions[slot]]) + later {
+                let copy = messages[position]
+                let isFirstContent = copy.content == firsts[slot].content
                 let isKnownContent = if let storedHash {
-                    (isFirstContent ? firsts[index].contentHash : SHA256.hash(utf8: copy.content)) == storedHash
+                    (isFirstContent ? firsts[slot].contentHash : SHA256.hash(utf8: copy.content)) == storedHash
                 } else {
                     isFirstContent
                 }
                 if isKnownContent || edited.contains(copy.content) {
-                    plan.outcomes.append(ReceiveOutcome(messageID: MessageID(stored: id), result: .duplicate(of: nil)))
+                    plan.outcomes.append(ReceiveOutcome(messageID: MessageID(stored: firsts[slot].id), result: .duplicate(of: nil)))
                 } else {
                     edited.insert(copy.content)
                     plan.edits.append(copy)
