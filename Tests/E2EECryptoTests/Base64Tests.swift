@@ -1,4 +1,5 @@
-import E2EECrypto
+@testable import E2EECrypto
+import Foundation
 import Testing
 
 @Suite("Strict base64")
@@ -52,5 +53,31 @@ struct Base64Tests {
         let text = String(repeating: "A", count: 16)
         #expect(throws: Base64Error.tooLong(length: 16, limit: 12)) { try Base64.decode(text, maxEncodedLength: 12) }
         #expect((try? Base64.decode(text, maxEncodedLength: 16))?.count == 12)
+    }
+
+    @Test("the canonical scan agrees with encoding back, over 200,000 strings near valid encodings")
+    func canonicalScanAgreesWithEncodingBack() {
+        // The fast path trusts `isCanonical`; the rule it replaced was "Foundation decodes it and
+        // the bytes encode back to the same string". Strings one mutation away from a valid
+        // encoding (a character replaced by any printable one or `=`) meet every edge: stray or
+        // misplaced padding, non-zero padding bits, characters outside the alphabet.
+        var random = SystemRandomNumberGenerator()
+        let characters = Array((32...126).map { UInt8($0) })
+        var agreed = 0
+        for round in 0..<200_000 {
+            let length = round % 7
+            let bytes = (0..<length).map { _ in UInt8.random(in: 0...255, using: &random) }
+            var text = Array(Base64.encode(bytes).utf8)
+            if !text.isEmpty, round % 4 != 0 {
+                text[Int.random(in: 0..<text.count, using: &random)] = characters.randomElement(using: &random) ?? 65
+            }
+            let string = String(decoding: text, as: UTF8.self)
+            let encodesBack = Data(base64Encoded: string).map { $0.base64EncodedString() == string } ?? false
+            let scanned = text.withUnsafeBufferPointer(Base64.isCanonical)
+            #expect(scanned == encodesBack, "\(string)")
+            if scanned == encodesBack { agreed += 1 }
+            #expect(((try? Base64.decode(string, maxEncodedLength: 100)) != nil) == scanned, "\(string)")
+        }
+        #expect(agreed == 200_000)
     }
 }

@@ -44,12 +44,13 @@ public enum Base64 {
         guard length <= maxEncodedLength else { throw .tooLong(length: length, limit: maxEncodedLength) }
         guard length % 4 == 0 else { throw .invalidLength(length) }
         // Fast path: Foundation's decoder (libsodium's runs in constant time, ~13 times slower
-        // here, which public ciphertext does not need), trusted only when the bytes encode back
-        // to exactly `string`: then `string` is their one canonical encoding, whatever Foundation
-        // would also have accepted. Anything else takes libsodium's path, which refuses it and
-        // says why.
-        if let data = Data(base64Encoded: string), data.base64EncodedString() == string { return [UInt8](data) }
+        // here, which public ciphertext does not need), used only on a string this scan finds to
+        // be canonical — the standard alphabet, then at most two `=`, and zero padding bits — so
+        // whatever else Foundation would accept never gets here. Anything else takes libsodium's
+        // path, which refuses it and says why. (Until the ninth session the check was encoding
+        // the bytes back and comparing: a second string the size of the content, per decode.)
         var text = string
+        if text.withUTF8(isCanonical), let data = Data(base64Encoded: string) { return [UInt8](data) }
         let decoded: [UInt8]? = text.withUTF8 { input in
             // libsodium 1.0.18 reads most bytes above 0x7F as digits (found by Fuzz/fuzz-base64):
             // outside ASCII nothing is base64, so refuse it before decoding (checked over the
@@ -77,6 +78,34 @@ public enum Base64 {
         }
         return decoded
     }
+
+    /// Whether `input`, whose length is a multiple of 4, is the canonical padded standard
+    /// encoding of some bytes: standard-alphabet characters, then at most two `=`, and the bits
+    /// the last character carries beyond the encoded bytes all zero.
+    static func isCanonical(_ input: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let last = input.last else { return true }  // "" encodes no bytes
+        let padding = last != UInt8(ascii: "=") ? 0 : input[input.count - 2] == UInt8(ascii: "=") ? 2 : 1
+        var lastValue: UInt8 = 0
+        for byte in input[..<(input.count - padding)] {
+            lastValue = alphabetValues[Int(byte)]
+            guard lastValue < 64 else { return false }
+        }
+        // Three characters carry 18 bits for two bytes, two carry 12 bits for one.
+        switch padding {
+        case 1: return lastValue & 0b11 == 0
+        case 2: return lastValue & 0b1111 == 0
+        default: return true
+        }
+    }
+
+    /// Each byte's value as a standard-alphabet character, 0xFF for any other byte.
+    private static let alphabetValues: [UInt8] = {
+        var values = [UInt8](repeating: 0xFF, count: 256)
+        for (value, character) in "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8.enumerated() {
+            values[Int(character)] = UInt8(value)
+        }
+        return values
+    }()
 
     /// `true` when `text` is standard-alphabet characters followed by at most two `=`.
     private static func isAlphabetWithTrailingPadding(_ text: [UInt8]) -> Bool {
