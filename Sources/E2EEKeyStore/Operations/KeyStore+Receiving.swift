@@ -206,10 +206,13 @@ extension KeyStore {
     /// row still fits what they were made from, else they are made here.
     private func storeReceivedRow(_ message: TimelineMessage, _ facts: ReceivedFacts, _ upsert: Statement, ahead: RowAhead?) throws {
         let made = if let ahead, ahead.fits(message, facts) { ahead } else { try RowAhead(message, facts, sealer: sealer) }
-        try upsert.execute(arguments: [
+        // Sixteen values for the statement's sixteen parameters, always: GRDB's check of their
+        // count against the statement is skipped (it costs a row more than binding them).
+        upsert.setUncheckedArguments([
             message.messageID, message.channelID, message.senderUserID, message.senderDeviceID, message.createdAt.microseconds,
             Data(message.contentHash), message.state.columnValue, message.state.reason, made.sealedPlaintext, message.isOwn ? 1 : 0,
             facts.kind.rawValue, facts.editedAt?.microseconds, facts.duplicateOf, facts.payloadID, made.payloadKey, facts.deleteOf])
+        try upsert.execute()
     }
 
     /// Inserts a received row with its receive-side columns, or replaces the row with the same

@@ -74,7 +74,12 @@ public struct ServerTimestamp: Sendable, Hashable, Comparable, Codable, CustomSt
 
     /// Parses into microseconds since the epoch, or `nil`.
     private static func parse(_ text: String) -> Int64? {
-        let bytes = Array(text.utf8)
+        // Read in place over the string's UTF-8 (every decoded message has one or two): no array.
+        var text = text
+        return text.withUTF8 { parse(bytes: $0) }
+    }
+
+    private static func parse(bytes: UnsafeBufferPointer<UInt8>) -> Int64? {
         guard bytes.count >= 19, bytes[4] == 45, bytes[7] == 45, bytes[10] == 84 || bytes[10] == 116 || bytes[10] == 32,
               bytes[13] == 58, bytes[16] == 58,
               let year = number(bytes, 0, 4), let month = number(bytes, 5, 2), let day = number(bytes, 8, 2),
@@ -98,8 +103,8 @@ public struct ServerTimestamp: Sendable, Hashable, Comparable, Codable, CustomSt
         }
         var offsetSeconds: Int64 = 0
         if index < bytes.count {
-            let rest = Array(bytes[index...])
-            if rest == [90] || rest == [122] {
+            let rest = UnsafeBufferPointer(rebasing: bytes[index...])
+            if rest.count == 1, rest[0] == 90 || rest[0] == 122 {
                 offsetSeconds = 0
             } else if rest.count == 6, rest[0] == 43 || rest[0] == 45, rest[3] == 58,
                       let offsetHours = number(rest, 1, 2), let offsetMinutes = number(rest, 4, 2),
@@ -115,7 +120,7 @@ public struct ServerTimestamp: Sendable, Hashable, Comparable, Codable, CustomSt
         return seconds * 1_000_000 + micros
     }
 
-    private static func number(_ bytes: [UInt8], _ start: Int, _ count: Int) -> Int? {
+    private static func number(_ bytes: UnsafeBufferPointer<UInt8>, _ start: Int, _ count: Int) -> Int? {
         var value = 0
         for byte in bytes[start..<(start + count)] {
             guard (48...57).contains(byte) else { return nil }
