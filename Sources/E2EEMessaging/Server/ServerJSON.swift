@@ -15,6 +15,15 @@ package enum ServerJSON {
     }
 
     /// What failed, without the input: a missing key, or the path of a bad value.
+    /// A message page from a `GET /channels/{id}/messages` body: read straight from the bytes
+    /// (``MessagePageScanner``) when the body has the shape servers send, else decoded like any
+    /// other body (``decode(_:from:)``), which accepts what JSON allows or says what is wrong.
+    /// - Throws: ``ServerError/decoding(_:)``.
+    package static func decodePage(_ bytes: [UInt8]) throws -> MessagePage {
+        if let page = MessagePageScanner.scan(bytes) { return page }
+        return try decode(MessagePage.self, from: bytes)
+    }
+
     private static func summary(of error: any Error) -> String {
         guard let error = error as? DecodingError else { return "invalid JSON" }
         switch error {

@@ -131,7 +131,7 @@ extension HTTPChatServer {
     public func messages(channelID: ChannelID, before: ServerTimestamp?, limit: Int) async throws -> MessagePage {
         var path = "/channels/\(Self.seg(channelID))/messages?limit=\(min(max(limit, 1), 100))"
         if let before { path += "&before=" + HTTPRequester.queryEncoded(before.restText) }
-        return try await call(MessagePage.self, .GET, path)
+        return try ServerJSON.decodePage(try await call(.GET, path, body: nil as Empty?, repeatable: nil))
     }
     /// `POST /channels/{id}/messages`. - Throws: `ServerError`.
     public func sendMessage(channelID: ChannelID, _ message: OutgoingMessage) async throws -> ServerMessage {
