@@ -4,7 +4,8 @@ import E2EECrypto
 import FuzzSupport
 
 /// The server's JSON answers as the transport decodes them (`HTTPChatServer.decode`, internal:
-/// `@testable import`), one model per first byte: message pages, channels, members, bundles,
+/// `@testable import`), one model per first byte: message pages (and, differentially, the page
+/// scanner: what it reads, JSONDecoder must read the same), channels, members, bundles,
 /// sender keys, users, devices, tokens, tickets. A decoded message then goes where a received
 /// message goes next: `IncomingMessage(posted:channel:)` (which sniffs the envelope) and
 /// `ReceivedContent` (which classifies the content against the channel).
@@ -12,7 +13,13 @@ import FuzzSupport
 public func fuzzServerJSON(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     guard let (selector, body) = FuzzInput.selector(FuzzInput.bytes(data, size)) else { return 0 }
     switch selector % 12 {
-    case 0: (try? HTTPChatServer.decode(MessagePage.self, body))?.messages.forEach(ServerJSONFollowUp.receive)
+    case 0:
+        // The page scanner reads a page only as JSONDecoder reads it, and leaves the rest to it.
+        let page = try? HTTPChatServer.decode(MessagePage.self, body)
+        if let scanned = MessagePageScanner.scan(body) {
+            PropertyCheck.require(scanned == page, "the page scanner read a page JSONDecoder reads otherwise")
+        }
+        page?.messages.forEach(ServerJSONFollowUp.receive)
     case 1: _ = try? HTTPChatServer.decode([ServerChannel].self, body)
     case 2: _ = try? HTTPChatServer.decode(ServerChannel.self, body)
     case 3: _ = try? HTTPChatServer.decode([ChannelMember].self, body)
