@@ -80,4 +80,24 @@ struct Base64Tests {
         }
         #expect(agreed == 200_000)
     }
+
+    @Test("whole groups read in place equal the strict decoder's bytes, and anything else is nil")
+    func groupsInPlace() throws {
+        var random = SystemRandomNumberGenerator()
+        for round in 0..<20_000 {
+            let bytes = (0..<(round % 30)).map { _ in UInt8.random(in: 0...255, using: &random) }
+            var text = Array(Base64.encode(bytes).utf8)
+            if !text.isEmpty, round % 3 == 0 {
+                text[Int.random(in: 0..<text.count, using: &random)] = UInt8.random(in: 32...126, using: &random)
+            }
+            let grouped = text.withUnsafeBufferPointer(Base64.decodeGroups)
+            let strict = try? Base64.decode(String(decoding: text, as: UTF8.self), maxEncodedLength: 100)
+            if text.contains(UInt8(ascii: "=")) {
+                #expect(grouped == nil)
+            } else {
+                #expect(grouped == strict, "\(String(decoding: text, as: UTF8.self))")
+            }
+        }
+        #expect(Array("Zm9vYmE".utf8).withUnsafeBufferPointer(Base64.decodeGroups) == nil)  // not whole groups
+    }
 }

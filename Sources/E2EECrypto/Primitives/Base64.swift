@@ -98,6 +98,28 @@ public enum Base64 {
         }
     }
 
+    /// The bytes that `text` — whole four-character groups of the standard alphabet, no
+    /// padding, such as the start of a longer encoding — encodes; nil when its length is not a
+    /// multiple of 4 or a character is outside the alphabet (padding included). Such a text is
+    /// always canonical, so this is ``decode(_:maxEncodedLength:)``'s answer for it, read in
+    /// place.
+    public static func decodeGroups(_ text: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
+        guard text.count % 4 == 0 else { return nil }
+        var output = [UInt8]()
+        output.reserveCapacity(text.count / 4 * 3)
+        var index = 0
+        while index < text.count {
+            let a = alphabetValues[Int(text[index])], b = alphabetValues[Int(text[index + 1])]
+            let c = alphabetValues[Int(text[index + 2])], d = alphabetValues[Int(text[index + 3])]
+            guard a | b | c | d < 64 else { return nil }
+            output.append(a << 2 | b >> 4)
+            output.append(b << 4 | c >> 2)
+            output.append(c << 6 | d)
+            index += 4
+        }
+        return output
+    }
+
     /// Each byte's value as a standard-alphabet character, 0xFF for any other byte.
     private static let alphabetValues: [UInt8] = {
         var values = [UInt8](repeating: 0xFF, count: 256)

@@ -144,11 +144,22 @@ enum EnvelopeSniffer {
     /// Only the first 32 characters are decoded (24 bytes: the 22 read here); whether the rest
     /// is valid is for the envelope decoder to say.
     static func header(of content: String) -> (senderDevice: String, groupKeyID: UInt32?)? {
-        let prefix = content.utf8.count > 32 ? String(content.utf8.prefix(32)) ?? "" : content
-        guard let bytes = try? Base64.decode(prefix, maxEncodedLength: ProtocolLimits.maxContentBase64Length), bytes.count >= 18,
+        guard let bytes = leadingBytes(of: content), bytes.count >= 18,
               bytes[0] == 0x03, let device = try? WireUUID(bytes: Array(bytes[2..<18])) else { return nil }
         guard bytes[1] == GroupEnvelope.typeBytes[1], bytes.count >= 22 else { return (device.text, nil) }
         return (device.text, bytes[18..<22].reduce(UInt32(0)) { $0 << 8 | UInt32($1) })
+    }
+
+    /// The bytes the first 32 characters of `content` encode (all of it when shorter), strictly:
+    /// read in place when they are 32 characters of the alphabet — every envelope's are —, else
+    /// through the strict decoder, which also takes a short, padded content.
+    private static func leadingBytes(of content: String) -> [UInt8]? {
+        var text = content
+        if text.utf8.count >= 32, let bytes = text.withUTF8({ Base64.decodeGroups(UnsafeBufferPointer(rebasing: $0[..<32])) }) {
+            return bytes
+        }
+        let prefix = content.utf8.count > 32 ? String(content.utf8.prefix(32)) ?? "" : content
+        return try? Base64.decode(prefix, maxEncodedLength: ProtocolLimits.maxContentBase64Length)
     }
 
     /// The envelope kind of canonical base64 `content` that starts with our format byte, else nil.

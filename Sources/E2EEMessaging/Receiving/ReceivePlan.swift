@@ -77,11 +77,11 @@ struct ReceivePlan: Sendable {
         let lookup = try await store.receiveBatchLookup(ids: firsts.map(\.id), channelID: channel.id.rawValue,
                                                         contentHashes: Array(envelopeDigests), senderKeys: Array(addresses))
         for address in addresses { plan.senderKeys[address] = .some(lookup.senderKeys[address]) }
-        var fresh: [IncomingMessage] = []
+        var fresh: [Int] = []  // the slots of `firsts` not stored yet
         fresh.reserveCapacity(firsts.count)
-        for slot in firsts.indices {  // by index: a message is copied only into `fresh`
+        for slot in firsts.indices {
             let storedHash = lookup.knownHashes[firsts[slot].id]
-            if storedHash == nil { fresh.append(firsts[slot]) }
+            if storedHash == nil { fresh.append(slot) }
             let later = laterCopies[slot] ?? []
             guard storedHash != nil || !later.isEmpty else { continue }
             // A copy is a duplicate when its content is the id's stored one (compared by hash) or,
@@ -105,19 +105,20 @@ struct ReceivePlan: Sendable {
                 }
             }
         }
-        fresh.sort { ($0.createdAt.microseconds, $0.id) < ($1.createdAt.microseconds, $1.id) }
+        fresh.sort { (firsts[$0].createdAt.microseconds, firsts[$0].id) < (firsts[$1].createdAt.microseconds, firsts[$1].id) }
         // A copy of bytes seen earlier in this batch is in the first copy's lane (the envelope's
         // device), after it: there it is a duplicate unless the first was refused (a refusal
         // may come from forged metadata around genuine bytes, so the copy gets its own chance).
         var seenInBatch: Set<ContentDigest> = []
-        for index in fresh.indices {  // by index: each message is copied once, into its lane
-            if fresh[index].isEnvelope, let first = lookup.firstIDs[fresh[index].digest] {
-                plan.outcomes.append(ReceiveOutcome(messageID: MessageID(stored: fresh[index].id), result: .duplicate(of: first)))
-                plan.duplicateWrites.append(fresh[index].duplicateWrite(of: first))
+        for slot in fresh {  // each message is copied once, into its lane
+            if firsts[slot].isEnvelope, let first = lookup.firstIDs[firsts[slot].digest] {
+                plan.outcomes.append(ReceiveOutcome(messageID: MessageID(stored: firsts[slot].id), result: .duplicate(of: first)))
+                plan.duplicateWrites.append(firsts[slot].duplicateWrite(of: first))
                 continue
             }
-            if fresh[index].isEnvelope { fresh[index].hasEarlierCopy = !seenInBatch.insert(fresh[index].digest).inserted }
-            plan.lanes[fresh[index].laneKey, default: []].append(fresh[index])
+            var message = firsts[slot]
+            if message.isEnvelope { message.hasEarlierCopy = !seenInBatch.insert(message.digest).inserted }
+            plan.lanes[message.laneKey, default: []].append(message)
         }
         return plan
     }
