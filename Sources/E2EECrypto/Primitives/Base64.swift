@@ -74,21 +74,25 @@ public enum Base64 {
         }
         guard let decoded else {
             // Tell non-zero padding bits apart from stray characters (a byte outside ASCII is one).
-            throw Self.isAlphabetWithTrailingPadding(Array(string.utf8)) ? .nonCanonical : .invalidCharacters
+            throw text.withUTF8(paddingBitsAreZero) != nil ? .nonCanonical : .invalidCharacters
         }
         return decoded
     }
 
     /// Whether `input`, whose length is a multiple of 4, is the canonical padded standard
-    /// encoding of some bytes: standard-alphabet characters, then at most two `=`, and the bits
-    /// the last character carries beyond the encoded bytes all zero.
-    static func isCanonical(_ input: UnsafeBufferPointer<UInt8>) -> Bool {
+    /// encoding of some bytes.
+    static func isCanonical(_ input: UnsafeBufferPointer<UInt8>) -> Bool { paddingBitsAreZero(input) == true }
+
+    /// One scan of `input`, whose length is a multiple of 4: nil when it is not standard-alphabet
+    /// characters followed by at most two `=`; otherwise whether the bits the last character
+    /// carries beyond the encoded bytes are all zero (true exactly for a canonical encoding).
+    private static func paddingBitsAreZero(_ input: UnsafeBufferPointer<UInt8>) -> Bool? {
         guard let last = input.last else { return true }  // "" encodes no bytes
         let padding = last != UInt8(ascii: "=") ? 0 : input[input.count - 2] == UInt8(ascii: "=") ? 2 : 1
         var lastValue: UInt8 = 0
         for byte in input[..<(input.count - padding)] {
             lastValue = alphabetValues[Int(byte)]
-            guard lastValue < 64 else { return false }
+            guard lastValue < 64 else { return nil }
         }
         // Three characters carry 18 bits for two bytes, two carry 12 bits for one.
         switch padding {
@@ -128,17 +132,4 @@ public enum Base64 {
         }
         return values
     }()
-
-    /// `true` when `text` is standard-alphabet characters followed by at most two `=`.
-    private static func isAlphabetWithTrailingPadding(_ text: [UInt8]) -> Bool {
-        let padding = text.reversed().prefix { $0 == UInt8(ascii: "=") }.count
-        guard padding <= 2 else { return false }
-        return text.dropLast(padding).allSatisfy { byte in
-            switch byte {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "+"), UInt8(ascii: "/"): true
-            default: false
-            }
-        }
-    }
 }

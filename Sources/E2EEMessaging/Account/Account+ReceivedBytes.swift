@@ -69,7 +69,8 @@ extension Account {
     }
 
     /// Admits one REST page's JSON body (`GET /channels/{id}/messages`) as the HTTP client
-    /// receives it: decoded as the client decodes a page (`ServerJSON.decodePage`), then handed to the account's one way in, in `channel`.
+    /// receives it: decoded as the client decodes a page (`ServerJSON.decodePage`), then handed
+    /// to the account's one way in, in `channel`.
     ///
     /// Not API: as ``admitFrame(_:channel:)``, for the ingest benchmark and the fuzzers.
     /// - Returns: as ``admitPages(_:channel:)``.
@@ -80,9 +81,10 @@ extension Account {
 
     /// Admits the REST page bodies of one catch-up of `channel`, oldest page first, as the sync
     /// engine admits a catch-up: each body decoded as the HTTP client decodes a page
-    /// (`ServerJSON.decodePage`: read from the bytes, or with a `JSONDecoder`), then every page's messages, oldest → newest, in
-    /// one call of the account's one way in. A body that does not decode fails the catch-up as
-    /// the client's decoding error fails it: nothing of any page is admitted.
+    /// (`ServerJSON.decodePage`: read from the bytes, or with a `JSONDecoder`), then every
+    /// page's messages, oldest → newest, in one call of the account's one way in. A body that
+    /// does not decode fails the catch-up as the client's decoding error fails it: nothing of any
+    /// page is admitted.
     ///
     /// Not API: as ``admitFrame(_:channel:)``, for the ingest benchmark and the fuzzers. The
     /// decoding runs on the caller's task, not on the account.

@@ -2,8 +2,8 @@
 /// one pass, for the shape servers send: an object with `messages` (message objects whose values
 /// are strings without escapes, integers or `null`; values under other keys are skipped) and
 /// `has_more`. Anything else — an escape, a byte outside ASCII inside a string, a value nested
-/// deeper than ``maxSkippedDepth``, a field of the page or of a message given twice, a required field missing or `null`, a malformed timestamp, bytes that
-/// are not JSON — makes it answer nil, and the caller decodes the body with `JSONDecoder` instead
+/// deeper than ``maxSkippedDepth``, a field of the page or of a message given twice, a required
+/// field missing or `null`, a malformed timestamp, bytes that are not JSON — makes it answer nil, and the caller decodes the body with `JSONDecoder` instead
 /// (``ServerJSON/decodePage(_:)``), which then accepts it or says why not. So the scanner never
 /// decides that a body is bad, and what it accepts it reads as `JSONDecoder` reads it (ids
 /// normalised by ``Identifier``, times parsed by ``ServerTimestamp``): `MessagePageScannerTests`
@@ -33,7 +33,7 @@ enum MessagePageScanner {
             self.bytes = bytes
         }
 
-        /// `{"messages": [...], "has_more": bool}`, keys in any order, other keys with scalar values.
+        /// `{"messages": [...], "has_more": bool}`, keys in any order, other keys' values skipped.
         mutating func page() -> MessagePage? {
             guard take(UInt8(ascii: "{")) else { return nil }
             var messages: [ServerMessage]?
@@ -41,10 +41,10 @@ enum MessagePageScanner {
             if take(UInt8(ascii: "}")) { return nil }
             repeat {
                 guard let key = key() else { return nil }
-                if equal(key, "messages") {
+                if Self.equal(key, "messages") {
                     guard messages == nil, let read = messageArray() else { return nil }
                     messages = read
-                } else if equal(key, "has_more") {
+                } else if Self.equal(key, "has_more") {
                     guard hasMore == nil, let read = bool() else { return nil }
                     hasMore = read
                 } else {
@@ -157,24 +157,18 @@ enum MessagePageScanner {
             return string().map { .some($0) }
         }
 
-        /// An integer (`-`, then digits without a leading zero) or `null`; nil when neither, or
-        /// when it would not fit.
+        /// An integer (a JSON number without fraction or exponent, at most 18 digits) or `null`;
+        /// nil when neither — another number is JSONDecoder's to judge.
         private mutating func optionalInteger() -> Int?? {
             if takeLiteral("null") { return .some(nil) }
             skipWhitespace()
-            let negative = position < bytes.count && bytes[position] == UInt8(ascii: "-")
-            if negative { position += 1 }
             let start = position
-            var value = 0
-            while position < bytes.count, let digit = Self.digit(bytes[position]) {
-                guard position - start < 18 else { return nil }
-                value = value * 10 + digit
-                position += 1
-            }
-            let digits = position - start
-            guard digits > 0, digits == 1 || bytes[start] != UInt8(ascii: "0") else { return nil }
-            // A fraction or an exponent: JSONDecoder's to judge.
-            if position < bytes.count, [UInt8(ascii: "."), UInt8(ascii: "e"), UInt8(ascii: "E")].contains(bytes[position]) { return nil }
+            guard skipNumber() else { return nil }
+            let number = bytes[start..<position]
+            let negative = number.first == UInt8(ascii: "-")
+            let digits = negative ? number.dropFirst() : number
+            guard digits.count <= 18, digits.allSatisfy(Self.isDigit) else { return nil }
+            let value = digits.reduce(0) { $0 * 10 + Int($1 - UInt8(ascii: "0")) }
             return .some(negative ? -value : value)
         }
 
@@ -228,12 +222,12 @@ enum MessagePageScanner {
 
         private mutating func skipDigits() -> Int {
             let start = position
-            while position < bytes.count, Self.digit(bytes[position]) != nil { position += 1 }
+            while position < bytes.count, Self.isDigit(bytes[position]) { position += 1 }
             return position - start
         }
 
-        private static func digit(_ byte: UInt8) -> Int? {
-            byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") ? Int(byte - UInt8(ascii: "0")) : nil
+        private static func isDigit(_ byte: UInt8) -> Bool {
+            byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")
         }
 
         /// Skips whitespace, then `byte` if it is next.
@@ -247,10 +241,9 @@ enum MessagePageScanner {
         /// Skips whitespace, then `literal` if it is next.
         private mutating func takeLiteral(_ literal: StaticString) -> Bool {
             skipWhitespace()
-            let count = literal.utf8CodeUnitCount
-            guard bytes.count - position >= count else { return false }
-            for offset in 0..<count where bytes[position + offset] != literal.utf8Start[offset] { return false }
-            position += count
+            let end = position + literal.utf8CodeUnitCount
+            guard end <= bytes.count, Self.equal(UnsafeBufferPointer(rebasing: bytes[position..<end]), literal) else { return false }
+            position = end
             return true
         }
 
@@ -263,8 +256,7 @@ enum MessagePageScanner {
             }
         }
 
-        private func equal(_ key: UnsafeBufferPointer<UInt8>, _ name: StaticString) -> Bool { Self.equal(key, name) }
-
+        /// Whether `key` holds exactly the bytes of `name`.
         static func equal(_ key: UnsafeBufferPointer<UInt8>, _ name: StaticString) -> Bool {
             guard key.count == name.utf8CodeUnitCount else { return false }
             for offset in 0..<key.count where key[offset] != name.utf8Start[offset] { return false }
