@@ -59,6 +59,9 @@ enum IngestMetrics {
     /// The process's CPU time (user + system) during the sample's ingest.
     static let cpuTime = BenchmarkMetric.custom("ingest CPU time")
 
+    /// Whether each sample runs the floor first (`INGEST_FLOOR=0`: not, for a memory-only run).
+    static var runsFloor: Bool { ProcessInfo.processInfo.environment["INGEST_FLOOR"] != "0" }
+
     /// The cores the floor's crypto phase runs on: `INGEST_CORES` (ingest.sh sets it from
     /// `nproc`, which honours `taskset`), or every active core.
     static var cores: Int {
@@ -77,7 +80,14 @@ func registerIngestBenchmark() {
     Benchmark("Ingest 100000 messages", closure: { benchmark async throws in
         guard let input = input.value else { return }
         // The floor first (outside the measurement; its memory handed back before it starts).
-        let floor = try IngestFloor.run(input.floor, bytes: input.bytes, messages: input.messageCount, cores: IngestMetrics.cores)
+        // `INGEST_FLOOR=0` leaves it out (all its phases 0 s): package-benchmark's peak resident
+        // growth is a maximum over the whole run since the setup, the floor's included, so only a
+        // run without it gives the ingest's figure on that scale.
+        let residentBeforeFloor = Memory.resetPeak()
+        let floor = IngestMetrics.runsFloor
+            ? try IngestFloor.run(input.floor, bytes: input.bytes, messages: input.messageCount, cores: IngestMetrics.cores)
+            : IngestFloor.Timing(parse: .zero, crypto: .zero, insert: .zero, keys: .zero, indexedInsert: .zero)
+        let floorPeakGrowth = Memory.peak() - residentBeforeFloor
         IngestInput.releaseFreedMemory()
         benchmark.measurement(IngestMetrics.floorTime, Int(floor.total / .microseconds(1)))
         benchmark.measurement(IngestMetrics.floorParseTime, Int(floor.parse / .microseconds(1)))
@@ -90,10 +100,15 @@ func registerIngestBenchmark() {
         let phases: ReceivePhaseTimes
         let events: Int
         let monotonicSpan: String
+        let ingestPeakGrowth: Int
+        let ingestWritten: Int
         do {
+            if AllocatorReport.isWanted { SampleLog.append("before the ingest: " + AllocatorReport.line()) }
             let cpuBefore = ProcessCPU.now()
             let started = ContinuousClock.now
             let monotonicStart = monotonicSeconds()
+            let residentAtStart = Memory.resetPeak()
+            let writtenBefore = ProcessCPU.bytesWritten()
             benchmark.startMeasurement()
             // On a worker pool of every core: package-benchmark blocks one cooperative thread
             // while it measures (WorkerPoolExecutor).
@@ -102,16 +117,20 @@ func registerIngestBenchmark() {
             }
             benchmark.stopMeasurement()
             benchmarkWall = ContinuousClock.now - started
+            ingestPeakGrowth = Memory.peak() - residentAtStart
+            ingestWritten = ProcessCPU.bytesWritten() - writtenBefore
             monotonicSpan = "\(monotonicStart),\(monotonicSeconds())"
             cpu = ProcessCPU.now() - cpuBefore
             phases = device.account.receivePhaseTimes()
             events = await device.finishEvents()
+            if AllocatorReport.isWanted { SampleLog.append("after the ingest, store open: " + AllocatorReport.line()) }
             try await IngestRun.verify(tally, input: input, store: device.store)
         } catch {
             await device.remove()
             throw error
         }
         await device.remove()
+        if AllocatorReport.isWanted { SampleLog.append("after the account is closed: " + AllocatorReport.line()) }
         // Outside the measurement and after it, so that its writes do not slow the ingest.
         let indexed = IndexedInsertReference.isWanted ? try IndexedInsertReference.runSmall(input.floor.rows) : nil
         benchmark.measurement(IngestMetrics.restTime, Int(tally.restTime / .microseconds(1)))
@@ -121,6 +140,8 @@ func registerIngestBenchmark() {
             "ingest sample: \(seconds(benchmarkWall)) s (CPU \(seconds(cpu.user)) s user, \(seconds(cpu.system)) s system), REST calls (\(tally.restCalls)) \(seconds(tally.restTime)) s, "
                 + "frames (\(tally.frameCalls)) \(seconds(tally.frameTime)) s; \(tally.decrypted) decrypted, \(tally.keyDistributions) SKDs, "
                 + "\(tally.duplicates) duplicates, \(tally.pending) pending on the way; \(events) events; "
+                + "the ingest's own peak resident growth \(ingestPeakGrowth / 1_000_000) MB (the floor's \(floorPeakGrowth / 1_000_000) MB); "
+                + "\(ingestWritten / 1_000_000) MB written to the store's files (the floor's indexed insert \(floor.indexedInsertWritten / 1_000_000) MB); "
                 + "floor \(seconds(floor.total)) s (parse \(seconds(floor.parse)) s, crypto on \(IngestMetrics.cores) cores \(seconds(floor.crypto)) s, "
                 + "insert \(seconds(floor.insert)) s\(indexed.map(indexedReference) ?? "")), "
                 + "ratio \(String(format: "%.2f", ratio(floor.total, benchmarkWall))); "

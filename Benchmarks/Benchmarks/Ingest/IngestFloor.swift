@@ -44,6 +44,8 @@ enum IngestFloor {
         var insert: Duration
         var keys: Duration
         var indexedInsert: Duration
+        /// The bytes the indexed insert wrote to its files (WAL and database).
+        var indexedInsertWritten = 0
         /// The old floor (issue 20): parse, crypto, a primary-key-only insert.
         var total: Duration { parse + crypto + insert }
         /// The floor that stores the rows (issue 47): parse, crypto, keys, the indexed insert.
@@ -68,10 +70,11 @@ enum IngestFloor {
         let insertEnd = clock.now
         let keys = IndexedInsertReference.keys(floor.rows, sealed: sealed, cores: max(1, cores))
         let keysEnd = clock.now
+        let writtenBefore = ProcessCPU.bytesWritten()
         let indexed = try IndexedInsertReference.insert(floor.rows, sealed: sealed, keys: keys,
                                                         perTransaction: IndexedInsertReference.largeTransaction)
         return Timing(parse: parseEnd - start, crypto: cryptoEnd - parseEnd, insert: insertEnd - cryptoEnd, keys: keysEnd - insertEnd,
-                      indexedInsert: indexed)
+                      indexedInsert: indexed, indexedInsertWritten: ProcessCPU.bytesWritten() - writtenBefore)
     }
 
     /// Phase 0: every delivery's bytes through `JSONSerialization`, one after the other; the

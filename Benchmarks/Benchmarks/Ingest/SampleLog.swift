@@ -59,6 +59,16 @@ struct ProcessCPU {
         return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
     }
 
+    /// The bytes the process has written through `write` and its kin so far (`wchar` of
+    /// `/proc/self/io`, which counts writes to the page cache, not to the disk; 0 where it
+    /// cannot be read). During an ingest these are the store's WAL and database writes.
+    static func bytesWritten() -> Int {
+        guard let text = try? String(contentsOfFile: "/proc/self/io", encoding: .utf8),
+              let line = text.split(separator: "\n").first(where: { $0.hasPrefix("wchar:") }),
+              let bytes = line.split(separator: " ").last.flatMap({ Int($0) }) else { return 0 }
+        return bytes
+    }
+
     static func - (lhs: ProcessCPU, rhs: ProcessCPU) -> ProcessCPU {
         ProcessCPU(user: lhs.user - rhs.user, system: lhs.system - rhs.system)
     }
