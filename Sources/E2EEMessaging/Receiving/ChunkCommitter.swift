@@ -22,7 +22,10 @@ import Synchronization
 /// the ``CommitWindow``'s bounds say so — enough rows, the oldest waited long enough — or when
 /// someone waits for one of them (a lane's last chunk, ``Run/commitLast(_:)``, or a lane that must
 /// see its rows stored before it goes on) and fewer lanes still work than the process has cores
-/// (lanes tell it: ``Run/laneStarted()``, ``Run/laneWaits()``). On one core a lane that waits
+/// (lanes tell it: ``Run/laneStarted()``, ``Run/laneWaits()``; a batch's lanes count from when they
+/// are spawned, ``Run/lanesQueued(_:)``, until each starts or waits for its device's lock). A last
+/// chunk that would commit alone first lets the tasks ready to run go (`Task.yield`), so that the
+/// catch-ups started beside it hand in first. On one core a lane that waits
 /// thus lets the lanes still decrypting — of its batch, or of catch-ups side by side — add their
 /// chunks to its transaction first, instead of starting a transaction for its own rows that
 /// takes the core from them; with a core to spare the commit runs beside them. A lane that
@@ -71,6 +74,18 @@ final class ChunkCommitter: Sendable {
         /// lane waits for also waits (within the window) while this one still works.
         func laneStarted() { committer.laneStarted() }
 
+        /// `count` lanes of this run are queued to start (child tasks not yet running): until each
+        /// starts (``queuedLaneStarted()``) or waits for its device's lock (``queuedLaneBlocked()``),
+        /// it counts as a lane that works, so that a transaction waits for the rows it will hand in.
+        func lanesQueued(_ count: Int) { committer.lanesQueued(count) }
+
+        /// A lane queued with ``lanesQueued(_:)`` starts: ``laneStarted()`` for it.
+        func queuedLaneStarted() { committer.queuedLaneStarted() }
+
+        /// A lane queued with ``lanesQueued(_:)`` waits for its device's lock (held by a lane that
+        /// may wait for this very commit): it no longer counts until it starts.
+        func queuedLaneBlocked() { committer.queuedLaneBlocked() }
+
         /// The lane started with ``laneStarted()`` is done handing in.
         func laneEnded() { committer.laneEnded() }
 
@@ -113,6 +128,9 @@ final class ChunkCommitter: Sendable {
         /// transaction someone waits for starts at once.
         var lanes = 0
         var waitingLanes = 0
+        /// Lanes spawned and not yet started or blocked on their device's lock: they are about to
+        /// hand in, so they count as working.
+        var queuedLanes = 0
         /// Transactions committed so far.
         var committed = 0
         /// The error of each run a failed transaction held, until the run ends.
@@ -130,7 +148,7 @@ final class ChunkCommitter: Sendable {
         /// the commit runs beside the lanes that still decrypt.
         var waitedFor: Bool {
             if urgent { return true }
-            guard lanes - waitingLanes < cores else { return false }
+            guard lanes - waitingLanes + queuedLanes < cores else { return false }
             return waitingLanes > 0 || waiting.contains(where: \.awaited)
         }
     }
@@ -184,9 +202,14 @@ final class ChunkCommitter: Sendable {
             wakeWindow()  // queued behind a commit or in the window: its lane waits for it
             return entry.ticket
         }
-        // Other lanes still work: the chunk waits in the window for theirs.
+        // Tasks ready to run go first: on a busy core, batches started beside this one (a round
+        // of catch-ups) hand their chunks in to this transaction instead of each writing its own.
+        // On an idle process nothing is ready, and the chunk commits at once as before.
+        await Task.yield()
+        // Other lanes still work, or chunks came in meanwhile: the chunk waits in the window for
+        // theirs, or commits with them.
         let alone: Bool = state.withLock { state in
-            guard state.waitedFor else { return false }
+            guard state.waitedFor, state.waiting.count == 1 else { return false }
             // Only this chunk (first in the queue, which was empty): a cancelled caller fails
             // its own commit, never another run's.
             state.waiting.removeFirst()
@@ -234,6 +257,22 @@ final class ChunkCommitter: Sendable {
 
     private func laneStarted() {
         state.withLock { $0.lanes += 1 }
+    }
+
+    private func lanesQueued(_ count: Int) {
+        state.withLock { $0.queuedLanes += count }
+    }
+
+    private func queuedLaneStarted() {
+        state.withLock { state in
+            state.queuedLanes -= 1
+            state.lanes += 1
+        }
+    }
+
+    private func queuedLaneBlocked() {
+        state.withLock { $0.queuedLanes -= 1 }
+        wakeWindow()  // the lanes left may all be waiting
     }
 
     private func laneEnded() {

@@ -38,9 +38,12 @@
         self.maxWait = max(.zero, maxWait)
     }
 
-    /// The receive path's bounds: at most 5,000 rows, at most 50 ms of waiting (measured in
-    /// Benchmarks/README.md, "Decision 2").
-    public static let standard = CommitWindow(maxRows: 5_000, maxWait: .milliseconds(50))
+    /// The receive path's bounds: at most 5,000 rows, at most 250 ms of waiting. Long enough for
+    /// the catch-ups of one round (several channels side by side, ~1,300 rows on one core in the
+    /// ingest benchmark) to share a transaction: on random index keys a transaction of a few
+    /// hundred rows writes ~10 KB a row, one of thousands a third of that (Benchmarks/README.md,
+    /// "Decision 2" and the tenth session). A lone frame on an idle connection never waits for it.
+    public static let standard = CommitWindow(maxRows: 5_000, maxWait: .milliseconds(250))
 
     /// No window: rows commit as soon as the writer is free (those handed in while a commit runs
     /// still share the next one).

@@ -41,7 +41,7 @@ struct ReceiveLane: Sendable {
     /// - Throws: store errors (the chunk being committed is then not stored at all, nor any
     ///   later one), or `CancellationError` when the calling task is cancelled. Either way, the
     ///   chunks already handed over are finished before it returns.
-    func run(_ inputs: [IncomingMessage]) async throws -> Run {
+    func run(_ inputs: [IncomingMessage], queued: Bool = false) async throws -> Run {
         let lane = LaneState(store: processor.store, plannedKeys: plannedKeys)
         let device = inputs.first?.laneKey
         var handedOver: [IncomingMessage] = []
@@ -50,7 +50,7 @@ struct ReceiveLane: Sendable {
         var outcomes: [ReceiveOutcome] = []
         var buffer: [(index: Int, step: ProcessingStep)] = []
         var commits = LaneCommits()
-        committer.laneStarted()
+        if queued { committer.queuedLaneStarted() } else { committer.laneStarted() }
         defer { committer.laneEnded() }
         do {
             while position < queue.count {

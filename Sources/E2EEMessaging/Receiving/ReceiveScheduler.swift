@@ -83,9 +83,12 @@ final class ReceiveScheduler: Sendable {
                 // only add two thread hops.
                 runs = [try await locked(runner, active[0], plannedUnder: planned)]
             } else {
+                // The lanes count as working from now (ChunkCommitter), not from when their tasks
+                // first run: a lane of this batch that finishes first then waits for the others.
+                runner.committer.lanesQueued(active.count)
                 runs = try await withThrowingTaskGroup(of: ReceiveLane.Run.self) { [runner, planned] group in
                     for messages in active {
-                        group.addTask { try await self.locked(runner, messages, plannedUnder: planned) }
+                        group.addTask { try await self.locked(runner, messages, plannedUnder: planned, queued: true) }
                     }
                     var runs: [ReceiveLane.Run] = []
                     for try await run in group { runs.append(run) }
@@ -115,15 +118,19 @@ final class ReceiveScheduler: Sendable {
 
     /// Runs one lane holding the session lock of its device (the lane key), without its planned
     /// keys when another lane of the device ran since they were read, and counts it.
-    private func locked(_ lane: ReceiveLane, _ messages: [IncomingMessage], plannedUnder: [String: UInt64]) async throws -> ReceiveLane.Run {
-        guard let key = messages.first?.laneKey else { return try await lane.run(messages) }
+    private func locked(_ lane: ReceiveLane, _ messages: [IncomingMessage], plannedUnder: [String: UInt64],
+                        queued: Bool = false) async throws -> ReceiveLane.Run {
+        guard let key = messages.first?.laneKey else { return try await lane.run(messages, queued: queued) }
         let generations = generations
-        return try await locks.withLock(LockKeys.session(DeviceID(stored: key))) {
+        let committer = lane.committer
+        return try await locks.withLock(LockKeys.session(DeviceID(stored: key)), whenItWaits: {
+            if queued { committer.queuedLaneBlocked() }
+        }, { waited in
             defer { generations.bump(key) }
             var lane = lane
             if !lane.plannedKeys.isEmpty, !generations.unchanged(key, since: plannedUnder) { lane.plannedKeys = [:] }
-            return try await lane.run(messages)
-        }
+            return try await lane.run(messages, queued: queued && !waited)
+        })
     }
 
     private func admit(_ claim: AdmissionClaim) async {

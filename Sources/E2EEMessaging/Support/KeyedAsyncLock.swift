@@ -22,6 +22,23 @@
         }
     }
 
+    /// Runs `body` holding `key`; `whenItWaits` is called (on the lock's actor, before it waits) when
+    /// another body holds `key`, and `body` is told whether it did.
+    public func withLock<T: Sendable>(_ key: String, whenItWaits: @Sendable () -> Void,
+                                      _ body: @Sendable (_ waited: Bool) async throws -> T) async rethrows -> T {
+        let waited = held.contains(key)
+        if waited { whenItWaits() }
+        await acquire(key)
+        do {
+            let result = try await body(waited)
+            release(key)
+            return result
+        } catch {
+            release(key)
+            throw error
+        }
+    }
+
     /// Runs `body` holding every key of `keys` (taken in sorted order, so two callers with
     /// overlapping sets cannot deadlock).
     public func withLocks<T: Sendable>(_ keys: Set<String>, _ body: @Sendable () async throws -> T) async rethrows -> T {

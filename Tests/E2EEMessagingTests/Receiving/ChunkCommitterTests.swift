@@ -190,6 +190,52 @@ struct ChunkCommitterTests {
         Self.end([first, second], waiting: [first])
     }
 
+    @Test("on one core a lane queued to start holds a last chunk back until it hands in; then they share a transaction", .timeLimit(.minutes(1)))
+    func queuedLaneHoldsTheWindow() async throws {
+        let store = try KeyStore.inMemory()
+        let clock = PhaseClock()
+        let committer = ChunkCommitter(store: store, clock: clock, window: CommitWindow(maxRows: 5_000, maxWait: .seconds(30)), cores: 1)
+        let first = committer.startRun()
+        first.laneStarted()
+        // Another batch's lane is spawned but its task has not run yet: it counts as working.
+        let second = committer.startRun()
+        second.lanesQueued(1)
+        first.laneWaits()
+        let last = await first.commitLast([Self.row("a1")])
+        try await Task.sleep(for: .milliseconds(30))
+        #expect(last.result == nil)
+        // The queued lane starts, hands in its last chunk and waits: both commit in one transaction.
+        second.queuedLaneStarted()
+        second.laneWaits()
+        let other = await second.commitLast([Self.row("b1")])
+        #expect(try await last.value() == [.stored])
+        #expect(try await other.value() == [.stored])
+        #expect(clock.snapshot.transactions == 1 && clock.snapshot.committedWrites == 2)
+        Self.end([first, second], waiting: [first, second])
+    }
+
+    @Test("a queued lane that waits for its device's lock no longer holds a last chunk back", .timeLimit(.minutes(1)))
+    func blockedQueuedLaneReleasesTheWindow() async throws {
+        let store = try KeyStore.inMemory()
+        let committer = ChunkCommitter(store: store, window: CommitWindow(maxRows: 5_000, maxWait: .seconds(600)), cores: 1)
+        let first = committer.startRun()
+        first.laneStarted()
+        let second = committer.startRun()
+        second.lanesQueued(1)
+        first.laneWaits()
+        let last = await first.commitLast([Self.row("a1")])
+        try await Task.sleep(for: .milliseconds(30))
+        #expect(last.result == nil)
+        // The queued lane's device is locked by the first lane, which waits for this commit:
+        // without this, the chunk would wait out the 600 s window (the test's time limit fails first).
+        second.queuedLaneBlocked()
+        #expect(try await last.value() == [.stored])
+        first.laneStopsWaiting()
+        first.laneEnded()
+        first.end()
+        second.end()
+    }
+
     /// Two runs of `committer`, each with one lane started.
     private static func twoLanes(of committer: ChunkCommitter) -> (ChunkCommitter.Run, ChunkCommitter.Run) {
         let runs = (committer.startRun(), committer.startRun())

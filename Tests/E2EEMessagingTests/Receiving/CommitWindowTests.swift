@@ -39,6 +39,6 @@ struct CommitWindowTests {
     @Test("the receive path's bounds are the documented ones")
     func standardBounds() {
         #expect(CommitWindow.standard.maxRows == 5_000)
-        #expect(CommitWindow.standard.maxWait == .milliseconds(50))
+        #expect(CommitWindow.standard.maxWait == .milliseconds(250))
     }
 }
