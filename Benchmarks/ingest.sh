@@ -20,6 +20,9 @@
 #   INGEST_SAMPLES=3 ./ingest.sh # 3 samples
 #   taskset -c 0 ./ingest.sh     # on one core (the floor's crypto then runs on one thread)
 #   ./ingest.sh --table-only     # re-print the table of the last run
+#   INGEST_FLOOR=0 ./ingest.sh   # without the floor (memory: package-benchmark's peak is a
+#                                # maximum over the whole run, the floor's included)
+#   INGEST_ALLOCATOR_REPORT=1 ./ingest.sh  # also log glibc's arenas, threads, anonymous vs file memory
 #
 # A sample takes seconds, so package-benchmark's integer throughput (samples per second) is 0
 # and its JMH export refuses it: this script exports every sample of every metric instead
@@ -78,7 +81,7 @@ print(f"| messages/s | {MESSAGES / median(wall):,.0f} | {MESSAGES / wall[0]:,.0f
 if resident:
     print(f"| peak resident memory of the process (input included) | {median(resident) / 1e6:,.0f} MB | max {resident[-1] / 1e6:,.0f} MB |")
 if delta:
-    print(f"| peak resident growth over the post-setup baseline | {median(delta) / 1e6:,.0f} MB | max {delta[-1] / 1e6:,.0f} MB |")
+    print(f"| peak resident growth over the post-setup baseline (package-benchmark: a maximum over the whole run, each sample's floor included) | {median(delta) / 1e6:,.0f} MB | max {delta[-1] / 1e6:,.0f} MB |")
 
 # The per-sample lines: ingest wall and CPU, the floor's phases, ingest ÷ floor.
 pattern = re.compile(r"ingest sample: ([\d.]+) s \(CPU ([\d.]+) s user, ([\d.]+) s system\).*floor ([\d.]+) s "
@@ -103,6 +106,18 @@ if os.path.exists(log):
         own = sorted(int(m.group(1)) for m in map(re.compile(r"own peak resident growth (\d+) MB").search, f) if m)
 if own:
     print(f"| the ingest's own peak resident growth (VmHWM reset as it starts; per sample) | {median(own):.0f} MB | {own[0]}–{own[-1]} MB |")
+# What the ingest and the floor's indexed insert wrote to their files (WAL frames, checkpoint copies).
+written = []
+if os.path.exists(log):
+    with open(log) as f:
+        written = [(int(m.group(1)), int(m.group(2))) for m in
+                   map(re.compile(r"(\d+) MB written to the store's files \(the floor's indexed insert (\d+) MB\)").search, f) if m]
+if written:
+    ours, floors = sorted(w[0] for w in written), sorted(w[1] for w in written if w[1] > 0)
+    text = f"| written to the store's files per stored row (WAL, checkpoints): ingest | {median(ours) * 1e6 / 80_000 / 1024:.1f} KB | {ours[0] * 1e6 / 80_000 / 1024:.1f}–{ours[-1] * 1e6 / 80_000 / 1024:.1f} KB |"
+    print(text)
+    if floors:
+        print(f"| the same for the floor's indexed insert (10,000 rows a transaction) | {median(floors) * 1e6 / 80_000 / 1024:.1f} KB | |")
 lines = [m for m in lines if float(m.group(4)) > 0]  # INGEST_FLOOR=0: no floor to compare with
 if lines:
     rows = [tuple(float(g) for g in m.groups()) for m in lines]
