@@ -192,18 +192,8 @@ struct ChunkCommitterTests {
 
     @Test("on one core a lane queued to start holds a last chunk back until it hands in; then they share a transaction", .timeLimit(.minutes(1)))
     func queuedLaneHoldsTheWindow() async throws {
-        let store = try KeyStore.inMemory()
         let clock = PhaseClock()
-        let committer = ChunkCommitter(store: store, clock: clock, window: CommitWindow(maxRows: 5_000, maxWait: .seconds(30)), cores: 1)
-        let first = committer.startRun()
-        first.laneStarted()
-        // Another batch's lane is spawned but its task has not run yet: it counts as working.
-        let second = committer.startRun()
-        second.lanesQueued(1)
-        first.laneWaits()
-        let last = await first.commitLast([Self.row("a1")])
-        try await Task.sleep(for: .milliseconds(30))
-        #expect(last.result == nil)
+        let (first, second, last) = try await Self.lastChunkBesideAQueuedLane(clock: clock)
         // The queued lane starts, hands in its last chunk and waits: both commit in one transaction.
         second.queuedLaneStarted()
         second.laneWaits()
@@ -216,16 +206,7 @@ struct ChunkCommitterTests {
 
     @Test("a queued lane that waits for its device's lock no longer holds a last chunk back", .timeLimit(.minutes(1)))
     func blockedQueuedLaneReleasesTheWindow() async throws {
-        let store = try KeyStore.inMemory()
-        let committer = ChunkCommitter(store: store, window: CommitWindow(maxRows: 5_000, maxWait: .seconds(600)), cores: 1)
-        let first = committer.startRun()
-        first.laneStarted()
-        let second = committer.startRun()
-        second.lanesQueued(1)
-        first.laneWaits()
-        let last = await first.commitLast([Self.row("a1")])
-        try await Task.sleep(for: .milliseconds(30))
-        #expect(last.result == nil)
+        let (first, second, last) = try await Self.lastChunkBesideAQueuedLane(clock: PhaseClock())
         // The queued lane's device is locked by the first lane, which waits for this commit:
         // without this, the chunk would wait out the 600 s window (the test's time limit fails first).
         second.queuedLaneBlocked()
@@ -234,6 +215,24 @@ struct ChunkCommitterTests {
         first.laneEnded()
         first.end()
         second.end()
+    }
+
+    /// On one core, with a 600 s window: a run whose one lane started, handed in its last chunk
+    /// (`a1`) and waits, beside a run with one lane spawned whose task has not run yet (queued);
+    /// the chunk is checked to wait for it.
+    private static func lastChunkBesideAQueuedLane(clock: PhaseClock) async throws
+        -> (first: ChunkCommitter.Run, queued: ChunkCommitter.Run, last: CommitTicket) {
+        let committer = ChunkCommitter(store: try KeyStore.inMemory(), clock: clock,
+                                       window: CommitWindow(maxRows: 5_000, maxWait: .seconds(600)), cores: 1)
+        let first = committer.startRun()
+        first.laneStarted()
+        let second = committer.startRun()
+        second.lanesQueued(1)
+        first.laneWaits()
+        let last = await first.commitLast([Self.row("a1")])
+        try await Task.sleep(for: .milliseconds(30))
+        #expect(last.result == nil)
+        return (first, second, last)
     }
 
     /// Two runs of `committer`, each with one lane started.
