@@ -100,24 +100,24 @@ if os.path.exists(log):
 # the resident size then. package-benchmark's figure above is a maximum over the whole run since
 # the setup, so it also holds every sample's floor (run before the ingest) and what earlier
 # samples left in the allocator's arenas; INGEST_FLOOR=0 runs without the floor.
-own = []
+log_lines = []
 if os.path.exists(log):
     with open(log) as f:
-        own = sorted(int(m.group(1)) for m in map(re.compile(r"own peak resident growth (\d+) MB").search, f) if m)
+        log_lines = f.readlines()
+own = sorted(int(m.group(1)) for m in map(re.compile(r"own peak resident growth (\d+) MB").search, log_lines) if m)
 if own:
     print(f"| the ingest's own peak resident growth (VmHWM reset as it starts; per sample) | {median(own):.0f} MB | {own[0]}–{own[-1]} MB |")
 # What the ingest and the floor's indexed insert wrote to their files (WAL frames, checkpoint copies).
-written = []
-if os.path.exists(log):
-    with open(log) as f:
-        written = [(int(m.group(1)), int(m.group(2))) for m in
-                   map(re.compile(r"(\d+) MB written to the store's files \(the floor's indexed insert (\d+) MB\)").search, f) if m]
+written = [(int(m.group(1)), int(m.group(2))) for m in
+           map(re.compile(r"(\d+) MB written to the store's files \(the floor's indexed insert (\d+) MB\)").search, log_lines) if m]
 if written:
+    def per_row(megabytes):  # KB per stored row (80,000 rows)
+        return megabytes * 1e6 / 80_000 / 1024
     ours, floors = sorted(w[0] for w in written), sorted(w[1] for w in written if w[1] > 0)
-    text = f"| written to the store's files per stored row (WAL, checkpoints): ingest | {median(ours) * 1e6 / 80_000 / 1024:.1f} KB | {ours[0] * 1e6 / 80_000 / 1024:.1f}–{ours[-1] * 1e6 / 80_000 / 1024:.1f} KB |"
-    print(text)
+    print(f"| written to the store's files per stored row (WAL, checkpoints): ingest | {per_row(median(ours)):.1f} KB "
+          f"| {per_row(ours[0]):.1f}–{per_row(ours[-1]):.1f} KB |")
     if floors:
-        print(f"| the same for the floor's indexed insert (10,000 rows a transaction) | {median(floors) * 1e6 / 80_000 / 1024:.1f} KB | |")
+        print(f"| the same for the floor's indexed insert (10,000 rows a transaction) | {per_row(median(floors)):.1f} KB | |")
 lines = [m for m in lines if float(m.group(4)) > 0]  # INGEST_FLOOR=0: no floor to compare with
 if lines:
     rows = [tuple(float(g) for g in m.groups()) for m in lines]

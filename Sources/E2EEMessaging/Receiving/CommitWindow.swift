@@ -40,8 +40,8 @@
 
     /// The receive path's bounds: at most 5,000 rows, at most 250 ms of waiting. Long enough for
     /// the catch-ups of one round (several channels side by side, ~1,300 rows on one core in the
-    /// ingest benchmark) to share a transaction: on random index keys a transaction of a few
-    /// hundred rows writes ~10 KB a row, one of thousands a third of that (Benchmarks/README.md,
+    /// ingest benchmark) to share a transaction, which saved ~3 % of the ingest's CPU on one core
+    /// (fewer transactions; the bytes written per row did not fall measurably: Benchmarks/README.md,
     /// "Decision 2" and the tenth session). A lone frame on an idle connection never waits for it.
     public static let standard = CommitWindow(maxRows: 5_000, maxWait: .milliseconds(250))
 

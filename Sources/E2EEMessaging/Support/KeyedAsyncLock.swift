@@ -11,15 +11,7 @@
 
     /// Runs `body` holding `key`.
     public func withLock<T: Sendable>(_ key: String, _ body: @Sendable () async throws -> T) async rethrows -> T {
-        await acquire(key)
-        do {
-            let result = try await body()
-            release(key)
-            return result
-        } catch {
-            release(key)
-            throw error
-        }
+        try await withLock(key, whenItWaits: {}) { _ in try await body() }
     }
 
     /// Runs `body` holding `key`; `whenItWaits` is called (on the lock's actor, before it waits) when
