@@ -80,7 +80,9 @@ extension KeyStore {
 
     /// What every write of one batch shares.
     private struct BatchFacts {
-        /// Whether any pending row exists (else no write needs to remove one).
+        /// Whether any pending row exists (else no write needs to remove one). Parked rows
+        /// (messages sent after this device left a channel) stay, so on a store that has any,
+        /// this is true for good: each write also checks that its row was stored before.
         var anyPending: Bool
         /// Whether any trusted tombstone is stored (else no message needs to look for one).
         var anyTombstone: Bool
@@ -105,6 +107,7 @@ extension KeyStore {
             pinnedNow = try applyKeyEffects(commit, db)
             let control = try controlEffect(of: &facts, &commit.message, anyTombstone: batch.anyTombstone, db)
             if control == .storedErased { result = .storedErased }
+            let lastRowIDBefore = db.lastInsertedRowID
             do {
                 try storeReceivedRow(commit.message, facts, batch.rowUpsert, ahead: write.ahead)
             } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
@@ -123,7 +126,10 @@ extension KeyStore {
                 result = .duplicateOfPayload(first)
                 try storeReceivedRow(commit.message, facts, batch.rowUpsert, ahead: write.ahead)
             }
-            if removePending { try pendingStore.removePending(messageID: messageID, db) }
+            // A pending ciphertext needs its timeline row (a foreign key), so a row this write
+            // inserted has none: only a row stored before (a re-drive, a page read again) may.
+            // The upsert changes the connection's last inserted rowid only when it inserts.
+            if removePending, db.lastInsertedRowID == lastRowIDBefore { try pendingStore.removePending(messageID: messageID, db) }
             if let users = write.fixesParticipants { try fixParticipantsOnce(channelID: commit.message.channelID, userIDs: users, db) }
             if result == .stored { result = try applyControl(control, facts, commit.message, at: batch.now, db) }
         case .pending(var row, let content, let waitingFor, let receivedAt):
@@ -149,12 +155,14 @@ extension KeyStore {
                                   waitingFor: waitingFor, receivedAt: receivedAt), db)
         case .outcome(let row):
             messageID = row.messageID
-            switch try timelineStore.loadState(id: messageID, db) {
+            let storedState = try timelineStore.loadState(id: messageID, db)
+            switch storedState {
             case .decrypted?, .unencrypted?, .deleted?: return .unchanged
             default: break
             }
             try storeReceivedRow(row, facts, batch.rowUpsert, ahead: write.ahead)
-            if removePending { try pendingStore.removePending(messageID: messageID, db) }
+            // As above: only a row stored before may have a pending ciphertext.
+            if removePending, storedState != nil { try pendingStore.removePending(messageID: messageID, db) }
             if let restart = write.sessionRestart { try sessionStore.requestRestart(restart, db) }
         case .refused(let input):
             try insertRefused(input, db)
