@@ -148,4 +148,36 @@ import Testing
         try await f.receive(p, F.id(), text: "two", at: F.now)
         #expect(try await p.read { db in try db.count("SELECT COUNT(*) FROM history_changes") } == 1)
     }
+
+    /// The triggers on `timeline`, by name.
+    private func timelineTriggers(_ store: KeyStore) async throws -> [String] {
+        try await store.read { db in
+            try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'timeline' ORDER BY name")
+        }
+    }
+
+    @Test func theLogsTriggersExistOnlyWhileAMarkIsOpen() async throws {
+        let p = try f.open("primary")
+        // Without a mark no trigger on the table runs for an inserted row (schema v31).
+        #expect(try await timelineTriggers(p) == ["history_replaced"])
+        _ = try await produce(p, window: .everything, transfer: "transfer-a")
+        _ = try await produce(p, window: .everything, transfer: "transfer-b")
+        #expect(try await timelineTriggers(p) == ["history_change_insert", "history_change_update", "history_replaced"])
+
+        // One mark closed, the other open: still logging.
+        try await p.closeHistorySnapshot(transferID: "transfer-a")
+        #expect(try await timelineTriggers(p).count == 3)
+        try await f.receive(p, F.id(), text: "while b is open", at: F.now)
+        #expect(try await p.read { db in try db.count("SELECT COUNT(*) FROM history_changes") } == 1)
+
+        // The last mark closed: the log and its triggers go; a new mark brings them back.
+        try await p.closeHistorySnapshot(transferID: "transfer-b")
+        #expect(try await timelineTriggers(p) == ["history_replaced"])
+        try await f.receive(p, F.id(), text: "after both", at: F.now)
+        #expect(try await p.read { db in try db.count("SELECT COUNT(*) FROM history_changes") } == 0)
+        let (_, again) = try await produce(p, window: .everything, transfer: "transfer-c")
+        #expect(again.mark == 0)
+        try await f.receive(p, F.id(), text: "under c", at: F.now)
+        #expect(try await p.read { db in try db.count("SELECT COUNT(*) FROM history_changes") } == 1)
+    }
 }

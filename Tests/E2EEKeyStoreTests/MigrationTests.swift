@@ -62,6 +62,31 @@ import Testing
         #expect(try appliedMigrations(dir.storeURL.path) == StoreSchema.versions)
     }
 
+    /// `v31`: the history change log's triggers stay only on a store with an open mark.
+    @Test(arguments: [false, true])
+    func v31KeepsTheHistoryLogTriggersOnlyWhileAMarkIsOpen(markOpen: Bool) async throws {
+        let dir = try TemporaryDirectory()
+        let key = StoreKey.random()
+        let queue = try DatabaseQueue(path: dir.storeURL.path, configuration: KeyStore.configuration())
+        try StoreSchema.migrator.migrate(queue, upTo: "v30")
+        try await queue.write { db in
+            try StoreMetadata.create(db, source: .raw, salt: nil, parameters: nil, sealer: Sealer(key: key), now: 1)
+            if markOpen {
+                try db.execute(sql: "INSERT INTO history_marks (transfer_id, change_seq, taken_at) VALUES ('t', 0, 1)")
+            }
+        }
+        let before = try await queue.read { db in try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'trigger' ORDER BY name") }
+        #expect(before == ["history_change_insert", "history_change_update", "history_replaced"])
+        try queue.close()
+
+        let store = try KeyStore.open(at: dir.storeURL, key: key)
+        let after = try await store.read { db in try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'trigger' ORDER BY name") }
+        #expect(after == (markOpen ? before : ["history_replaced"]))
+        _ = try await store.storeReceiveBatch([ReceiveWrites.decrypted(Fixtures.message("arrival", at: 10, plaintext: "logged or not"))])
+        #expect(try await store.read { db in try db.count("SELECT COUNT(*) FROM history_changes") } == (markOpen ? 1 : 0))
+        try store.close()
+    }
+
     @Test func v13DropsTheStateIndexAndAFailureLeavesTheFileAtV12() async throws {
         let key = StoreKey.random()
         func storeAtV12(_ dir: TemporaryDirectory) async throws {

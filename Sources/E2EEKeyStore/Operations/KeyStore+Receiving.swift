@@ -35,7 +35,7 @@ extension KeyStore {
             for session in finalSessions.values { try sessionStore.storeUpdate(session, at: now, db) }
             var batch = BatchFacts(anyPending: try pendingStore.hasPending(db),
                                    anyTombstone: try db.row(Self.anyTombstoneSQL) != nil, now: now,
-                                   rowUpsert: try db.cachedStatement(sql: Self.receivedRowUpsertSQL))
+                                   rowInsert: try db.cachedStatement(sql: Self.receivedRowInsertSQL))
             return try writes.map { write in
                 let result = try applyReceive(write, &batch, db)
                 if write.facts.deleteOf != nil { batch.anyTombstone = true }
@@ -88,10 +88,10 @@ extension KeyStore {
         var anyTombstone: Bool
         /// The batch's time.
         var now: StoreTime
-        /// ``KeyStore/receivedRowUpsertSQL``, looked up in the statement cache once a batch (its
+        /// ``KeyStore/receivedRowInsertSQL``, looked up in the statement cache once a batch (its
         /// key is the whole SQL text, which every lookup hashes) and again after it fails (GRDB
         /// drops a failed statement from its cache: it cannot be reused).
-        var rowUpsert: Statement
+        var rowInsert: Statement
     }
 
     private func applyReceive(_ write: ReceiveWrite, _ batch: inout BatchFacts, _ db: Database) throws -> ReceiveWriteResult {
@@ -107,9 +107,9 @@ extension KeyStore {
             pinnedNow = try applyKeyEffects(commit, db)
             let control = try controlEffect(of: &facts, &commit.message, anyTombstone: batch.anyTombstone, db)
             if control == .storedErased { result = .storedErased }
-            let lastRowIDBefore = db.lastInsertedRowID
+            var placement: RowPlacement
             do {
-                try storeReceivedRow(commit.message, facts, batch.rowUpsert, ahead: write.ahead)
+                placement = try storeReceivedRow(commit.message, facts, &batch, ahead: write.ahead, db)
             } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
                 // A used (sender user, payload id): the unique index refused the row (only that
                 // statement is undone), which is then stored as a duplicate of the first (§6).
@@ -119,17 +119,15 @@ extension KeyStore {
                           db.cachedStatement(sql: Self.payloadUseSQL),
                           arguments: [StoreSchema.payloadKey(senderUserID: user, payloadID: payloadID), user, payloadID, messageID])
                 else { throw error }
-                batch.rowUpsert = try db.cachedStatement(sql: Self.receivedRowUpsertSQL)
                 commit.message.state = .undecryptable(reason: "duplicate")
                 commit.message.plaintext = nil
                 facts = ReceivedFacts(kind: .duplicate, payloadID: nil, editedAt: facts.editedAt, duplicateOf: first)
                 result = .duplicateOfPayload(first)
-                try storeReceivedRow(commit.message, facts, batch.rowUpsert, ahead: write.ahead)
+                placement = try storeReceivedRow(commit.message, facts, &batch, ahead: write.ahead, db)
             }
             // A pending ciphertext needs its timeline row (a foreign key), so a row this write
             // inserted has none: only a row stored before (a re-drive, a page read again) may.
-            // The upsert changes the connection's last inserted rowid only when it inserts.
-            if removePending, db.lastInsertedRowID == lastRowIDBefore { try pendingStore.removePending(messageID: messageID, db) }
+            if removePending, placement == .updated { try pendingStore.removePending(messageID: messageID, db) }
             if let users = write.fixesParticipants { try fixParticipantsOnce(channelID: commit.message.channelID, userIDs: users, db) }
             if result == .stored { result = try applyControl(control, facts, commit.message, at: batch.now, db) }
         case .pending(var row, let content, let waitingFor, let receivedAt):
@@ -143,13 +141,13 @@ extension KeyStore {
                 // A request's waiting bytes are bounded: this message is recorded, not kept.
                 row.state = .undecryptable(reason: Self.requestOverflowReason)
                 row.plaintext = nil
-                try storeReceivedRow(row, facts, batch.rowUpsert, ahead: write.ahead)
+                _ = try storeReceivedRow(row, facts, &batch, ahead: write.ahead, db)
                 try pendingStore.removePending(messageID: messageID, db)
                 return .stored
             }
             row.state = .pendingKey
             row.plaintext = nil
-            try storeReceivedRow(row, facts, batch.rowUpsert, ahead: write.ahead)
+            _ = try storeReceivedRow(row, facts, &batch, ahead: write.ahead, db)
             try pendingStore.storePending(
                 PendingCiphertext(messageID: messageID, channelID: row.channelID, senderDeviceID: row.senderDeviceID, content: content,
                                   waitingFor: waitingFor, receivedAt: receivedAt), db)
@@ -160,7 +158,7 @@ extension KeyStore {
             case .decrypted?, .unencrypted?, .deleted?: return .unchanged
             default: break
             }
-            try storeReceivedRow(row, facts, batch.rowUpsert, ahead: write.ahead)
+            _ = try storeReceivedRow(row, facts, &batch, ahead: write.ahead, db)
             // As above: only a row stored before may have a pending ciphertext.
             if removePending, storedState != nil { try pendingStore.removePending(messageID: messageID, db) }
             if let restart = write.sessionRestart { try sessionStore.requestRestart(restart, db) }
@@ -204,43 +202,81 @@ extension KeyStore {
         return pinnedNow
     }
 
-    /// Inserts the row with its receive-side columns in one statement, or replaces the row
-    /// with the same server id — except a `.deleted` row, which stays as it is (a late copy
-    /// never brings back a deleted message). An existing edit time is kept when the write has
-    /// none, and so is an existing payload id (with its key) when the sender user stays the
-    /// same: a payload id belongs to its sender user, so `payload_key` always matches the row's
-    /// (sender user, payload id).
-    /// The sealed plaintext and the payload key come from `ahead` (``sealAhead(_:)``) while the
-    /// row still fits what they were made from, else they are made here.
-    private func storeReceivedRow(_ message: TimelineMessage, _ facts: ReceivedFacts, _ upsert: Statement, ahead: RowAhead?) throws {
-        let made = if let ahead, ahead.fits(message, facts) { ahead } else { try RowAhead(message, facts, sealer: sealer) }
-        // Sixteen values for the statement's sixteen parameters, always: GRDB's check of their
-        // count against the statement is skipped (it costs a row more than binding them).
-        upsert.setUncheckedArguments([
-            message.messageID, message.channelID, message.senderUserID, message.senderDeviceID, message.createdAt.microseconds,
-            Data(message.contentHash), message.state.columnValue, message.state.reason, made.sealedPlaintext, message.isOwn ? 1 : 0,
-            facts.kind.rawValue, facts.editedAt?.microseconds, facts.duplicateOf, facts.payloadID, made.payloadKey, facts.deleteOf])
-        try upsert.execute()
+    /// Where ``storeReceivedRow(_:_:_:ahead:_:)`` put a row.
+    private enum RowPlacement {
+        /// A new row.
+        case inserted
+        /// Over the row with the same server id (left as it was when `.deleted`).
+        case updated
     }
 
-    /// Inserts a received row with its receive-side columns, or replaces the row with the same
-    /// server id (``storeReceivedRow(_:_:_:ahead:)`` says what is kept).
-    static let receivedRowUpsertSQL = """
+    /// Inserts the row with its receive-side columns, or — when a row with the same server id is
+    /// stored (a pending message re-driven, a page read again) — updates that one, except a
+    /// `.deleted` row, which stays as it is (a late copy never brings back a deleted message). An
+    /// existing edit time is kept when the write has none, and so is an existing payload id (with
+    /// its key) when the sender user stays the same: a payload id belongs to its sender user, so
+    /// `payload_key` always matches the row's (sender user, payload id).
+    ///
+    /// Two statements rather than one upsert: nearly every received row is new, and a plain
+    /// `INSERT` runs none of the `timeline` table's update triggers (`history_replaced`, the
+    /// history change log), where an `INSERT … ON CONFLICT DO UPDATE` sets them up for every row
+    /// (about 4 µs of SQLite's time a row, measured outside Swift: Benchmarks/README.md, eleventh
+    /// session). The update, on the rare row stored before, runs them as before.
+    /// The sealed plaintext and the payload key come from `ahead` (``sealAhead(_:)``) while the
+    /// row still fits what they were made from, else they are made here.
+    /// - Throws: GRDB's `DatabaseError`: `SQLITE_CONSTRAINT_UNIQUE` when another row holds the
+    ///   (sender user, payload id).
+    private func storeReceivedRow(_ message: TimelineMessage, _ facts: ReceivedFacts, _ batch: inout BatchFacts, ahead: RowAhead?,
+                                  _ db: Database) throws -> RowPlacement {
+        let made = if let ahead, ahead.fits(message, facts) { ahead } else { try RowAhead(message, facts, sealer: sealer) }
+        // Sixteen values for the statements' sixteen parameters, always: GRDB's check of their
+        // count against the statement is skipped (it costs a row more than binding them).
+        let arguments: StatementArguments = [
+            message.messageID, message.channelID, message.senderUserID, message.senderDeviceID, message.createdAt.microseconds,
+            Data(message.contentHash), message.state.columnValue, message.state.reason, made.sealedPlaintext, message.isOwn ? 1 : 0,
+            facts.kind.rawValue, facts.editedAt?.microseconds, facts.duplicateOf, facts.payloadID, made.payloadKey, facts.deleteOf]
+        batch.rowInsert.setUncheckedArguments(arguments)
+        do {
+            try batch.rowInsert.execute()
+            return .inserted
+        } catch let error as DatabaseError
+                    where error.extendedResultCode == .SQLITE_CONSTRAINT_PRIMARYKEY || error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
+            // Only the statement is undone. SQLite may name the payload key's index before the
+            // server id's when both match, so a refused payload key is a reuse only when no row
+            // has this server id.
+            batch.rowInsert = try db.cachedStatement(sql: Self.receivedRowInsertSQL)
+            let isStored = try error.extendedResultCode == .SQLITE_CONSTRAINT_PRIMARYKEY || db.count(Self.rowExistsSQL, [message.messageID]) == 1
+            guard isStored else { throw error }
+            let update = try db.cachedStatement(sql: Self.receivedRowUpdateSQL)
+            update.setUncheckedArguments(arguments)
+            try update.execute()
+            return .updated
+        }
+    }
+
+    /// Inserts a received row with its receive-side columns (arguments in the order of
+    /// ``receivedRowUpdateSQL``'s numbers).
+    static let receivedRowInsertSQL = """
         INSERT INTO timeline (message_id, channel_id, sender_user_id, sender_device_id, created_at, content_hash, state, failure_reason,
                               plaintext, is_own, kind, edited_at, duplicate_of, payload_id, payload_key, delete_of)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-        ON CONFLICT (message_id) DO UPDATE SET
-            channel_id = excluded.channel_id, sender_user_id = excluded.sender_user_id, sender_device_id = excluded.sender_device_id,
-            created_at = excluded.created_at, content_hash = excluded.content_hash, state = excluded.state,
-            failure_reason = excluded.failure_reason, plaintext = excluded.plaintext, is_own = excluded.is_own, kind = excluded.kind,
-            edited_at = COALESCE(excluded.edited_at, timeline.edited_at), duplicate_of = excluded.duplicate_of,
-            payload_id = CASE WHEN excluded.payload_id IS NOT NULL THEN excluded.payload_id
-                              WHEN excluded.sender_user_id IS timeline.sender_user_id THEN timeline.payload_id END,
-            payload_key = CASE WHEN excluded.payload_id IS NOT NULL THEN excluded.payload_key
-                               WHEN excluded.sender_user_id IS timeline.sender_user_id THEN timeline.payload_key END,
-            delete_of = excluded.delete_of
-        WHERE timeline.state != 'deleted'
+        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)
         """
+
+    /// Writes the same sixteen values over the row with server id `?1`, unless it is deleted
+    /// (``storeReceivedRow(_:_:_:ahead:_:)`` says what is kept). On the right of each `=` a column
+    /// names the row as it was.
+    static let receivedRowUpdateSQL = """
+        UPDATE timeline SET
+            channel_id = ?2, sender_user_id = ?3, sender_device_id = ?4, created_at = ?5, content_hash = ?6, state = ?7,
+            failure_reason = ?8, plaintext = ?9, is_own = ?10, kind = ?11, edited_at = COALESCE(?12, edited_at), duplicate_of = ?13,
+            payload_id = CASE WHEN ?14 IS NOT NULL THEN ?14 WHEN ?3 IS sender_user_id THEN payload_id END,
+            payload_key = CASE WHEN ?14 IS NOT NULL THEN ?15 WHEN ?3 IS sender_user_id THEN payload_key END,
+            delete_of = ?16
+        WHERE message_id = ?1 AND state != 'deleted'
+        """
+
+    /// Whether a row has the server id (`1`) or not (`0`).
+    static let rowExistsSQL = "SELECT EXISTS (SELECT 1 FROM timeline WHERE message_id = ?)"
 
     /// The stored reason of a message a request could not keep (`UndecryptableReason.requestOverflow`).
     static let requestOverflowReason = "request_overflow"

@@ -12,7 +12,8 @@ extension StoreSchema {
     ///   `history_change_update` append to `history_changes` the server id of every `message`
     ///   row inserted or changed (state, plaintext, edit time), so that phase 2 lists the
     ///   arrivals, edits and deletions since the mark. With no mark open they record nothing
-    ///   (one probe of an empty table per timeline write).
+    ///   (one probe of an empty table per timeline write). Since `v31` they exist only while a
+    ///   mark is open (``HistoryChangeLog``).
     /// - `history_replacements` and the trigger `history_replaced`: when this device later
     ///   decrypts a transferred row itself, the receive path's write replaces the text; the
     ///   trigger keeps the transferred text (sealed as it was, under the row's own associated

@@ -43,7 +43,7 @@ import GRDB
 ///   (``StoreSchema/recordPostedRecerts(_:)``).
 enum StoreSchema {
     /// Migration identifiers, oldest first.
-    static let versions = ["v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10", "v11", "v12", "v13", "v14", "v15", "v16", "v17", "v18", "v19", "v20", "v21", "v23", "v24", "v25", "v26", "v30"]
+    static let versions = ["v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10", "v11", "v12", "v13", "v14", "v15", "v16", "v17", "v18", "v19", "v20", "v21", "v23", "v24", "v25", "v26", "v30", "v31"]
 
     /// The migrator holding every migration.
     static var migrator: DatabaseMigrator {
@@ -74,6 +74,7 @@ enum StoreSchema {
         migrator.registerMigration("v25") { db in try clusterDedupeIndexes(db) }
         migrator.registerMigration("v26") { db in try recordLinkSuggestion(db) }
         migrator.registerMigration("v30") { db in try recordPostedRecerts(db) }
+        migrator.registerMigration("v31") { db in try logHistoryChangesOnlyWhileMarked(db) }
         return migrator
     }
 

@@ -21,12 +21,7 @@ extension KeyStore {
     @_spi(StoreInternals) public func produceHistorySnapshot(transferID: String, window: HistoryWindow, budget: HistoryBudget = HistoryBudget(),
                                         batchSize: Int = 256, now: StoreTime = .now(),
                                         visit: @escaping @Sendable ([TransferRecord]) throws -> Void) async throws -> HistoryPartSummary {
-        let mark = try await write { db -> Int64 in
-            let mark = try Int64.fetchOne(db, sql: "SELECT COALESCE(MAX(seq), 0) FROM history_changes") ?? 0
-            try db.run("INSERT OR REPLACE INTO history_marks (transfer_id, change_seq, taken_at) VALUES (?, ?, ?)",
-                       [transferID, mark, now.microseconds])
-            return mark
-        }
+        let mark = try await write { db in try HistoryChangeLog.openMark(transferID: transferID, lowerBound: nil, at: now, db) }
         guard let lowerBound = window.lowerBound else {
             var summary = HistoryPartSummary()
             summary.mark = mark
@@ -67,17 +62,10 @@ extension KeyStore {
 
     /// Ends the change log of `transferID` (the transfer ended, failed or was cancelled): its
     /// mark goes, and with it every logged change no open mark needs (all of them when none is
-    /// left open, which stops the logging).
+    /// left open, which stops the logging: ``HistoryChangeLog``).
     /// - Throws: GRDB's `DatabaseError`.
     @_spi(StoreInternals) public func closeHistorySnapshot(transferID: String) async throws {
-        try await write { db in
-            try db.run("DELETE FROM history_marks WHERE transfer_id = ?", [transferID])
-            if let oldest = try Int64.fetchOne(db, sql: "SELECT MIN(change_seq) FROM history_marks") {
-                try db.run("DELETE FROM history_changes WHERE seq <= ?", [oldest])
-            } else {
-                try db.run("DELETE FROM history_changes")
-            }
-        }
+        try await write { db in try HistoryChangeLog.closeMark(transferID: transferID, db) }
     }
 
     /// The transfers whose snapshot mark is open, with the change sequence of each.

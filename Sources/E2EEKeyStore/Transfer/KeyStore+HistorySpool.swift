@@ -27,9 +27,7 @@ extension KeyStore {
             let used = try Self.appendTrust(trust, to: &writer)
             var truncated = false
             if let lowerBound = window.lowerBound {
-                let mark = try Int64.fetchOne(db, sql: "SELECT COALESCE(MAX(seq), 0) FROM history_changes") ?? 0
-                try db.run("INSERT OR REPLACE INTO history_marks (transfer_id, change_seq, taken_at, lower_bound) VALUES (?, ?, ?, ?)",
-                           [transferID, mark, now.microseconds, lowerBound])
+                _ = try HistoryChangeLog.openMark(transferID: transferID, lowerBound: lowerBound, at: now, db)
                 var reader = HistoryPartReader(db: db, sealer: sealer, batchSize: 256) { batch in
                     for record in batch { try writer.append(record) }
                 }
