@@ -1,3 +1,5 @@
+import Foundation
+
 /// One delivery the transport hands over and the sync engine admits: a socket frame or a REST catch-up.
 struct Delivery {
     /// One REST page of a catch-up: its rows (indices into ``Traffic/rows``, oldest first) and
@@ -42,13 +44,25 @@ enum DeliverySchedule {
     /// Most rows one catch-up fetches (`HistoryCatchUp.limit`).
     static let catchUpLimit = 5_000
 
+    /// How many rows are posted while the device is offline, before each reconnect: 300–2,300,
+    /// or `INGEST_OFFLINE_ROWS=min-max` (fewer, larger catch-up rounds with, say, `8000-12000`;
+    /// a channel's catch-up still stops at ``catchUpLimit``).
+    static var offlineRows: ClosedRange<Int> {
+        let defaults = 300...2_300
+        guard let text = ProcessInfo.processInfo.environment["INGEST_OFFLINE_ROWS"] else { return defaults }
+        let bounds = text.split(separator: "-").compactMap { Int($0) }
+        guard bounds.count == 2, bounds[0] >= 1, bounds[0] <= bounds[1] else { return defaults }
+        return bounds[0]...bounds[1]
+    }
+
     /// The deliveries of `traffic` with exactly `duplicates` repeated deliveries.
     /// - Throws: ``SetupFailed`` when the simulation alone already repeats more rows than wanted.
     static func make(_ traffic: Traffic, duplicates: Int, random: inout SplitMix64) throws -> [Delivery] {
+        let offline = offlineRows
         var simulation = Simulation(traffic: traffic)
         while simulation.posted < traffic.rows.count {
-            // Offline while 300–2,300 rows are posted.
-            simulation.post(300 + Int(random.next(upTo: 2_001)))
+            // Offline while 300–2,300 rows are posted (`INGEST_OFFLINE_ROWS`).
+            simulation.post(offline.lowerBound + Int(random.next(upTo: UInt64(offline.count))))
             // Reconnect: up to 20 rows are posted during the catch-up; the REST reads see some.
             let buffered = simulation.posted
             simulation.post(Int(random.next(upTo: 21)))
