@@ -27,8 +27,8 @@ import Testing
         _ = try await store.storeReceiveBatch([ReceiveWrites.pending(Fixtures.message("waiting", at: 300, state: .pendingKey), content: "env")])
         #expect(try await queuedIDs(store) == ["parked", "waiting"])
 
-        // One batch: a fresh row, the re-driven one, another fresh row. The fresh rows move the
-        // connection's last inserted rowid; the re-drive's upsert updates and does not.
+        // One batch: a fresh row, the re-driven one, another fresh row. The fresh rows are
+        // inserted; the re-driven one is updated, the only one that may have a queued ciphertext.
         let results = try await store.storeReceiveBatch([
             ReceiveWrites.decrypted(Fixtures.message("fresh-1", at: 310, plaintext: "one")),
             ReceiveWrites.decrypted(Fixtures.message("waiting", at: 300, plaintext: "opened")),

@@ -153,14 +153,12 @@ extension KeyStore {
                                   waitingFor: waitingFor, receivedAt: receivedAt), db)
         case .outcome(let row):
             messageID = row.messageID
-            let storedState = try timelineStore.loadState(id: messageID, db)
-            switch storedState {
+            switch try timelineStore.loadState(id: messageID, db) {
             case .decrypted?, .unencrypted?, .deleted?: return .unchanged
             default: break
             }
-            _ = try storeReceivedRow(row, facts, &batch, ahead: write.ahead, db)
             // As above: only a row stored before may have a pending ciphertext.
-            if removePending, storedState != nil { try pendingStore.removePending(messageID: messageID, db) }
+            if try storeReceivedRow(row, facts, &batch, ahead: write.ahead, db) == .updated, removePending { try pendingStore.removePending(messageID: messageID, db) }
             if let restart = write.sessionRestart { try sessionStore.requestRestart(restart, db) }
         case .refused(let input):
             try insertRefused(input, db)
@@ -245,7 +243,8 @@ extension KeyStore {
             // server id's when both match, so a refused payload key is a reuse only when no row
             // has this server id.
             batch.rowInsert = try db.cachedStatement(sql: Self.receivedRowInsertSQL)
-            let isStored = try error.extendedResultCode == .SQLITE_CONSTRAINT_PRIMARYKEY || db.count(Self.rowExistsSQL, [message.messageID]) == 1
+            let isStored = try error.extendedResultCode == .SQLITE_CONSTRAINT_PRIMARYKEY
+                || timelineStore.loadState(id: message.messageID, db) != nil
             guard isStored else { throw error }
             let update = try db.cachedStatement(sql: Self.receivedRowUpdateSQL)
             update.setUncheckedArguments(arguments)
@@ -274,9 +273,6 @@ extension KeyStore {
             delete_of = ?16
         WHERE message_id = ?1 AND state != 'deleted'
         """
-
-    /// Whether a row has the server id (`1`) or not (`0`).
-    static let rowExistsSQL = "SELECT EXISTS (SELECT 1 FROM timeline WHERE message_id = ?)"
 
     /// The stored reason of a message a request could not keep (`UndecryptableReason.requestOverflow`).
     static let requestOverflowReason = "request_overflow"

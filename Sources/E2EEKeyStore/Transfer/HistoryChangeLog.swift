@@ -44,9 +44,6 @@ enum HistoryChangeLog {
         if try db.count("SELECT EXISTS (SELECT 1 FROM history_marks)") == 1 { try db.execute(sql: triggersSQL) }
     }
 
-    /// The names of the log's triggers.
-    static let triggerNames = ["history_change_insert", "history_change_update"]
-
     /// The log's triggers, created unless they exist (their conditions are `v24`'s).
     static let triggersSQL = """
         CREATE TRIGGER IF NOT EXISTS history_change_insert AFTER INSERT ON timeline
